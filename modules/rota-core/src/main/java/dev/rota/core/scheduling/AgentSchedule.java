@@ -1,0 +1,40 @@
+package dev.rota.core.scheduling;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
+
+/**
+ * Everything the assignment rule needs to know about one agent: the row a coordinator keeps in its
+ * {@link SchedulingIndex} and the projection keeps in {@code agent_schedule}.
+ *
+ * @param agentId entity id
+ * @param capabilities capabilities the agent requires (a runner must offer all of them)
+ * @param priority higher wins the last inbox tie-break
+ * @param unread number of unread notifications
+ * @param oldestUnreadAt receive time of the oldest unread notification, null when none
+ * @param lastActivatedAt completion time of the last activation, null when never activated
+ * @param minActivationInterval the agent is not stale-eligible within this time of its last run
+ * @param leased a runner holds the agent's lease
+ * @param paused the agent is paused on its own
+ * @param snoozedUntil the agent is ineligible before this time, null when not snoozed
+ */
+public record AgentSchedule(
+    String agentId,
+    Set<String> capabilities,
+    int priority,
+    int unread,
+    Instant oldestUnreadAt,
+    Instant lastActivatedAt,
+    Duration minActivationInterval,
+    boolean leased,
+    boolean paused,
+    Instant snoozedUntil) {
+
+  public AgentSchedule {
+    capabilities = Set.copyOf(capabilities);
+    if (minActivationInterval == null) {
+      minActivationInterval = Duration.ZERO;
+    }
+  }
+}
