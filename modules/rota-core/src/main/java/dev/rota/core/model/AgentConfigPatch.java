@@ -1,0 +1,35 @@
+package dev.rota.core.model;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+
+/**
+ * A register-or-update request: every field may be absent (null). On create the absent fields take
+ * their defaults; on update they keep the agent's current values.
+ */
+public record AgentConfigPatch(
+    String name,
+    List<String> capabilities,
+    Integer priority,
+    Long minActivationIntervalSeconds,
+    Integer maxInboxDepth,
+    Integer maxAttempts,
+    JsonNode metadata) {
+
+  public static AgentConfigPatch empty() {
+    return new AgentConfigPatch(null, null, null, null, null, null, null);
+  }
+
+  public AgentConfig applyTo(AgentConfig base) {
+    return new AgentConfig(
+        name != null ? name : base.name(),
+        capabilities != null ? capabilities : base.capabilities(),
+        priority != null ? priority : base.priority(),
+        minActivationIntervalSeconds != null
+            ? minActivationIntervalSeconds
+            : base.minActivationIntervalSeconds(),
+        maxInboxDepth != null ? maxInboxDepth : base.maxInboxDepth(),
+        maxAttempts != null ? maxAttempts : base.maxAttempts(),
+        metadata != null ? metadata : base.metadata());
+  }
+}

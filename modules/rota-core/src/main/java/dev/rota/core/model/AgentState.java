@@ -1,0 +1,440 @@
+package dev.rota.core.model;
+
+import dev.rota.core.scheduling.AgentSchedule;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The whole state of one agent, immutable. Every transition is a pure method that returns a new
+ * state, so the entity's event handler only calls methods here and the rules (coalescing, attempt
+ * counting, dead-lettering) are testable without actors.
+ *
+ * @param inbox unread notifications in arrival order
+ * @param dedupe dedupe key → first notification id and when it arrived
+ * @param history newest first, at most {@link #HISTORY_LIMIT}
+ * @param fencingCounter the token of the last lease granted; every grant takes the next one
+ */
+public record AgentState(
+    String agentId,
+    boolean registered,
+    AgentConfig config,
+    List<Notification> inbox,
+    List<DeadLetter> deadLetters,
+    Lease lease,
+    Instant lastActivatedAt,
+    long activationCount,
+    Instant snoozedUntil,
+    boolean paused,
+    long fencingCounter,
+    Map<String, DedupeEntry> dedupe,
+    List<HistoryEntry> history) {
+
+  public static final int HISTORY_LIMIT = 100;
+
+  /** The first notification accepted under a dedupe key. */
+  public record DedupeEntry(String notificationId, Instant acceptedAt) {}
+
+  public AgentState {
+    inbox = List.copyOf(inbox);
+    deadLetters = List.copyOf(deadLetters);
+    dedupe = Map.copyOf(dedupe);
+    history = List.copyOf(history);
+  }
+
+  public static AgentState empty(String agentId) {
+    return new AgentState(
+        agentId,
+        false,
+        AgentConfig.defaults(agentId),
+        List.of(),
+        List.of(),
+        null,
+        null,
+        0,
+        null,
+        false,
+        0,
+        Map.of(),
+        List.of());
+  }
+
+  // ---- queries ----
+
+  public boolean hasLease() {
+    return lease != null;
+  }
+
+  public boolean isSnoozed(Instant now) {
+    return snoozedUntil != null && snoozedUntil.isAfter(now);
+  }
+
+  public boolean inboxFull() {
+    return inbox.size() >= config.maxInboxDepth();
+  }
+
+  public Optional<Instant> oldestUnreadAt() {
+    return inbox.stream().map(Notification::receivedAt).min(Instant::compareTo);
+  }
+
+  /** The first notification under this key, if it is unread or arrived within the window. */
+  public Optional<DedupeEntry> duplicateOf(String dedupeKey, Instant now, Duration window) {
+    if (dedupeKey == null) {
+      return Optional.empty();
+    }
+    DedupeEntry entry = dedupe.get(dedupeKey);
+    if (entry == null) {
+      return Optional.empty();
+    }
+    boolean unread =
+        inbox.stream().anyMatch(n -> n.notificationId().equals(entry.notificationId()));
+    boolean inWindow = entry.acceptedAt().plus(window).isAfter(now);
+    return unread || inWindow ? Optional.of(entry) : Optional.empty();
+  }
+
+  public Optional<DeadLetter> deadLetter(String deadLetterId) {
+    return deadLetters.stream().filter(d -> d.id().equals(deadLetterId)).findFirst();
+  }
+
+  /** The status word of the agent view: paused wins, then leased, then snoozed. */
+  public String status(Instant now) {
+    if (paused) {
+      return "paused";
+    }
+    if (lease != null) {
+      return "leased";
+    }
+    return isSnoozed(now) ? "snoozed" : "idle";
+  }
+
+  /**
+   * Which kind of activation this agent can give a runner with this mode and these capabilities
+   * now, or why not. The coordinator's index picks candidates; this is the authoritative check.
+   */
+  public Eligibility eligibility(RunnerMode mode, Set<String> offered, Instant now) {
+    if (!registered) {
+      return Eligibility.denied("not_registered");
+    }
+    if (paused) {
+      return Eligibility.denied("paused");
+    }
+    if (lease != null) {
+      return Eligibility.denied("leased");
+    }
+    if (isSnoozed(now)) {
+      return Eligibility.denied("snoozed");
+    }
+    if (!offered.containsAll(config.capabilities())) {
+      return Eligibility.denied("capabilities");
+    }
+    if (!inbox.isEmpty()) {
+      return mode.takesInbox()
+          ? Eligibility.granted(ActivationKind.INBOX)
+          : Eligibility.denied("has_inbox");
+    }
+    if (!mode.takesStaleness()) {
+      return Eligibility.denied("no_inbox");
+    }
+    if (lastActivatedAt != null
+        && lastActivatedAt.plus(config.minActivationInterval()).isAfter(now)) {
+      return Eligibility.denied("min_interval");
+    }
+    return Eligibility.granted(ActivationKind.EXPLORATION);
+  }
+
+  /** Result of {@link #eligibility}: a kind when granted, a reason when denied. */
+  public record Eligibility(ActivationKind kind, String deniedReason) {
+    static Eligibility granted(ActivationKind kind) {
+      return new Eligibility(kind, null);
+    }
+
+    static Eligibility denied(String reason) {
+      return new Eligibility(null, reason);
+    }
+
+    public boolean granted() {
+      return kind != null;
+    }
+  }
+
+  /** The attempt number of an activation carrying the current inbox: 1 for a first try. */
+  public int nextAttempt() {
+    return inbox.stream().mapToInt(Notification::attempts).max().orElse(0) + 1;
+  }
+
+  public List<Notification> carried(Lease l) {
+    Set<String> ids = new HashSet<>(l.notificationIds());
+    return inbox.stream().filter(n -> ids.contains(n.notificationId())).toList();
+  }
+
+  /** What the assignment rule needs, for the coordinator's index and the read model. */
+  public AgentSchedule toSchedule() {
+    return new AgentSchedule(
+        agentId,
+        Set.copyOf(config.capabilities()),
+        config.priority(),
+        inbox.size(),
+        oldestUnreadAt().orElse(null),
+        lastActivatedAt,
+        config.minActivationInterval(),
+        lease != null,
+        paused,
+        snoozedUntil);
+  }
+
+  // ---- transitions ----
+
+  public AgentState registered(AgentConfig newConfig, Instant at) {
+    return new AgentState(
+            agentId,
+            true,
+            newConfig,
+            List.of(),
+            List.of(),
+            null,
+            null,
+            0,
+            null,
+            false,
+            fencingCounter,
+            Map.of(),
+            history)
+        .recorded("agent.registered", at, Map.of());
+  }
+
+  public AgentState configured(AgentConfig newConfig, Instant at) {
+    return with(newConfig, inbox, deadLetters, lease, snoozedUntil, paused)
+        .recorded("agent.updated", at, Map.of());
+  }
+
+  /** Back to unregistered; the fencing counter survives so old lease ids stay refused. */
+  public AgentState deregistered(Instant at) {
+    return new AgentState(
+        agentId,
+        false,
+        AgentConfig.defaults(agentId),
+        List.of(),
+        List.of(),
+        null,
+        null,
+        0,
+        null,
+        false,
+        fencingCounter,
+        Map.of(),
+        List.of());
+  }
+
+  public AgentState notified(Notification n, Duration dedupeWindow) {
+    Map<String, DedupeEntry> newDedupe = new LinkedHashMap<>();
+    Set<String> unreadIds = new HashSet<>();
+    inbox.forEach(x -> unreadIds.add(x.notificationId()));
+    dedupe.forEach(
+        (key, entry) -> {
+          // Forget keys whose notification is read and whose window has passed.
+          if (unreadIds.contains(entry.notificationId())
+              || entry.acceptedAt().plus(dedupeWindow).isAfter(n.receivedAt())) {
+            newDedupe.put(key, entry);
+          }
+        });
+    if (n.dedupeKey() != null) {
+      newDedupe.put(n.dedupeKey(), new DedupeEntry(n.notificationId(), n.receivedAt()));
+    }
+    List<Notification> newInbox = new ArrayList<>(inbox);
+    newInbox.add(n);
+    return new AgentState(
+            agentId,
+            registered,
+            config,
+            newInbox,
+            deadLetters,
+            lease,
+            lastActivatedAt,
+            activationCount,
+            snoozedUntil,
+            paused,
+            fencingCounter,
+            newDedupe,
+            history)
+        .recorded(
+            "notification.accepted",
+            n.receivedAt(),
+            Map.of("notificationId", n.notificationId(), "notificationType", n.type()));
+  }
+
+  public AgentState leaseGranted(Lease l) {
+    return new AgentState(
+            agentId,
+            registered,
+            config,
+            inbox,
+            deadLetters,
+            l,
+            lastActivatedAt,
+            activationCount,
+            snoozedUntil,
+            paused,
+            Math.max(fencingCounter, l.fencingToken()),
+            dedupe,
+            history)
+        .recorded(
+            "lease.granted",
+            l.grantedAt(),
+            Map.of(
+                "leaseId", l.leaseId(),
+                "runnerId", l.runnerId(),
+                "kind", l.kind().wireName(),
+                "notifications", String.valueOf(l.notificationIds().size())));
+  }
+
+  public AgentState leaseExtended(Instant expiresAt) {
+    return with(config, inbox, deadLetters, lease.extendedTo(expiresAt), snoozedUntil, paused);
+  }
+
+  /** The carried notifications are read; the agent was activated at {@code at}. */
+  public AgentState completed(Instant at) {
+    Set<String> carried = new HashSet<>(lease.notificationIds());
+    List<Notification> remaining =
+        inbox.stream().filter(n -> !carried.contains(n.notificationId())).toList();
+    return new AgentState(
+            agentId,
+            registered,
+            config,
+            remaining,
+            deadLetters,
+            null,
+            at,
+            activationCount + 1,
+            snoozedUntil,
+            paused,
+            fencingCounter,
+            dedupe,
+            history)
+        .recorded(
+            "activation.completed",
+            at,
+            Map.of("leaseId", lease.leaseId(), "notifications", String.valueOf(carried.size())));
+  }
+
+  /**
+   * The activation failed. Retry consumes an attempt of each carried notification and dead-letters
+   * those out of attempts; cancel and discard dead-letter them all; snooze consumes nothing.
+   */
+  public AgentState failed(
+      FailureAction action, String error, Instant at, Instant snoozeUntil, String historyType) {
+    Set<String> carried = new HashSet<>(lease.notificationIds());
+    List<Notification> newInbox = new ArrayList<>();
+    List<DeadLetter> newDead = new ArrayList<>(deadLetters);
+    for (Notification n : inbox) {
+      if (!carried.contains(n.notificationId()) || action == FailureAction.SNOOZE) {
+        newInbox.add(n);
+      } else if (action == FailureAction.RETRY) {
+        Notification tried = n.withAttempts(n.attempts() + 1);
+        if (tried.attempts() >= config.maxAttempts()) {
+          newDead.add(deadLetterOf(tried, "attempts exhausted: " + error, at));
+        } else {
+          newInbox.add(tried);
+        }
+      } else {
+        newDead.add(deadLetterOf(n, action.wireName() + ": " + error, at));
+      }
+    }
+    Map<String, String> details = new LinkedHashMap<>();
+    details.put("leaseId", lease.leaseId());
+    details.put("action", action.wireName());
+    details.put("error", error == null ? "" : error);
+    return new AgentState(
+            agentId,
+            registered,
+            config,
+            newInbox,
+            newDead,
+            null,
+            lastActivatedAt,
+            activationCount,
+            action == FailureAction.SNOOZE ? snoozeUntil : snoozedUntil,
+            paused,
+            fencingCounter,
+            dedupe,
+            history)
+        .recorded(historyType, at, details);
+  }
+
+  public AgentState pausedAt(Instant at, boolean nowPaused) {
+    return with(config, inbox, deadLetters, lease, snoozedUntil, nowPaused)
+        .recorded(nowPaused ? "agent.paused" : "agent.resumed", at, Map.of());
+  }
+
+  /** The dead letter goes back into the inbox with fresh attempts. */
+  public AgentState redriven(String deadLetterId, Instant at) {
+    DeadLetter dead = deadLetter(deadLetterId).orElseThrow();
+    List<DeadLetter> newDead =
+        deadLetters.stream().filter(d -> !d.id().equals(deadLetterId)).toList();
+    List<Notification> newInbox = new ArrayList<>(inbox);
+    newInbox.add(dead.notification().redriven(at));
+    return with(config, newInbox, newDead, lease, snoozedUntil, paused)
+        .recorded(
+            "dead_letter.redriven",
+            at,
+            Map.of(
+                "deadLetterId",
+                deadLetterId,
+                "notificationId",
+                dead.notification().notificationId()));
+  }
+
+  private DeadLetter deadLetterOf(Notification n, String reason, Instant at) {
+    return new DeadLetter(Ids.deadLetterId(agentId, n.notificationId()), n, reason, at);
+  }
+
+  private AgentState with(
+      AgentConfig c,
+      List<Notification> in,
+      List<DeadLetter> dead,
+      Lease l,
+      Instant snoozed,
+      boolean isPaused) {
+    return new AgentState(
+        agentId,
+        registered,
+        c,
+        in,
+        dead,
+        l,
+        lastActivatedAt,
+        activationCount,
+        snoozed,
+        isPaused,
+        fencingCounter,
+        dedupe,
+        history);
+  }
+
+  private AgentState recorded(String type, Instant at, Map<String, String> details) {
+    List<HistoryEntry> newHistory = new ArrayList<>(HISTORY_LIMIT);
+    newHistory.add(new HistoryEntry(type, at, details));
+    for (int i = 0; i < history.size() && newHistory.size() < HISTORY_LIMIT; i++) {
+      newHistory.add(history.get(i));
+    }
+    return new AgentState(
+        agentId,
+        registered,
+        config,
+        inbox,
+        deadLetters,
+        lease,
+        lastActivatedAt,
+        activationCount,
+        snoozedUntil,
+        paused,
+        fencingCounter,
+        dedupe,
+        newHistory);
+  }
+}

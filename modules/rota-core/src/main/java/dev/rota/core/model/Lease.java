@@ -1,0 +1,44 @@
+package dev.rota.core.model;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The exclusive right of one runner to run one agent until {@code expiresAt}. The lease id embeds
+ * the agent id and a fresh fencing token, so any older lease id is refused.
+ *
+ * @param notificationIds the unread notifications the activation carries (coalesced at claim)
+ * @param leaseSeconds how far a heartbeat extends the lease from now
+ */
+public record Lease(
+    String leaseId,
+    String runnerId,
+    ActivationKind kind,
+    long fencingToken,
+    int attempt,
+    Instant grantedAt,
+    Instant expiresAt,
+    long leaseSeconds,
+    List<String> notificationIds) {
+
+  public Lease {
+    notificationIds = List.copyOf(notificationIds);
+  }
+
+  public Lease extendedTo(Instant newExpiry) {
+    return new Lease(
+        leaseId,
+        runnerId,
+        kind,
+        fencingToken,
+        attempt,
+        grantedAt,
+        newExpiry,
+        leaseSeconds,
+        notificationIds);
+  }
+
+  public boolean expiredAt(Instant now) {
+    return !expiresAt.isAfter(now);
+  }
+}
