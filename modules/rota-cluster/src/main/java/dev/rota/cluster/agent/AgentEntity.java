@@ -11,6 +11,7 @@ import dev.rota.cluster.agent.AgentEvents.AgentResumed;
 import dev.rota.cluster.agent.AgentEvents.AgentUpdated;
 import dev.rota.cluster.agent.AgentEvents.DeadLetterRedriven;
 import dev.rota.cluster.agent.AgentEvents.Event;
+import dev.rota.cluster.agent.AgentEvents.InboxSummary;
 import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
 import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.LeaseRenewed;
@@ -18,6 +19,7 @@ import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
@@ -60,6 +62,7 @@ public final class AgentEntity
       EntityTypeKey.create(Command.class, "Agent");
 
   private static final String EXPIRY_TIMER = "lease-expiry";
+  private static final String LEASE_EXPIRED = "lease expired";
 
   // ---- protocol ----
 
@@ -119,7 +122,7 @@ public final class AgentEntity
       implements Reply {}
 
   /** The agent cannot give this runner work now; the reason is for logs and the coordinator. */
-  public record Denied(String reason, AgentState state) implements Reply {}
+  public record Denied(String reason, AgentState state, long seqNr) implements Reply {}
 
   public record Extended(Instant expiresAt) implements Reply {}
 
@@ -310,7 +313,10 @@ public final class AgentEntity
     Instant now = now();
     AgentState.Eligibility eligibility = state.eligibility(cmd.mode(), cmd.capabilities(), now);
     if (!eligibility.granted()) {
-      return Effect().reply(cmd.replyTo(), new Denied(eligibility.deniedReason(), state));
+      return Effect()
+          .reply(
+              cmd.replyTo(),
+              new Denied(eligibility.deniedReason(), state, lastSequenceNumber(context)));
     }
     long token = state.fencingCounter() + 1;
     long leaseSeconds =
@@ -355,7 +361,9 @@ public final class AgentEntity
         cmd.replyTo(),
         now,
         lease ->
-            persist(new ActivationCompleted(lease.leaseId(), cmd.result(), now))
+            persist(
+                    new ActivationCompleted(
+                        lease.leaseId(), cmd.result(), now, InboxSummary.of(state.completed(now))))
                 .thenRun(s -> timers.cancel(EXPIRY_TIMER))
                 .thenReply(cmd.replyTo(), s -> new Done(now)));
   }
@@ -370,9 +378,7 @@ public final class AgentEntity
         cmd.replyTo(),
         now,
         lease ->
-            persist(
-                    new ActivationFailed(
-                        lease.leaseId(), cmd.action(), cmd.error(), snoozedUntil, now))
+            persist(failedEvent(state, lease, cmd.action(), cmd.error(), snoozedUntil, now))
                 .thenRun(s -> timers.cancel(EXPIRY_TIMER))
                 .thenReply(cmd.replyTo(), s -> new Done(now)));
   }
@@ -387,8 +393,7 @@ public final class AgentEntity
       scheduleExpiry(lease);
       return replyIfAsked(Effect().none(), cmd.replyTo(), new Done(now));
     }
-    return replyIfAsked(
-        persist(new LeaseExpired(lease.leaseId(), now)), cmd.replyTo(), new Done(now));
+    return replyIfAsked(persist(expiredEvent(state, now)), cmd.replyTo(), new Done(now));
   }
 
   private ReplyEffect<Event, AgentState> onRedrive(AgentState state, Redrive cmd) {
@@ -418,10 +423,38 @@ public final class AgentEntity
       return Effect().reply(replyTo, leaseLost(leaseId));
     }
     if (lease.expiredAt(now)) {
-      return persist(new LeaseExpired(lease.leaseId(), now))
-          .thenReply(replyTo, s -> leaseLost(leaseId));
+      return persist(expiredEvent(state, now)).thenReply(replyTo, s -> leaseLost(leaseId));
     }
     return handler.apply(lease);
+  }
+
+  private static ActivationFailed failedEvent(
+      AgentState state,
+      Lease lease,
+      FailureAction action,
+      String error,
+      Instant snoozedUntil,
+      Instant now) {
+    AgentState after = state.failed(action, error, now, snoozedUntil, "activation.failed");
+    return new ActivationFailed(
+        lease.leaseId(),
+        action,
+        error,
+        snoozedUntil,
+        now,
+        InboxSummary.of(after),
+        newDeadLetters(state, after));
+  }
+
+  private static LeaseExpired expiredEvent(AgentState state, Instant now) {
+    AgentState after = state.failed(FailureAction.RETRY, LEASE_EXPIRED, now, null, "lease.expired");
+    return new LeaseExpired(
+        state.lease().leaseId(), now, InboxSummary.of(after), newDeadLetters(state, after));
+  }
+
+  private static List<DeadLetter> newDeadLetters(AgentState before, AgentState after) {
+    return List.copyOf(
+        after.deadLetters().subList(before.deadLetters().size(), after.deadLetters().size()));
   }
 
   private org.apache.pekko.persistence.typed.javadsl.EffectBuilder<Event, AgentState> persist(
@@ -477,7 +510,7 @@ public final class AgentEntity
                 s.failed(e.action(), e.error(), e.at(), e.snoozedUntil(), "activation.failed"))
         .onEvent(
             LeaseExpired.class,
-            (s, e) -> s.failed(FailureAction.RETRY, "lease expired", e.at(), null, "lease.expired"))
+            (s, e) -> s.failed(FailureAction.RETRY, LEASE_EXPIRED, e.at(), null, "lease.expired"))
         .onEvent(AgentPaused.class, (s, e) -> s.pausedAt(e.at(), true))
         .onEvent(AgentResumed.class, (s, e) -> s.pausedAt(e.at(), false))
         .onEvent(DeadLetterRedriven.class, (s, e) -> s.redriven(e.deadLetterId(), e.at()))

@@ -3,10 +3,13 @@ package dev.rota.cluster.agent;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.core.model.AgentConfig;
+import dev.rota.core.model.AgentState;
+import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
 import java.time.Instant;
+import java.util.List;
 
 /** The events of {@link AgentEntity}: the journal schema, so change them only compatibly. */
 public final class AgentEvents {
@@ -39,14 +42,49 @@ public final class AgentEvents {
 
   public record LeaseRenewed(String leaseId, Instant expiresAt, Instant at) implements Event {}
 
-  public record ActivationCompleted(String leaseId, JsonNode result, Instant at) implements Event {}
+  /**
+   * The unread inbox after an event that removes notifications, so the read model can follow
+   * without replaying the inbox.
+   */
+  public record InboxSummary(int unread, Instant oldestUnreadAt) {
+    static InboxSummary of(AgentState state) {
+      return new InboxSummary(state.inbox().size(), state.oldestUnreadAt().orElse(null));
+    }
+  }
+
+  /** An event that ends an activation: the lease is gone and the inbox may have shrunk. */
+  public sealed interface ActivationEnded extends Event {
+    String leaseId();
+
+    InboxSummary inboxAfter();
+
+    /** Notifications this event moved to the dead letters. */
+    List<DeadLetter> deadLettered();
+  }
+
+  public record ActivationCompleted(
+      String leaseId, JsonNode result, Instant at, InboxSummary inboxAfter)
+      implements ActivationEnded {
+    @Override
+    public List<DeadLetter> deadLettered() {
+      return List.of();
+    }
+  }
 
   public record ActivationFailed(
-      String leaseId, FailureAction action, String error, Instant snoozedUntil, Instant at)
-      implements Event {}
+      String leaseId,
+      FailureAction action,
+      String error,
+      Instant snoozedUntil,
+      Instant at,
+      InboxSummary inboxAfter,
+      List<DeadLetter> deadLettered)
+      implements ActivationEnded {}
 
   /** The runner stopped heartbeating: counts as a retry. */
-  public record LeaseExpired(String leaseId, Instant at) implements Event {}
+  public record LeaseExpired(
+      String leaseId, Instant at, InboxSummary inboxAfter, List<DeadLetter> deadLettered)
+      implements ActivationEnded {}
 
   public record AgentPaused(Instant at) implements Event {}
 

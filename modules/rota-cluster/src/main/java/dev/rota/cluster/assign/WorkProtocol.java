@@ -1,0 +1,49 @@
+package dev.rota.cluster.assign;
+
+import dev.rota.cluster.CborSerializable;
+import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.core.model.RunnerMode;
+import java.time.Duration;
+import java.util.Set;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * How a runner asks for work and what it gets back; spoken to the node's {@link Dispatcher} by
+ * in-cluster runners and by the HTTP claim route on behalf of external runners.
+ */
+public final class WorkProtocol {
+  private WorkProtocol() {}
+
+  /**
+   * Ask for one activation.
+   *
+   * @param node the node the runner lives on, null for an external runner
+   * @param maxWait how long to wait for work when none fits now (long poll), zero to answer at once
+   * @param leaseSeconds the lease length asked for, 0 for the configured default
+   */
+  public record RequestWork(
+      String runnerId,
+      String node,
+      RunnerMode mode,
+      Set<String> capabilities,
+      Duration maxWait,
+      long leaseSeconds,
+      ActorRef<WorkReply> replyTo)
+      implements CborSerializable {
+    public RequestWork {
+      capabilities = Set.copyOf(capabilities);
+    }
+  }
+
+  /** The answer to {@link RequestWork}. */
+  public sealed interface WorkReply extends CborSerializable {}
+
+  /** A lease was granted: the runner now owns the agent until the lease expires. */
+  public record Assigned(AgentEntity.Granted granted) implements WorkReply {}
+
+  /** No work fitted within the wait. */
+  public record NoWork() implements WorkReply {}
+
+  /** The system is paused: no new claims until resume. */
+  public record Paused() implements WorkReply {}
+}
