@@ -37,4 +37,34 @@ public record AgentSchedule(
       minActivationInterval = Duration.ZERO;
     }
   }
+
+  /** This row with the lease flag set or cleared; every other component is kept. */
+  public AgentSchedule withLeased(boolean leased) {
+    return new AgentSchedule(
+        agentId,
+        capabilities,
+        priority,
+        unread,
+        oldestUnreadAt,
+        lastActivatedAt,
+        minActivationInterval,
+        leased,
+        paused,
+        snoozedUntil);
+  }
+
+  /** This row with another capability set (used to share one set instance per distinct set). */
+  AgentSchedule withCapabilities(Set<String> capabilities) {
+    return new AgentSchedule(
+        agentId,
+        capabilities,
+        priority,
+        unread,
+        oldestUnreadAt,
+        lastActivatedAt,
+        minActivationInterval,
+        leased,
+        paused,
+        snoozedUntil);
+  }
 }

@@ -1,0 +1,122 @@
+package dev.rota.core.scheduling;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The agents of one {@link SchedulingIndex} that require the same capability set, with the ordered
+ * views the assignment rule reads. A runner either offers the whole set or none of the group is for
+ * it, so a request tests the set once instead of every agent.
+ *
+ * <p>Only agents eligible right now sit in the views: leased, paused and time-excluded agents are
+ * kept out by the index. Agents with unread notifications are in the inbox view and the
+ * oldest-unread view; agents without are in the staleness view. The views hold the immutable rows
+ * themselves, so a row's position can never go stale; a changed row is removed and re-added.
+ */
+final class CapabilityGroup {
+
+  private static final Duration ONE_NANO = Duration.ofNanos(1);
+
+  private final Set<String> capabilities;
+  private final TreeSet<AgentSchedule> inbox = new TreeSet<>(ScheduleOrder.INBOX);
+  private final TreeSet<AgentSchedule> oldestUnread = new TreeSet<>(ScheduleOrder.OLDEST_UNREAD);
+  private final TreeSet<AgentSchedule> stale = new TreeSet<>(ScheduleOrder.STALENESS);
+
+  /** Registered agents of this set, eligible or not; the index drops the group at zero. */
+  private int members;
+
+  CapabilityGroup(Set<String> capabilities) {
+    this.capabilities = capabilities;
+  }
+
+  /** The canonical set instance shared by every row of the group. */
+  Set<String> capabilities() {
+    return capabilities;
+  }
+
+  boolean isOfferedBy(Set<String> offered) {
+    return offered.containsAll(capabilities);
+  }
+
+  void join() {
+    members++;
+  }
+
+  /** Returns true when the group has no members left. */
+  boolean leave() {
+    return --members == 0;
+  }
+
+  void addEligible(AgentSchedule row) {
+    if (ScheduleOrder.hasInbox(row)) {
+      inbox.add(row);
+      oldestUnread.add(row);
+    } else {
+      stale.add(row);
+    }
+  }
+
+  void removeEligible(AgentSchedule row) {
+    if (ScheduleOrder.hasInbox(row)) {
+      inbox.remove(row);
+      oldestUnread.remove(row);
+    } else {
+      stale.remove(row);
+    }
+  }
+
+  /** The group's best inbox candidate by the inbox order, or null. */
+  AgentSchedule firstInbox() {
+    return inbox.isEmpty() ? null : inbox.first();
+  }
+
+  /** The group's agent with the oldest unread notification, or null. */
+  AgentSchedule firstOldestUnread() {
+    return oldestUnread.isEmpty() ? null : oldestUnread.first();
+  }
+
+  /** The group's stalest agent, or null. */
+  AgentSchedule firstStale() {
+    return stale.isEmpty() ? null : stale.first();
+  }
+
+  int eligibleInbox() {
+    return inbox.size();
+  }
+
+  int eligibleStale() {
+    return stale.size();
+  }
+
+  /**
+   * The earliest instant after {@code now} at which an eligible agent of this group starts to jump
+   * the line, or null. Agents that already jump are skipped by a seek, not a walk, because under
+   * load nearly all of them may have waited too long.
+   */
+  Instant nextMaxWaitCrossing(Instant now, Duration maxWait) {
+    Instant cutoff = ScheduleOrder.plus(now, maxWait.negated());
+    AgentSchedule notYetWaiting =
+        oldestUnread.ceiling(lowestWithOldestUnreadAt(ScheduleOrder.plus(cutoff, ONE_NANO)));
+    if (notYetWaiting == null || notYetWaiting.oldestUnreadAt() == null) {
+      return null;
+    }
+    return ScheduleOrder.plus(notYetWaiting.oldestUnreadAt(), maxWait);
+  }
+
+  /** A probe that sorts before every row whose oldest unread arrived at {@code instant}. */
+  private static AgentSchedule lowestWithOldestUnreadAt(Instant instant) {
+    return new AgentSchedule(
+        "",
+        Set.of(),
+        Integer.MAX_VALUE,
+        Integer.MAX_VALUE,
+        instant,
+        null,
+        null,
+        false,
+        false,
+        null);
+  }
+}

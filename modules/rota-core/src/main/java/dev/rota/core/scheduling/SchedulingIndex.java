@@ -1,0 +1,316 @@
+package dev.rota.core.scheduling;
+
+import dev.rota.core.model.ActivationKind;
+import dev.rota.core.model.RunnerMode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The in-memory view a partition's coordinator keeps of its agents, answering "who runs next" by
+ * the assignment rule of DESIGN §2: inbox first (most unread, then oldest unread, then priority; a
+ * notification older than {@code inboxMaxWait} jumps the line), stalest second (never activated
+ * first, then oldest {@code lastActivatedAt}, skipping agents within their {@code
+ * minActivationInterval}).
+ *
+ * <p>Agents are grouped by required capability set; a request reads only the groups whose set the
+ * runner offers, and each group keeps ordered views of its eligible agents (see {@link
+ * CapabilityGroup}). Updates and picks therefore cost O(g · log n) for g distinct capability sets,
+ * never a scan of the agents.
+ *
+ * <p>Agents excluded only by time (snoozed, or resting within their minimum activation interval)
+ * wait in one time-ordered queue and are promoted lazily by the first call whose {@code now} has
+ * passed their time. Time in the index therefore only moves forward: a call with an earlier {@code
+ * now} than one already seen is answered as of the latest one.
+ *
+ * <p>The index is the coordinator's optimistic picture, not the truth: the agent entity decides a
+ * claim. It is mutable and not thread-safe; one actor owns it.
+ */
+public final class SchedulingIndex {
+
+  /** The agent chosen for a runner, and why. */
+  public record Pick(AgentSchedule agent, ActivationKind kind) {}
+
+  /**
+   * Counts for backlog and scaling decisions, as of the {@code now} they were taken at.
+   *
+   * @param registered agents in the index
+   * @param withInbox agents with unread notifications, whatever their state
+   * @param leased agents currently leased (or marked leased by the coordinator)
+   * @param paused agents paused on their own
+   * @param unreadTotal unread notifications over all agents
+   * @param oldestUnreadAt receive time of the oldest unread notification of any agent, null when
+   *     none
+   * @param eligibleInbox agents an inbox runner offering every capability could take now
+   * @param eligibleStale agents a staleness runner offering every capability could take now
+   */
+  public record Stats(
+      int registered,
+      int withInbox,
+      int leased,
+      int paused,
+      long unreadTotal,
+      Instant oldestUnreadAt,
+      int eligibleInbox,
+      int eligibleStale) {}
+
+  /** An agent excluded only by time, and the instant it stops being excluded. */
+  private record Wake(Instant at, String agentId) implements Comparable<Wake> {
+    @Override
+    public int compareTo(Wake other) {
+      int c = at.compareTo(other.at);
+      return c != 0 ? c : agentId.compareTo(other.agentId);
+    }
+  }
+
+  private static final Comparator<AgentSchedule> BY_OLDEST_UNREAD_ONLY =
+      (a, b) -> {
+        int c = a.oldestUnreadAt().compareTo(b.oldestUnreadAt());
+        return c != 0 ? c : a.agentId().compareTo(b.agentId());
+      };
+
+  private final Duration inboxMaxWait;
+  private final Map<String, AgentSchedule> rows = new HashMap<>();
+  private final Map<Set<String>, CapabilityGroup> groups = new HashMap<>();
+  private final TreeSet<Wake> wakes = new TreeSet<>();
+
+  /** Every agent with unread notifications, eligible or not, for {@link Stats#oldestUnreadAt}. */
+  private final TreeSet<AgentSchedule> allUnread = new TreeSet<>(BY_OLDEST_UNREAD_ONLY);
+
+  /** The latest {@code now} seen; wakes at or before it have been promoted. */
+  private Instant clock = Instant.MIN;
+
+  private int withInbox;
+  private int leased;
+  private int paused;
+  private long unreadTotal;
+
+  public SchedulingIndex(Duration inboxMaxWait) {
+    Objects.requireNonNull(inboxMaxWait, "inboxMaxWait");
+    if (inboxMaxWait.isNegative()) {
+      throw new IllegalArgumentException("inboxMaxWait must not be negative: " + inboxMaxWait);
+    }
+    this.inboxMaxWait = inboxMaxWait;
+  }
+
+  public Duration inboxMaxWait() {
+    return inboxMaxWait;
+  }
+
+  /** Inserts the agent's row, or replaces the row it had. O(log n). */
+  public void upsert(AgentSchedule row) {
+    Objects.requireNonNull(row, "row");
+    AgentSchedule previous = rows.remove(row.agentId());
+    if (previous != null) {
+      detach(previous);
+    }
+    attach(row);
+  }
+
+  /** Forgets the agent; unknown ids are ignored. */
+  public void remove(String agentId) {
+    AgentSchedule previous = rows.remove(agentId);
+    if (previous != null) {
+      detach(previous);
+    }
+  }
+
+  public Optional<AgentSchedule> get(String agentId) {
+    return Optional.ofNullable(rows.get(agentId));
+  }
+
+  public int size() {
+    return rows.size();
+  }
+
+  /**
+   * Takes the agent out of the rule until a later {@link #upsert} clears its lease, so that it is
+   * not picked twice while the coordinator's claim is in flight. Unknown ids are ignored.
+   */
+  public void markLeased(String agentId) {
+    AgentSchedule row = rows.get(agentId);
+    if (row != null && !row.leased()) {
+      upsert(row.withLeased(true));
+    }
+  }
+
+  /**
+   * The agent a runner in {@code mode} offering {@code offeredCapabilities} should get at {@code
+   * now}: inbox work first for the modes that take it, then staleness work for the modes that take
+   * it. Empty when nothing fits. Does not mark the agent leased.
+   */
+  public Optional<Pick> next(RunnerMode mode, Set<String> offeredCapabilities, Instant now) {
+    if (mode.takesInbox()) {
+      Optional<Pick> inbox = nextInboxCandidate(offeredCapabilities, now);
+      if (inbox.isPresent()) {
+        return inbox;
+      }
+    }
+    return mode.takesStaleness() ? nextStaleCandidate(offeredCapabilities, now) : Optional.empty();
+  }
+
+  /**
+   * Rule 1: among eligible agents with unread notifications, the one whose oldest notification has
+   * waited longest if it has waited at least {@code inboxMaxWait}; otherwise the first by most
+   * unread, oldest unread, higher priority, agent id.
+   */
+  public Optional<Pick> nextInboxCandidate(Set<String> offered, Instant now) {
+    Instant at = advanceTo(now);
+    AgentSchedule best = null;
+    AgentSchedule longestWaiting = null;
+    for (CapabilityGroup group : groups.values()) {
+      if (!group.isOfferedBy(offered)) {
+        continue;
+      }
+      AgentSchedule first = group.firstInbox();
+      if (first == null) {
+        continue;
+      }
+      if (best == null || ScheduleOrder.INBOX.compare(first, best) < 0) {
+        best = first;
+      }
+      AgentSchedule oldest = group.firstOldestUnread();
+      if (longestWaiting == null
+          || ScheduleOrder.OLDEST_UNREAD.compare(oldest, longestWaiting) < 0) {
+        longestWaiting = oldest;
+      }
+    }
+    // The overall oldest decides the jump: if it has not waited too long, no one has.
+    if (longestWaiting != null
+        && ScheduleOrder.hasWaitedTooLong(longestWaiting, inboxMaxWait, at)) {
+      return Optional.of(new Pick(longestWaiting, ActivationKind.INBOX));
+    }
+    return best == null ? Optional.empty() : Optional.of(new Pick(best, ActivationKind.INBOX));
+  }
+
+  /**
+   * Rule 2: among eligible agents without unread notifications that are past their minimum
+   * activation interval, the never-activated first, then the oldest {@code lastActivatedAt}.
+   */
+  public Optional<Pick> nextStaleCandidate(Set<String> offered, Instant now) {
+    advanceTo(now);
+    AgentSchedule best = null;
+    for (CapabilityGroup group : groups.values()) {
+      if (!group.isOfferedBy(offered)) {
+        continue;
+      }
+      AgentSchedule first = group.firstStale();
+      if (first != null && (best == null || ScheduleOrder.STALENESS.compare(first, best) < 0)) {
+        best = first;
+      }
+    }
+    return best == null
+        ? Optional.empty()
+        : Optional.of(new Pick(best, ActivationKind.EXPLORATION));
+  }
+
+  /**
+   * The earliest instant after {@code now} at which the answer of {@link #next} may change by time
+   * alone: a snooze or minimum activation interval ends, or an eligible agent's oldest unread
+   * notification reaches {@code inboxMaxWait} and starts to jump the line. Empty when only an
+   * update can change the answer. Capabilities are not considered, so a wake-up may find nothing
+   * for a particular runner.
+   */
+  public Optional<Instant> nextEligibilityChange(Instant now) {
+    Instant at = advanceTo(now);
+    Instant earliest = wakes.isEmpty() ? null : wakes.first().at();
+    for (CapabilityGroup group : groups.values()) {
+      Instant crossing = group.nextMaxWaitCrossing(at, inboxMaxWait);
+      if (crossing != null && (earliest == null || crossing.isBefore(earliest))) {
+        earliest = crossing;
+      }
+    }
+    return Optional.ofNullable(earliest);
+  }
+
+  public Stats stats(Instant now) {
+    advanceTo(now);
+    int eligibleInbox = 0;
+    int eligibleStale = 0;
+    for (CapabilityGroup group : groups.values()) {
+      eligibleInbox += group.eligibleInbox();
+      eligibleStale += group.eligibleStale();
+    }
+    Instant oldest = allUnread.isEmpty() ? null : allUnread.first().oldestUnreadAt();
+    return new Stats(
+        rows.size(), withInbox, leased, paused, unreadTotal, oldest, eligibleInbox, eligibleStale);
+  }
+
+  private void attach(AgentSchedule row) {
+    CapabilityGroup group = groups.computeIfAbsent(row.capabilities(), CapabilityGroup::new);
+    // One set instance per distinct set, not one per agent: it matters at a million agents.
+    AgentSchedule stored =
+        row.capabilities() == group.capabilities()
+            ? row
+            : row.withCapabilities(group.capabilities());
+    rows.put(stored.agentId(), stored);
+    group.join();
+    count(stored, 1);
+    if (stored.leased() || stored.paused()) {
+      return;
+    }
+    Instant from = ScheduleOrder.eligibleFrom(stored);
+    if (from != null && from.isAfter(clock)) {
+      wakes.add(new Wake(from, stored.agentId()));
+    } else {
+      group.addEligible(stored);
+    }
+  }
+
+  private void detach(AgentSchedule row) {
+    CapabilityGroup group = groups.get(row.capabilities());
+    count(row, -1);
+    if (!row.leased() && !row.paused()) {
+      // Where the row sits follows from the row itself: in the wake queue until promoted, then in
+      // its group's views. No per-agent bookkeeping is needed to find it.
+      Instant from = ScheduleOrder.eligibleFrom(row);
+      if (from == null || !wakes.remove(new Wake(from, row.agentId()))) {
+        group.removeEligible(row);
+      }
+    }
+    if (group.leave()) {
+      groups.remove(row.capabilities());
+    }
+  }
+
+  private void count(AgentSchedule row, int sign) {
+    if (ScheduleOrder.hasInbox(row)) {
+      withInbox += sign;
+      unreadTotal += (long) sign * row.unread();
+      if (row.oldestUnreadAt() != null) {
+        if (sign > 0) {
+          allUnread.add(row);
+        } else {
+          allUnread.remove(row);
+        }
+      }
+    }
+    if (row.leased()) {
+      leased += sign;
+    }
+    if (row.paused()) {
+      paused += sign;
+    }
+  }
+
+  /**
+   * Moves the index's clock to {@code now} (never back) and promotes agents whose time has come.
+   */
+  private Instant advanceTo(Instant now) {
+    Objects.requireNonNull(now, "now");
+    if (now.isAfter(clock)) {
+      clock = now;
+    }
+    while (!wakes.isEmpty() && !wakes.first().at().isAfter(clock)) {
+      AgentSchedule row = rows.get(wakes.pollFirst().agentId());
+      groups.get(row.capabilities()).addEligible(row);
+    }
+    return clock;
+  }
+}
