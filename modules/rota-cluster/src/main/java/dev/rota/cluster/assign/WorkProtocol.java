@@ -29,7 +29,7 @@ public final class WorkProtocol {
       Duration maxWait,
       long leaseSeconds,
       ActorRef<WorkReply> replyTo)
-      implements CborSerializable {
+      implements Dispatcher.Command, CborSerializable {
     public RequestWork {
       capabilities = Set.copyOf(capabilities);
     }

@@ -1,0 +1,97 @@
+package dev.rota.cluster.metrics;
+
+import dev.rota.core.model.ActivationKind;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Extension;
+import org.apache.pekko.actor.typed.ExtensionId;
+
+/**
+ * This node's meters (Micrometer, exposed as Prometheus text on {@code /metrics}): claim latency,
+ * inbox wait, assignments by kind. Percentiles are computed over a decaying window, so they
+ * describe recent behaviour rather than all time.
+ */
+public final class RotaMetrics implements Extension {
+  private static final double[] PERCENTILES = {0.5, 0.99};
+
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Timer claimLatency;
+  private final Timer inboxWait;
+  private final Counter inboxAssignments;
+  private final Counter explorationAssignments;
+  private final PerSecondWindow recentAssignments = new PerSecondWindow(60);
+
+  private RotaMetrics() {
+    claimLatency =
+        Timer.builder("rota.claim.latency")
+            .description("From a runner's request (or the wake-up of a parked one) to its lease")
+            .publishPercentiles(PERCENTILES)
+            .register(registry);
+    inboxWait =
+        Timer.builder("rota.inbox.wait")
+            .description("From the oldest carried notification's arrival to its lease")
+            .publishPercentiles(PERCENTILES)
+            .register(registry);
+    inboxAssignments = Counter.builder("rota.assignments").tag("kind", "inbox").register(registry);
+    explorationAssignments =
+        Counter.builder("rota.assignments").tag("kind", "exploration").register(registry);
+  }
+
+  public static RotaMetrics get(ActorSystem<?> system) {
+    return Id.INSTANCE.apply(system);
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  public void assigned(ActivationKind kind, Duration claim, Duration wait) {
+    claimLatency.record(claim);
+    if (kind == ActivationKind.INBOX) {
+      inboxAssignments.increment();
+      if (wait != null) {
+        inboxWait.record(wait.isNegative() ? Duration.ZERO : wait);
+      }
+    } else {
+      explorationAssignments.increment();
+    }
+    recentAssignments.increment();
+  }
+
+  /** Assignments made on this node in the last minute, per second. */
+  public double assignmentsPerSecond1m() {
+    return recentAssignments.total() / 60.0;
+  }
+
+  public double claimMillis(double percentile) {
+    return percentile(claimLatency, percentile);
+  }
+
+  public double inboxWaitMillis(double percentile) {
+    return percentile(inboxWait, percentile);
+  }
+
+  private static double percentile(Timer timer, double percentile) {
+    for (ValueAtPercentile v : timer.takeSnapshot().percentileValues()) {
+      if (v.percentile() == percentile) {
+        return v.value(java.util.concurrent.TimeUnit.MILLISECONDS);
+      }
+    }
+    return 0;
+  }
+
+  private static final class Id extends ExtensionId<RotaMetrics> {
+    static final Id INSTANCE = new Id();
+
+    @Override
+    public RotaMetrics createExtension(ActorSystem<?> system) {
+      return new RotaMetrics();
+    }
+  }
+}

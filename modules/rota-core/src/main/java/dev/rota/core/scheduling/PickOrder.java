@@ -1,0 +1,35 @@
+package dev.rota.core.scheduling;
+
+import dev.rota.core.model.ActivationKind;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+
+/**
+ * Compares the best picks of several indexes (one per partition) by the same rule each index
+ * applies inside itself, so a dispatcher can choose the globally right partition: inbox before
+ * exploration; among inbox picks, one that has waited past the max wait first (oldest first), then
+ * the inbox order; among exploration picks, the staleness order.
+ */
+public final class PickOrder {
+  private PickOrder() {}
+
+  public static Comparator<SchedulingIndex.Pick> at(Instant now, Duration inboxMaxWait) {
+    return (a, b) -> {
+      if (a.kind() != b.kind()) {
+        return a.kind() == ActivationKind.INBOX ? -1 : 1;
+      }
+      if (a.kind() == ActivationKind.EXPLORATION) {
+        return ScheduleOrder.STALENESS.compare(a.agent(), b.agent());
+      }
+      boolean aLate = ScheduleOrder.hasWaitedTooLong(a.agent(), inboxMaxWait, now);
+      boolean bLate = ScheduleOrder.hasWaitedTooLong(b.agent(), inboxMaxWait, now);
+      if (aLate != bLate) {
+        return aLate ? -1 : 1;
+      }
+      return aLate
+          ? ScheduleOrder.OLDEST_UNREAD.compare(a.agent(), b.agent())
+          : ScheduleOrder.INBOX.compare(a.agent(), b.agent());
+    };
+  }
+}
