@@ -13,9 +13,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The assignment rule of DESIGN §2 written the obvious way: scan every row, filter, sort. It shares
- * no code with {@link SchedulingIndex} (not its orders, not its time arithmetic), so that the
- * randomized test compares two independent readings of the rule.
+ * The assignment rule of DESIGN §2 written the obvious way: scan every row, filter, take the least.
+ * It shares no code with {@link SchedulingIndex} (not its orders, not its time arithmetic), so that
+ * the randomized test compares two independent readings of the rule.
  */
 final class ReferenceScheduler {
 
@@ -91,10 +91,8 @@ final class ReferenceScheduler {
     Optional<AgentSchedule> jumper =
         candidates.stream()
             .filter(r -> r.oldestUnreadAt() != null && !r.oldestUnreadAt().isAfter(waitedSince))
-            .sorted(Comparator.comparing(AgentSchedule::oldestUnreadAt).thenComparing(usual))
-            .findFirst();
-    Optional<AgentSchedule> chosen =
-        jumper.isPresent() ? jumper : candidates.stream().sorted(usual).findFirst();
+            .min(Comparator.comparing(AgentSchedule::oldestUnreadAt).thenComparing(usual));
+    Optional<AgentSchedule> chosen = jumper.isPresent() ? jumper : candidates.stream().min(usual);
     return chosen.map(r -> new SchedulingIndex.Pick(r, ActivationKind.INBOX));
   }
 
@@ -102,12 +100,11 @@ final class ReferenceScheduler {
     return rows.values().stream()
         .filter(r -> eligible(r, offered, now) && r.unread() == 0)
         .filter(r -> r.lastActivatedAt() == null || !restedUntil(r).isAfter(now))
-        .sorted(
+        .min(
             Comparator.comparing(
                     AgentSchedule::lastActivatedAt,
                     Comparator.nullsFirst(Comparator.naturalOrder()))
                 .thenComparing(AgentSchedule::agentId))
-        .findFirst()
         .map(r -> new SchedulingIndex.Pick(r, ActivationKind.EXPLORATION));
   }
 
