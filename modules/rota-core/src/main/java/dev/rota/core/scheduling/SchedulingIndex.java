@@ -21,13 +21,13 @@ import java.util.TreeSet;
  *
  * <p>Agents are grouped by required capability set; a request reads only the groups whose set the
  * runner offers, and each group keeps ordered views of its eligible agents (see {@link
- * CapabilityGroup}). Updates and picks therefore cost O(g · log n) for g distinct capability sets,
- * never a scan of the agents.
+ * CapabilityGroup}). An update costs O(log n); a pick reads the head of each offered group's view,
+ * O(g · log n) for g distinct capability sets. Neither scans the agents.
  *
  * <p>Agents excluded only by time (snoozed, or resting within their minimum activation interval)
  * wait in one time-ordered queue and are promoted lazily by the first call whose {@code now} has
- * passed their time. Time in the index therefore only moves forward: a call with an earlier {@code
- * now} than one already seen is answered as of the latest one.
+ * passed their time, at O(log n) once per agent. Time in the index therefore only moves forward: a
+ * call with an earlier {@code now} than one already seen is answered as of the latest one.
  *
  * <p>The index is the coordinator's optimistic picture, not the truth: the agent entity decides a
  * claim. It is mutable and not thread-safe; one actor owns it.
