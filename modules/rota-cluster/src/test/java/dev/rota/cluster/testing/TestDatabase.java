@@ -180,6 +180,21 @@ public final class TestDatabase implements AutoCloseable {
     }
   }
 
+  /** The first column of the first row as a long; null when there is no row. */
+  public Long queryLong(String sql, Object... parameters) {
+    try (Connection c = dataSource.getConnection();
+        java.sql.PreparedStatement s = c.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        s.setObject(i + 1, parameters[i]);
+      }
+      try (java.sql.ResultSet rs = s.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : null;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("test query failed: " + sql, e);
+    }
+  }
+
   private void createSchema() {
     String folder = dialect.folder();
     execute(resource("schema/" + folder + "/" + folder + "-create-schema.sql"));
