@@ -3,7 +3,6 @@ package dev.rota.cluster.readmodel;
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentSettings;
 import dev.rota.core.model.Partitions;
-import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -64,7 +63,7 @@ public final class AgentScheduleProjection {
             projectionId(partition),
             source,
             () -> new PlainJdbcSession(dataSource),
-            () -> handler(partition, settings.partitions()),
+            () -> new AgentScheduleProjectionHandler(partition, settings.partitions()),
             system)
         .withGroup(
             projectionSettings.groupAfterEnvelopes(), projectionSettings.groupAfterDuration())
@@ -76,11 +75,5 @@ public final class AgentScheduleProjection {
 
   public static ProjectionId projectionId(int partition) {
     return ProjectionId.of(NAME, Partitions.tag(partition));
-  }
-
-  private static org.apache.pekko.projection.jdbc.javadsl.JdbcHandler<
-          List<EventEnvelope<Event>>, PlainJdbcSession>
-      handler(int partition, int partitions) {
-    return new AgentScheduleProjectionHandler(partition, partitions);
   }
 }

@@ -41,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * <p>Rows of one agent are written only by its partition's projection, and counter rows are keyed
  * by partition, so no two transactions race on a row: an update that finds no row can insert
  * without an upsert.
+ *
+ * <p>The guard cannot see past a deregistration, which deletes the row: re-delivering an agent's
+ * events from before it would bring the row back. The projection's offsets prevent that; to rebuild
+ * the read model, empty {@code agent_schedule}, {@code dead_letter} and {@code rota_counter}
+ * together with the offsets.
  */
 final class AgentScheduleWriter implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AgentScheduleWriter.class);
@@ -168,6 +173,8 @@ final class AgentScheduleWriter implements AutoCloseable {
       return update(agentId, seqNr, e.at(), REDRIVEN, s -> bindEarliest(s, 1, e.at()))
           && deleteDeadLetter(e.deadLetterId());
     }
+    // A new event type must be handled here; failing stops the projection rather than let the
+    // read model drift silently.
     throw new IllegalArgumentException("unknown agent event " + event.getClass().getName());
   }
 

@@ -23,7 +23,10 @@ public final class SingleNodeCluster {
             "pekko.remote.artery.canonical.port = 0",
             "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
             "pekko.coordinated-shutdown.exit-jvm = off",
-            "pekko.cluster.sharding.distributed-data.durable.keys = []"));
+            "pekko.cluster.sharding.distributed-data.durable.keys = []",
+            // Leaving hands over shards, singletons and projections; on a busy build machine
+            // that can take longer than the test kit's default 10 s.
+            "pekko.actor.testkit.typed.system-shutdown-default = 30s"));
   }
 
   /** Joins the system to itself and waits until it is up. */
