@@ -1,0 +1,227 @@
+package dev.rota.cluster.readmodel;
+
+import dev.rota.core.scheduling.AgentSchedule;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * Queries on the read model the projection keeps: coordinator start-up, lease rescue, admin
+ * listings and stats. Every method blocks on JDBC: call it from a blocking dispatcher (e.g. {@code
+ * DispatcherSelector.blocking()}), never on an actor's thread. Failures are {@link
+ * ReadModelException}s.
+ *
+ * <p>The read model trails the entities by the projection's lag; the entities stay the authority (a
+ * claim, a redrive or an expiry is always decided by the agent itself).
+ */
+public final class ReadModel {
+  private static final String SCHEDULE_COLUMNS =
+      "agent_id, capabilities, priority, unread, oldest_unread_at, last_activated_at,"
+          + " min_activation_interval_seconds, lease_id, paused, snoozed_until, seq_nr";
+
+  private final DataSource dataSource;
+
+  public ReadModel(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  /** Every agent of one partition with its sequence number, for a coordinator's index. */
+  public List<ScheduleRow> loadPartition(int partition) {
+    return query(
+        "loadPartition(" + partition + ")",
+        "select "
+            + SCHEDULE_COLUMNS
+            + " from agent_schedule where partition_id = ? order by agent_id",
+        s -> {
+          s.setInt(1, partition);
+          s.setFetchSize(1000);
+        },
+        rs -> {
+          List<ScheduleRow> rows = new ArrayList<>();
+          while (rs.next()) {
+            rows.add(scheduleRow(rs));
+          }
+          return rows;
+        });
+  }
+
+  /** Leases whose expiry is before {@code before}, oldest first, at most {@code limit}. */
+  public List<ExpiredLease> expiredLeases(Instant before, int limit) {
+    return query(
+        "expiredLeases",
+        "select agent_id, lease_id, lease_expires_at from agent_schedule"
+            + " where lease_expires_at < ? order by lease_expires_at, agent_id limit ?",
+        s -> {
+          Sql.setInstant(s, 1, before);
+          s.setInt(2, limit);
+        },
+        rs -> {
+          List<ExpiredLease> leases = new ArrayList<>();
+          while (rs.next()) {
+            leases.add(
+                new ExpiredLease(
+                    rs.getString("agent_id"),
+                    rs.getString("lease_id"),
+                    Sql.getInstant(rs, "lease_expires_at")));
+          }
+          return leases;
+        });
+  }
+
+  /** Agent and inbox totals over the whole read model, and the counters. Scans every agent row. */
+  public ReadModelStats stats(Instant now) {
+    String sql =
+        "select count(*) as registered,"
+            + " coalesce(sum(case when unread > 0 then 1 else 0 end), 0) as with_inbox,"
+            + " coalesce(sum(case when lease_id is not null then 1 else 0 end), 0) as leased,"
+            + " coalesce(sum(case when paused then 1 else 0 end), 0) as paused,"
+            + " coalesce(sum(case when snoozed_until > ? then 1 else 0 end), 0) as snoozed,"
+            + " coalesce(sum(unread), 0) as unread,"
+            + " min(oldest_unread_at) as oldest_unread_at,"
+            + " coalesce(sum(dead_letters), 0) as dead_letters,"
+            + " min(coalesce(last_activated_at, registered_at, updated_at)) as stalest_at"
+            + " from agent_schedule";
+    Map<String, Long> counters = counters();
+    return query(
+        "stats",
+        sql,
+        s -> Sql.setInstant(s, 1, now),
+        rs -> {
+          rs.next();
+          return new ReadModelStats(
+              now,
+              rs.getLong("registered"),
+              rs.getLong("with_inbox"),
+              rs.getLong("leased"),
+              rs.getLong("paused"),
+              rs.getLong("snoozed"),
+              rs.getLong("unread"),
+              Sql.getInstant(rs, "oldest_unread_at"),
+              rs.getLong("dead_letters"),
+              Sql.getInstant(rs, "stalest_at"),
+              counters);
+        });
+  }
+
+  /** Every {@link Counter} by key, summed over partitions; 0 for one never counted. */
+  public Map<String, Long> counters() {
+    return query(
+        "counters",
+        "select name, sum(total) as total from rota_counter group by name",
+        s -> {},
+        rs -> {
+          Map<String, Long> counters = new HashMap<>();
+          for (Counter counter : Counter.values()) {
+            counters.put(counter.key(), 0L);
+          }
+          while (rs.next()) {
+            counters.put(rs.getString("name"), rs.getLong("total"));
+          }
+          return counters;
+        });
+  }
+
+  /** Dead letters, newest first; of one agent, or of all when {@code agentIdOrNull} is null. */
+  public List<DeadLetterRow> deadLetters(String agentIdOrNull, int limit) {
+    String columns =
+        "select id, agent_id, notification_id, type, payload, attempts, reason, dead_at"
+            + " from dead_letter";
+    String sql =
+        agentIdOrNull == null
+            ? columns + " order by dead_at desc, id limit ?"
+            : columns + " where agent_id = ? order by dead_at desc, id limit ?";
+    return query(
+        "deadLetters",
+        sql,
+        s -> {
+          int i = 1;
+          if (agentIdOrNull != null) {
+            s.setString(i++, agentIdOrNull);
+          }
+          s.setInt(i, limit);
+        },
+        rs -> {
+          List<DeadLetterRow> rows = new ArrayList<>();
+          while (rs.next()) {
+            rows.add(
+                new DeadLetterRow(
+                    rs.getString("id"),
+                    rs.getString("agent_id"),
+                    rs.getString("notification_id"),
+                    rs.getString("type"),
+                    rs.getString("payload"),
+                    rs.getInt("attempts"),
+                    rs.getString("reason"),
+                    Sql.getInstant(rs, "dead_at")));
+          }
+          return rows;
+        });
+  }
+
+  /** The lease the runner holds, if any (the latest-expiring one, should it hold several). */
+  public Optional<String> leaseOf(String runnerId) {
+    return query(
+        "leaseOf",
+        "select lease_id from agent_schedule where lease_runner_id = ?"
+            + " order by lease_expires_at desc limit 1",
+        s -> s.setString(1, runnerId),
+        rs -> rs.next() ? Optional.of(rs.getString(1)) : Optional.<String>empty());
+  }
+
+  private static ScheduleRow scheduleRow(ResultSet rs) throws SQLException {
+    String capabilities = rs.getString("capabilities");
+    AgentSchedule schedule =
+        new AgentSchedule(
+            rs.getString("agent_id"),
+            capabilities == null || capabilities.isEmpty()
+                ? Set.of()
+                : Set.copyOf(Arrays.asList(capabilities.split(","))),
+            rs.getInt("priority"),
+            rs.getInt("unread"),
+            Sql.getInstant(rs, "oldest_unread_at"),
+            Sql.getInstant(rs, "last_activated_at"),
+            Duration.ofSeconds(rs.getLong("min_activation_interval_seconds")),
+            rs.getString("lease_id") != null,
+            rs.getBoolean("paused"),
+            Sql.getInstant(rs, "snoozed_until"));
+    return new ScheduleRow(schedule, rs.getLong("seq_nr"));
+  }
+
+  @FunctionalInterface
+  private interface Binder {
+    void bind(PreparedStatement statement) throws SQLException;
+  }
+
+  @FunctionalInterface
+  private interface Reader<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  private <T> T query(String what, String sql, Binder binder, Reader<T> reader) {
+    try (Connection connection = dataSource.getConnection()) {
+      // Read-only and without autocommit, so PostgreSQL streams large results by fetch size.
+      connection.setAutoCommit(false);
+      try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        binder.bind(statement);
+        try (ResultSet rs = statement.executeQuery()) {
+          return reader.read(rs);
+        }
+      } finally {
+        connection.rollback();
+      }
+    } catch (SQLException e) {
+      throw new ReadModelException("read model query " + what + " failed", e);
+    }
+  }
+}

@@ -1,0 +1,240 @@
+package dev.rota.cluster.rescue;
+
+import dev.rota.cluster.CborSerializable;
+import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.cluster.readmodel.ExpiredLease;
+import dev.rota.cluster.readmodel.ReadModel;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.SingletonActor;
+
+/**
+ * Cluster singleton that expires leases the read model shows past expiry (plus a grace), by telling
+ * their agents {@link AgentEntity.ExpireLease}. Agents normally expire their own leases on a timer;
+ * this catches the ones whose timer died with a node or a passivated entity, since the command
+ * wakes the entity. The agent decides: it ignores a lease id that is no longer current or not yet
+ * expired by its own clock.
+ *
+ * <p>{@code rescued} counts leases the rescuer asked to expire and the agent acknowledged, each
+ * once while the read model still shows it.
+ */
+public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
+
+  /** Messages of the rescuer. Only {@link GetStats} is for other actors. */
+  public sealed interface Command {}
+
+  /** Replies {@link Stats}. */
+  public record GetStats(ActorRef<Stats> replyTo) implements Command, CborSerializable {}
+
+  /**
+   * @param rescued leases expired on the rescuer's request since it started on this node
+   * @param failures queries or expiry requests that failed
+   */
+  public record Stats(long rescued, long failures) implements CborSerializable {}
+
+  private enum Tick implements Command {
+    INSTANCE
+  }
+
+  private record Found(List<ExpiredLease> leases) implements Command {}
+
+  private record QueryFailed(Throwable cause) implements Command {}
+
+  private record Acknowledged(ExpiredLease lease) implements Command {}
+
+  private record NotAcknowledged(ExpiredLease lease, Throwable cause) implements Command {}
+
+  /** Starts the singleton (on the oldest node) and returns its proxy; call once per node. */
+  public static ActorRef<Command> init(
+      ActorSystem<?> system, ReadModel readModel, RescueSettings settings) {
+    return ClusterSingleton.get(system)
+        .init(
+            SingletonActor.of(
+                Behaviors.supervise(create(readModel, settings, Clock.systemUTC()))
+                    .onFailure(
+                        SupervisorStrategy.restartWithBackoff(
+                            Duration.ofSeconds(1), Duration.ofSeconds(30), 0.2)),
+                "LeaseRescuer"));
+  }
+
+  /** {@link #init} with the settings under {@code rota.rescue}. */
+  public static ActorRef<Command> init(ActorSystem<?> system, ReadModel readModel) {
+    return init(system, readModel, RescueSettings.from(system.settings().config()));
+  }
+
+  public static Behavior<Command> create(
+      ReadModel readModel, RescueSettings settings, Clock clock) {
+    return Behaviors.setup(
+        context ->
+            Behaviors.withTimers(
+                timers -> new LeaseRescuer(context, timers, readModel, settings, clock)));
+  }
+
+  private final ReadModel readModel;
+  private final RescueSettings settings;
+  private final Clock clock;
+  private final ClusterSharding sharding;
+  private final Executor blocking;
+
+  /** Leases asked to expire, and when: not asked again until the read model catches up. */
+  private final Map<String, Instant> requested = new HashMap<>();
+
+  /** Leases counted as rescued while the read model still shows them. */
+  private final Set<String> counted = new HashSet<>();
+
+  private boolean querying;
+  private long rescued;
+  private long failures;
+
+  private LeaseRescuer(
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers,
+      ReadModel readModel,
+      RescueSettings settings,
+      Clock clock) {
+    super(context);
+    context.setLoggerName(LeaseRescuer.class);
+    this.readModel = readModel;
+    this.settings = settings;
+    this.clock = clock;
+    this.sharding = ClusterSharding.get(context.getSystem());
+    this.blocking = context.getSystem().dispatchers().lookup(DispatcherSelector.blocking());
+    timers.startTimerWithFixedDelay(Tick.INSTANCE, settings.interval());
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Tick.class, t -> onTick())
+        .onMessage(Found.class, this::onFound)
+        .onMessage(QueryFailed.class, this::onQueryFailed)
+        .onMessage(Acknowledged.class, this::onAcknowledged)
+        .onMessage(NotAcknowledged.class, this::onNotAcknowledged)
+        .onMessage(GetStats.class, this::onGetStats)
+        .build();
+  }
+
+  private Behavior<Command> onTick() {
+    if (querying) {
+      return this;
+    }
+    querying = true;
+    Instant before = clock.instant().minus(settings.grace());
+    getContext()
+        .pipeToSelf(
+            CompletableFuture.supplyAsync(
+                () -> readModel.expiredLeases(before, settings.batchSize()), blocking),
+            (leases, failure) -> failure == null ? new Found(leases) : new QueryFailed(failure));
+    return this;
+  }
+
+  private Behavior<Command> onFound(Found found) {
+    querying = false;
+    Set<String> shown = new HashSet<>();
+    found.leases().forEach(l -> shown.add(l.leaseId()));
+    // Once the read model no longer shows a lease, its expiry was projected: forget it.
+    requested.keySet().retainAll(shown);
+    counted.retainAll(shown);
+    Instant now = clock.instant();
+    // A request that got no visible effect for a few rounds (a lost message, a restarted entity)
+    // is repeated.
+    Instant retryBefore = now.minus(settings.interval().multipliedBy(3));
+    List<String> asked = new ArrayList<>();
+    for (ExpiredLease lease : found.leases()) {
+      Instant last = requested.get(lease.leaseId());
+      if (last == null || last.isBefore(retryBefore)) {
+        requested.put(lease.leaseId(), now);
+        expire(lease);
+        asked.add(lease.leaseId());
+      }
+    }
+    if (!asked.isEmpty()) {
+      getContext()
+          .getLog()
+          .info("Rescuing {} expired lease(s): {}", asked.size(), abbreviated(asked));
+    }
+    return this;
+  }
+
+  private void expire(ExpiredLease lease) {
+    getContext()
+        .ask(
+            AgentEntity.Reply.class,
+            sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, lease.agentId()),
+            settings.askTimeout(),
+            replyTo -> new AgentEntity.ExpireLease(lease.leaseId(), replyTo),
+            (reply, failure) ->
+                reply instanceof AgentEntity.Done
+                    ? new Acknowledged(lease)
+                    : new NotAcknowledged(
+                        lease,
+                        failure != null
+                            ? failure
+                            : new IllegalStateException("unexpected reply " + reply)));
+  }
+
+  private Behavior<Command> onQueryFailed(QueryFailed failed) {
+    querying = false;
+    failures++;
+    getContext().getLog().warn("Looking for expired leases failed", failed.cause());
+    return this;
+  }
+
+  private Behavior<Command> onAcknowledged(Acknowledged ack) {
+    if (counted.add(ack.lease().leaseId())) {
+      rescued++;
+      getContext()
+          .getLog()
+          .debug(
+              "Agent {} expired lease {} (due {})",
+              ack.lease().agentId(),
+              ack.lease().leaseId(),
+              ack.lease().expiresAt());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onNotAcknowledged(NotAcknowledged nack) {
+    failures++;
+    getContext()
+        .getLog()
+        .warn(
+            "Agent {} did not acknowledge expiring lease {}: {}",
+            nack.lease().agentId(),
+            nack.lease().leaseId(),
+            nack.cause().toString());
+    return this;
+  }
+
+  private Behavior<Command> onGetStats(GetStats get) {
+    get.replyTo().tell(new Stats(rescued, failures));
+    return this;
+  }
+
+  private static String abbreviated(List<String> ids) {
+    return ids.size() <= 5
+        ? ids.toString()
+        : ids.subList(0, 5) + " and " + (ids.size() - 5) + " more";
+  }
+}

@@ -1,0 +1,592 @@
+package dev.rota.cluster.readmodel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.rota.cluster.agent.AgentEvents;
+import dev.rota.cluster.agent.AgentEvents.Event;
+import dev.rota.cluster.agent.AgentEvents.InboxSummary;
+import dev.rota.cluster.testing.TestDatabase;
+import dev.rota.core.model.ActivationKind;
+import dev.rota.core.model.AgentConfig;
+import dev.rota.core.model.DeadLetter;
+import dev.rota.core.model.FailureAction;
+import dev.rota.core.model.Ids;
+import dev.rota.core.model.Lease;
+import dev.rota.core.model.Notification;
+import dev.rota.core.model.Partitions;
+import dev.rota.core.scheduling.AgentSchedule;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.pekko.persistence.query.Offset;
+import org.apache.pekko.projection.eventsourced.EventEnvelope;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The projection handler's SQL and the read-model queries, on a real database: subclasses pick H2
+ * or PostgreSQL. Events are fed to {@link AgentScheduleProjectionHandler} as the projection would,
+ * one transaction per call, without actors.
+ */
+abstract class ReadModelContract {
+  static final int PARTITIONS = 4;
+  static final Instant T0 = Instant.parse("2026-11-22T09:00:00Z");
+
+  protected abstract TestDatabase db();
+
+  private ReadModel readModel;
+  private final Map<String, Long> seqNrs = new HashMap<>();
+  private long ordering;
+
+  @BeforeEach
+  void clear() {
+    db().clearReadModel();
+    readModel = new ReadModel(db().dataSource());
+  }
+
+  // ---- tests ----
+
+  @Test
+  void registersAgentInItsPartitionWithSortedCapabilities() {
+    emit("a1", registered("a1", List.of("web", "code"), 7, T0));
+
+    assertEquals(Partitions.of("a1", PARTITIONS), (int) number("a1", "partition_id"));
+    assertEquals("code,web", text("a1", "capabilities"));
+    assertEquals("name-a1", text("a1", "name"));
+    assertEquals(T0, instant("a1", "registered_at"));
+    ScheduleRow row = only(readModel.loadPartition(Partitions.of("a1", PARTITIONS)), "a1");
+    assertEquals(
+        new AgentSchedule(
+            "a1",
+            Set.of("code", "web"),
+            7,
+            0,
+            null,
+            null,
+            Duration.ofSeconds(30),
+            false,
+            false,
+            null),
+        row.schedule());
+    assertEquals(1, row.seqNr());
+  }
+
+  @Test
+  void notificationsRaiseUnreadAndKeepTheOldest() {
+    emit("a1", registered("a1", List.of(), 0, T0));
+    emit("a1", notified("n1", T0.plusSeconds(1)), notified("n2", T0.plusSeconds(2)));
+    emit("a1", notified("n3", T0.plusSeconds(3)));
+
+    AgentSchedule s = schedule("a1");
+    assertEquals(3, s.unread());
+    assertEquals(T0.plusSeconds(1), s.oldestUnreadAt());
+    assertEquals(4, number("a1", "seq_nr"));
+    assertEquals(T0.plusSeconds(3), instant("a1", "updated_at"));
+    assertEquals(3, readModel.stats(T0).counter(Counter.NOTIFICATIONS_ACCEPTED));
+  }
+
+  @Test
+  void grantAndRenewalRecordTheLease() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0));
+    Lease lease = lease("a1", 1, ActivationKind.INBOX, T0.plusSeconds(1), List.of("n1"));
+    emit("a1", new AgentEvents.LeaseGranted(lease));
+
+    assertTrue(schedule("a1").leased());
+    assertEquals(lease.leaseId(), text("a1", "lease_id"));
+    assertEquals("runner-1", text("a1", "lease_runner_id"));
+    assertEquals("inbox", text("a1", "lease_kind"));
+    assertEquals(lease.expiresAt(), instant("a1", "lease_expires_at"));
+    assertEquals(Optional.of(lease.leaseId()), readModel.leaseOf("runner-1"));
+    assertEquals(Optional.empty(), readModel.leaseOf("runner-2"));
+
+    Instant renewedTo = T0.plusSeconds(100);
+    emit("a1", new AgentEvents.LeaseRenewed(lease.leaseId(), renewedTo, T0.plusSeconds(40)));
+    assertEquals(renewedTo, instant("a1", "lease_expires_at"));
+    assertEquals(1, readModel.stats(T0).counter(Counter.ACTIVATIONS_INBOX));
+  }
+
+  @Test
+  void completionClearsTheLeaseAndCountsTheActivation() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0), notified("n2", T0));
+    Lease lease = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1", "n2"));
+    Instant done = T0.plusSeconds(5);
+    emit(
+        "a1",
+        new AgentEvents.LeaseGranted(lease),
+        notified("n3", T0.plusSeconds(3)),
+        new AgentEvents.ActivationCompleted(
+            lease.leaseId(), null, done, new InboxSummary(1, T0.plusSeconds(3))));
+
+    AgentSchedule s = schedule("a1");
+    assertFalse(s.leased());
+    assertEquals(1, s.unread());
+    assertEquals(T0.plusSeconds(3), s.oldestUnreadAt());
+    assertEquals(done, s.lastActivatedAt());
+    assertEquals(1, number("a1", "activation_count"));
+    assertNull(text("a1", "lease_runner_id"));
+    assertNull(instant("a1", "lease_expires_at"));
+    assertEquals(Optional.empty(), readModel.leaseOf("runner-1"));
+    ReadModelStats stats = readModel.stats(done);
+    assertEquals(1, stats.counter(Counter.ACTIVATIONS_COMPLETED));
+    assertEquals(3, stats.counter(Counter.NOTIFICATIONS_ACCEPTED));
+  }
+
+  @Test
+  void failureDeadLettersExhaustedNotificationsAndSnoozeSetsSnoozedUntil() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0));
+    Lease first = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1"));
+    Instant failedAt = T0.plusSeconds(2);
+    DeadLetter dead = deadLetter("a1", "n1", 3, failedAt);
+    emit(
+        "a1",
+        new AgentEvents.LeaseGranted(first),
+        new AgentEvents.ActivationFailed(
+            first.leaseId(),
+            FailureAction.RETRY,
+            "boom",
+            null,
+            failedAt,
+            new InboxSummary(0, null),
+            List.of(dead)));
+
+    AgentSchedule s = schedule("a1");
+    assertEquals(0, s.unread());
+    assertNull(s.oldestUnreadAt());
+    assertFalse(s.leased());
+    assertEquals(1, number("a1", "dead_letters"));
+    List<DeadLetterRow> rows = readModel.deadLetters("a1", 10);
+    assertEquals(
+        List.of(
+            new DeadLetterRow(
+                dead.id(),
+                "a1",
+                "n1",
+                "mention",
+                "{\"post\":\"n1\"}",
+                3,
+                "attempts exhausted: boom",
+                failedAt)),
+        rows);
+
+    Lease second = lease("a1", 2, ActivationKind.EXPLORATION, T0.plusSeconds(3), List.of());
+    Instant until = T0.plusSeconds(600);
+    emit(
+        "a1",
+        new AgentEvents.LeaseGranted(second),
+        new AgentEvents.ActivationFailed(
+            second.leaseId(),
+            FailureAction.SNOOZE,
+            "later",
+            until,
+            T0.plusSeconds(4),
+            new InboxSummary(0, null),
+            List.of()));
+
+    assertEquals(until, schedule("a1").snoozedUntil());
+    ReadModelStats stats = readModel.stats(T0.plusSeconds(5));
+    assertEquals(1, stats.snoozed());
+    assertEquals(0, readModel.stats(until.plusSeconds(1)).snoozed());
+    assertEquals(2, stats.counter(Counter.ACTIVATIONS_FAILED));
+    assertEquals(1, stats.counter(Counter.ACTIVATIONS_EXPLORATION));
+    assertEquals(1, stats.counter(Counter.NOTIFICATIONS_DEAD_LETTERED));
+    assertEquals(1, stats.deadLetters());
+  }
+
+  @Test
+  void expiryCountsAsExpiredAndKeepsTheRetriedInbox() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0));
+    Lease lease = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1"));
+    emit(
+        "a1",
+        new AgentEvents.LeaseGranted(lease),
+        new AgentEvents.LeaseExpired(
+            lease.leaseId(), T0.plusSeconds(31), new InboxSummary(1, T0), List.of()));
+
+    AgentSchedule s = schedule("a1");
+    assertFalse(s.leased());
+    assertEquals(1, s.unread());
+    assertEquals(T0, s.oldestUnreadAt());
+    assertEquals(1, readModel.stats(T0).counter(Counter.ACTIVATIONS_EXPIRED));
+  }
+
+  @Test
+  void redriveMovesTheDeadLetterBackToTheInbox() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0));
+    Lease lease = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1"));
+    DeadLetter dead = deadLetter("a1", "n1", 0, T0.plusSeconds(1));
+    emit(
+        "a1",
+        new AgentEvents.LeaseGranted(lease),
+        new AgentEvents.ActivationFailed(
+            lease.leaseId(),
+            FailureAction.CANCEL,
+            "no",
+            null,
+            T0.plusSeconds(1),
+            new InboxSummary(0, null),
+            List.of(dead)));
+    Instant redriven = T0.plusSeconds(9);
+    emit("a1", new AgentEvents.DeadLetterRedriven(dead.id(), redriven));
+
+    AgentSchedule s = schedule("a1");
+    assertEquals(1, s.unread());
+    assertEquals(redriven, s.oldestUnreadAt());
+    assertEquals(0, number("a1", "dead_letters"));
+    assertEquals(List.of(), readModel.deadLetters(null, 10));
+  }
+
+  @Test
+  void pauseAndResumeFlipTheFlagAndUpdateKeepsTheInbox() {
+    emit("a1", registered("a1", List.of("web"), 0, T0), notified("n1", T0));
+    emit("a1", new AgentEvents.AgentPaused(T0.plusSeconds(1)));
+    assertTrue(schedule("a1").paused());
+    assertEquals(1, readModel.stats(T0).paused());
+
+    AgentConfig changed = new AgentConfig("renamed", List.of("gpu", "web"), 9, 60, 10, 5, null);
+    emit(
+        "a1",
+        new AgentEvents.AgentResumed(T0.plusSeconds(2)),
+        new AgentEvents.AgentUpdated(changed, T0.plusSeconds(3)));
+
+    AgentSchedule s = schedule("a1");
+    assertFalse(s.paused());
+    assertEquals(Set.of("gpu", "web"), s.capabilities());
+    assertEquals(9, s.priority());
+    assertEquals(Duration.ofSeconds(60), s.minActivationInterval());
+    assertEquals(1, s.unread());
+    assertEquals("renamed", text("a1", "name"));
+  }
+
+  @Test
+  void deregistrationDeletesTheRowAndItsDeadLetters() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0));
+    emit("a2", registered("a2", List.of(), 0, T0), notified("m1", T0));
+    failWithDeadLetter("a1", "n1", T0.plusSeconds(1));
+    failWithDeadLetter("a2", "m1", T0.plusSeconds(2));
+    assertEquals(2, readModel.deadLetters(null, 10).size());
+
+    emit("a1", new AgentEvents.AgentDeregistered(T0.plusSeconds(3)));
+
+    assertFalse(exists("a1"));
+    assertEquals(
+        List.of("a2"), readModel.deadLetters(null, 10).stream().map(d -> d.agentId()).toList());
+    assertEquals(1, readModel.stats(T0).registered());
+  }
+
+  @Test
+  void reregistrationAfterDeregistrationStartsAfresh() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0));
+    emit("a1", new AgentEvents.AgentDeregistered(T0.plusSeconds(1)));
+    emit("a1", registered("a1", List.of("x"), 1, T0.plusSeconds(2)));
+
+    AgentSchedule s = schedule("a1");
+    assertEquals(0, s.unread());
+    assertEquals(Set.of("x"), s.capabilities());
+    assertEquals(T0.plusSeconds(2), instant("a1", "registered_at"));
+    assertEquals(4, number("a1", "seq_nr"));
+  }
+
+  @Test
+  void ignoresEventsNotNewerThanTheRow() {
+    emit("a1", registered("a1", List.of(), 0, T0));
+    List<EventEnvelope<Event>> batch =
+        emit(
+            "a1",
+            notified("n1", T0.plusSeconds(1)),
+            new AgentEvents.LeaseGranted(
+                lease("a1", 1, ActivationKind.INBOX, T0.plusSeconds(2), List.of("n1"))));
+    List<EventEnvelope<Event>> registration =
+        redeliverable("a1", 1, registered("a1", List.of("z"), 5, T0));
+
+    process(batch);
+    process(registration);
+
+    AgentSchedule s = schedule("a1");
+    assertEquals(1, s.unread());
+    assertTrue(s.leased());
+    assertEquals(Set.of(), s.capabilities());
+    assertEquals(3, number("a1", "seq_nr"));
+    ReadModelStats stats = readModel.stats(T0);
+    assertEquals(1, stats.counter(Counter.NOTIFICATIONS_ACCEPTED));
+    assertEquals(1, stats.counter(Counter.ACTIVATIONS_INBOX));
+  }
+
+  @Test
+  void ignoresEventsOfAnAgentWithoutRow() {
+    emit("ghost", notified("n1", T0));
+
+    assertFalse(exists("ghost"));
+    assertEquals(0, readModel.stats(T0).counter(Counter.NOTIFICATIONS_ACCEPTED));
+  }
+
+  @Test
+  void loadPartitionReturnsOnlyThatPartitionsAgents() {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      String id = "agent-" + i;
+      ids.add(id);
+      emit(id, registered(id, List.of(), 0, T0));
+    }
+    int total = 0;
+    for (int p = 0; p < PARTITIONS; p++) {
+      int partition = p;
+      List<ScheduleRow> rows = readModel.loadPartition(p);
+      total += rows.size();
+      rows.forEach(r -> assertEquals(partition, Partitions.of(r.schedule().agentId(), PARTITIONS)));
+      List<String> expected =
+          ids.stream().filter(id -> Partitions.of(id, PARTITIONS) == partition).sorted().toList();
+      assertEquals(expected, rows.stream().map(r -> r.schedule().agentId()).toList());
+    }
+    assertEquals(12, total);
+  }
+
+  @Test
+  void expiredLeasesAreTheOnesPastTheGivenInstantOldestFirst() {
+    for (int i = 0; i < 4; i++) {
+      String id = "a" + i;
+      emit(id, registered(id, List.of(), 0, T0));
+      emit(
+          id,
+          new AgentEvents.LeaseGranted(
+              lease(id, 1, ActivationKind.EXPLORATION, T0.plusSeconds(10 - i), List.of())));
+    }
+    // a_i expires at T0 + 40 - i seconds (30 s leases granted at T0 + 10 - i)
+    List<ExpiredLease> expired = readModel.expiredLeases(T0.plusSeconds(39), 2);
+
+    assertEquals(List.of("a3", "a2"), expired.stream().map(ExpiredLease::agentId).toList());
+    assertEquals(T0.plusSeconds(37), expired.get(0).expiresAt());
+    assertEquals(Ids.agentOf(expired.get(1).leaseId()), Optional.of("a2"));
+    assertEquals(List.of(), readModel.expiredLeases(T0.plusSeconds(37), 10));
+  }
+
+  @Test
+  void statsSumAgentsInboxesDeadLettersAndStaleness() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0.plusSeconds(5)));
+    emit("a2", registered("a2", List.of(), 0, T0.plusSeconds(1)));
+    emit(
+        "a3", registered("a3", List.of(), 0, T0.plusSeconds(2)), notified("m1", T0.plusSeconds(3)));
+    emit("a3", notified("m2", T0.plusSeconds(4)));
+    Lease lease = lease("a3", 1, ActivationKind.INBOX, T0.plusSeconds(6), List.of("m1", "m2"));
+    emit(
+        "a3",
+        new AgentEvents.LeaseGranted(lease),
+        new AgentEvents.ActivationCompleted(
+            lease.leaseId(), null, T0.plusSeconds(7), new InboxSummary(0, null)));
+    emit(
+        "a2",
+        new AgentEvents.LeaseGranted(
+            lease("a2", 1, ActivationKind.EXPLORATION, T0.plusSeconds(8), List.of())));
+
+    Instant now = T0.plusSeconds(100);
+    ReadModelStats stats = readModel.stats(now);
+    assertEquals(3, stats.registered());
+    assertEquals(1, stats.withInbox());
+    assertEquals(1, stats.leased());
+    assertEquals(0, stats.paused());
+    assertEquals(1, stats.unread());
+    assertEquals(T0.plusSeconds(5), stats.oldestUnreadAt());
+    assertEquals(Duration.ofSeconds(95), stats.oldestUnreadAge());
+    // a1 never ran: stale since its registration at T0
+    assertEquals(T0, stats.stalestAt());
+    assertEquals(Duration.ofSeconds(100), stats.maxStaleness());
+    assertEquals(3, stats.counter(Counter.NOTIFICATIONS_ACCEPTED));
+    assertEquals(1, stats.counter(Counter.ACTIVATIONS_INBOX));
+    assertEquals(1, stats.counter(Counter.ACTIVATIONS_EXPLORATION));
+    assertEquals(1, stats.counter(Counter.ACTIVATIONS_COMPLETED));
+    assertEquals(0, stats.counter(Counter.ACTIVATIONS_EXPIRED));
+    assertEquals(Counter.values().length, stats.counters().size());
+  }
+
+  @Test
+  void statsOfAnEmptyReadModelAreZero() {
+    ReadModelStats stats = readModel.stats(T0);
+    assertEquals(0, stats.registered());
+    assertEquals(0, stats.unread());
+    assertNull(stats.oldestUnreadAt());
+    assertNull(stats.stalestAt());
+    assertEquals(Duration.ZERO, stats.maxStaleness());
+    assertEquals(0, stats.counter(Counter.ACTIVATIONS_COMPLETED));
+  }
+
+  @Test
+  void deadLettersAreListedNewestFirstUpToTheLimit() {
+    for (int i = 0; i < 3; i++) {
+      String id = "a" + i;
+      emit(id, registered(id, List.of(), 0, T0), notified("n" + i, T0));
+      failWithDeadLetter(id, "n" + i, T0.plusSeconds(i));
+    }
+    assertEquals(
+        List.of("a2", "a1"),
+        readModel.deadLetters(null, 2).stream().map(DeadLetterRow::agentId).toList());
+    assertEquals(1, readModel.deadLetters("a0", 10).size());
+    assertEquals(List.of(), readModel.deadLetters("nobody", 10));
+  }
+
+  // ---- event builders ----
+
+  private static AgentEvents.AgentRegistered registered(
+      String agentId, List<String> capabilities, int priority, Instant at) {
+    return new AgentEvents.AgentRegistered(
+        new AgentConfig("name-" + agentId, capabilities, priority, 30, 100, 3, null), at);
+  }
+
+  private static Notification notification(String id, Instant at) {
+    return new Notification(
+        id, "mention", JsonNodeFactory.instance.objectNode().put("post", id), null, at, 0);
+  }
+
+  private static AgentEvents.NotificationReceived notified(String id, Instant at) {
+    return new AgentEvents.NotificationReceived(notification(id, at));
+  }
+
+  private static Lease lease(
+      String agentId, long token, ActivationKind kind, Instant at, List<String> carried) {
+    return new Lease(
+        Ids.leaseId(agentId, token),
+        "runner-1",
+        kind,
+        token,
+        1,
+        at,
+        at.plusSeconds(30),
+        30,
+        carried);
+  }
+
+  private static DeadLetter deadLetter(
+      String agentId, String notificationId, int attempts, Instant at) {
+    String reason = attempts > 0 ? "attempts exhausted: boom" : "cancel: no";
+    return new DeadLetter(
+        Ids.deadLetterId(agentId, notificationId),
+        notification(notificationId, T0).withAttempts(attempts),
+        reason,
+        at);
+  }
+
+  private void failWithDeadLetter(String agentId, String notificationId, Instant at) {
+    Lease lease =
+        lease(agentId, seqNrs.get(agentId) + 1, ActivationKind.INBOX, at, List.of(notificationId));
+    emit(
+        agentId,
+        new AgentEvents.LeaseGranted(lease),
+        new AgentEvents.ActivationFailed(
+            lease.leaseId(),
+            FailureAction.DISCARD,
+            "no",
+            null,
+            at,
+            new InboxSummary(0, null),
+            List.of(deadLetter(agentId, notificationId, 0, at))));
+  }
+
+  // ---- projection plumbing ----
+
+  /** Applies the agent's next events in one transaction, numbering them after its last. */
+  private List<EventEnvelope<Event>> emit(String agentId, Event... events) {
+    List<EventEnvelope<Event>> envelopes = new ArrayList<>();
+    for (Event event : events) {
+      long seqNr = seqNrs.merge(agentId, 1L, Long::sum);
+      envelopes.add(envelope(agentId, seqNr, event));
+    }
+    process(envelopes);
+    return envelopes;
+  }
+
+  /** An envelope with an old sequence number, as a re-delivery would bring it. */
+  private List<EventEnvelope<Event>> redeliverable(String agentId, long seqNr, Event event) {
+    return List.of(envelope(agentId, seqNr, event));
+  }
+
+  private EventEnvelope<Event> envelope(String agentId, long seqNr, Event event) {
+    return EventEnvelope.create(
+        Offset.sequence(++ordering), "Agent|" + agentId, seqNr, event, T0.toEpochMilli());
+  }
+
+  private void process(List<EventEnvelope<Event>> envelopes) {
+    String agentId = envelopes.get(0).persistenceId().substring("Agent|".length());
+    var handler =
+        new AgentScheduleProjectionHandler(Partitions.of(agentId, PARTITIONS), PARTITIONS);
+    PlainJdbcSession session = new PlainJdbcSession(db().dataSource());
+    try {
+      handler.process(session, envelopes);
+      session.commit();
+    } catch (Exception e) {
+      throw new AssertionError("projection failed", e);
+    } finally {
+      try {
+        session.close();
+      } catch (SQLException e) {
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  // ---- row access ----
+
+  private AgentSchedule schedule(String agentId) {
+    return only(readModel.loadPartition(Partitions.of(agentId, PARTITIONS)), agentId).schedule();
+  }
+
+  private static ScheduleRow only(List<ScheduleRow> rows, String agentId) {
+    return rows.stream()
+        .filter(r -> r.schedule().agentId().equals(agentId))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no row for " + agentId));
+  }
+
+  private boolean exists(String agentId) {
+    return column(agentId, "agent_id", rs -> rs.getString(1)) != null;
+  }
+
+  private String text(String agentId, String column) {
+    return column(agentId, column, rs -> rs.getString(1));
+  }
+
+  private long number(String agentId, String column) {
+    Long value = column(agentId, column, rs -> rs.getLong(1));
+    assertNotNull(value, column + " of " + agentId);
+    return value;
+  }
+
+  private Instant instant(String agentId, String column) {
+    return column(
+        agentId,
+        column,
+        rs -> {
+          OffsetDateTime value = rs.getObject(1, OffsetDateTime.class);
+          return value == null ? null : value.toInstant();
+        });
+  }
+
+  private interface Getter<T> {
+    T get(ResultSet rs) throws SQLException;
+  }
+
+  private <T> T column(String agentId, String column, Getter<T> getter) {
+    try (Connection c = db().dataSource().getConnection();
+        PreparedStatement s =
+            c.prepareStatement("select " + column + " from agent_schedule where agent_id = ?")) {
+      s.setString(1, agentId);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() ? getter.get(rs) : null;
+      }
+    } catch (SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+}

@@ -1,0 +1,249 @@
+package dev.rota.cluster.testing;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+
+/**
+ * A fresh database with Rota's whole schema, on H2 (in memory) or on an embedded PostgreSQL 16, for
+ * suites that run the same tests on both. The schema is built the way production builds it as far
+ * as this module can: pekko-persistence-jdbc's own DDL from its jar, the projection and read-model
+ * tables from {@code testdb/<dialect>/} (a copy of the server's V2/V3 migrations), then Flyway
+ * applies this module's migrations ({@code db/migration/<dialect>}, V4 onwards) on top.
+ *
+ * <p>{@link #pekkoConfig()} points the journal, snapshot store, read journal and projection at it.
+ * One embedded PostgreSQL serves the whole JVM; each {@link #postgres()} gets its own database.
+ */
+public final class TestDatabase implements AutoCloseable {
+
+  /** The databases Rota supports; the name picks DDL and migration folders. */
+  public enum Dialect {
+    H2("org.h2.Driver", "slick.jdbc.H2Profile$", "h2-dialect"),
+    POSTGRES("org.postgresql.Driver", "slick.jdbc.PostgresProfile$", "postgres-dialect");
+
+    final String driver;
+    final String slickProfile;
+    final String projectionDialect;
+
+    Dialect(String driver, String slickProfile, String projectionDialect) {
+      this.driver = driver;
+      this.slickProfile = slickProfile;
+      this.projectionDialect = projectionDialect;
+    }
+
+    public String folder() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  private static EmbeddedPostgres postgres;
+
+  private final Dialect dialect;
+  private final String url;
+  private final String user;
+  private final HikariDataSource dataSource;
+
+  private TestDatabase(Dialect dialect, String url, String user) {
+    this.dialect = dialect;
+    this.url = url;
+    this.user = user;
+    HikariConfig hikari = new HikariConfig();
+    hikari.setPoolName("test-db");
+    hikari.setDriverClassName(dialect.driver);
+    hikari.setJdbcUrl(url);
+    hikari.setUsername(user);
+    hikari.setPassword("");
+    hikari.setMaximumPoolSize(8);
+    this.dataSource = new HikariDataSource(hikari);
+  }
+
+  /** An H2 in-memory database in native mode, kept until {@link #close()}. */
+  public static TestDatabase h2() {
+    String name = "rota-" + UUID.randomUUID();
+    TestDatabase db =
+        new TestDatabase(
+            Dialect.H2, "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;DATABASE_TO_UPPER=false", "sa");
+    db.createSchema();
+    return db;
+  }
+
+  /** A new database on the JVM's embedded PostgreSQL (started on first use, about 3 s). */
+  public static TestDatabase postgres() {
+    EmbeddedPostgres server = embeddedPostgres();
+    String name = "rota_" + UUID.randomUUID().toString().replace("-", "");
+    try (Connection c = server.getPostgresDatabase().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("create database " + name);
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot create test database", e);
+    }
+    TestDatabase db =
+        new TestDatabase(Dialect.POSTGRES, server.getJdbcUrl("postgres", name), "postgres");
+    db.createSchema();
+    return db;
+  }
+
+  public static TestDatabase of(Dialect dialect) {
+    return dialect == Dialect.H2 ? h2() : postgres();
+  }
+
+  private static synchronized EmbeddedPostgres embeddedPostgres() {
+    if (postgres == null) {
+      try {
+        postgres = EmbeddedPostgres.start();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
+      }
+      EmbeddedPostgres started = postgres;
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    try {
+                      started.close();
+                    } catch (IOException e) {
+                      // the JVM is going away anyway
+                    }
+                  }));
+    }
+    return postgres;
+  }
+
+  public Dialect dialect() {
+    return dialect;
+  }
+
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  /**
+   * Journal, snapshot store and read journal on this database through one shared Slick pool, the
+   * read journal polling every 100 ms, and the projection's dialect and dispatcher.
+   */
+  public Config pekkoConfig() {
+    return ConfigFactory.parseString(
+        String.join(
+            "\n",
+            "pekko.persistence.journal.plugin = jdbc-journal",
+            "pekko.persistence.snapshot-store.plugin = jdbc-snapshot-store",
+            "jdbc-journal.use-shared-db = slick",
+            "jdbc-snapshot-store.use-shared-db = slick",
+            "jdbc-read-journal.use-shared-db = slick",
+            "jdbc-read-journal.refresh-interval = 100ms",
+            "jdbc-read-journal.journal-sequence-retrieval.query-delay = 100ms",
+            "pekko-persistence-jdbc.shared-databases.slick {",
+            "  profile = \"" + dialect.slickProfile + "\"",
+            "  db {",
+            "    connectionPool = HikariCP",
+            "    url = \"" + url + "\"",
+            "    user = " + user,
+            "    password = \"\"",
+            "    driver = \"" + dialect.driver + "\"",
+            "    numThreads = 4",
+            "    maxConnections = 4",
+            "    minConnections = 1",
+            "  }",
+            "}",
+            "pekko.projection.jdbc.dialect = " + dialect.projectionDialect,
+            "pekko.projection.jdbc.blocking-jdbc-dispatcher.thread-pool-executor.fixed-pool-size"
+                + " = 8"));
+  }
+
+  /** Empties the read model (not the journal), so each test starts from no agents. */
+  public void clearReadModel() {
+    execute("delete from dead_letter; delete from agent_schedule; delete from rota_counter");
+  }
+
+  /** Runs statements separated by semicolons; for assertions and set-up. */
+  public void execute(String sql) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      for (String statement : statements(sql)) {
+        s.execute(statement);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("test SQL failed: " + sql, e);
+    }
+  }
+
+  /** The first column of the first row as a long; null when there is no row. */
+  public Long queryLong(String sql, Object... parameters) {
+    try (Connection c = dataSource.getConnection();
+        java.sql.PreparedStatement s = c.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        s.setObject(i + 1, parameters[i]);
+      }
+      try (java.sql.ResultSet rs = s.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : null;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("test query failed: " + sql, e);
+    }
+  }
+
+  private void createSchema() {
+    String folder = dialect.folder();
+    execute(resource("schema/" + folder + "/" + folder + "-create-schema.sql"));
+    execute(resource("testdb/" + folder + "/projection-and-read-model.sql"));
+    Flyway.configure()
+        .dataSource(dataSource)
+        .locations("classpath:db/migration/" + folder)
+        // The tables of V1-V3 exist already (above); apply this module's migrations after them.
+        .baselineOnMigrate(true)
+        .baselineVersion("3")
+        .load()
+        .migrate();
+  }
+
+  private static String resource(String path) {
+    try (InputStream in = TestDatabase.class.getClassLoader().getResourceAsStream(path)) {
+      if (in == null) {
+        throw new IllegalStateException("no resource " + path + " on the test classpath");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Splits a script at semicolons after dropping {@code --} comments (the scripts have no $$). */
+  private static java.util.List<String> statements(String script) {
+    StringBuilder code = new StringBuilder();
+    for (String line : script.split("\n")) {
+      int comment = line.indexOf("--");
+      code.append(comment >= 0 ? line.substring(0, comment) : line).append('\n');
+    }
+    return java.util.Arrays.stream(code.toString().split(";"))
+        .map(String::strip)
+        .filter(s -> !s.isEmpty())
+        .toList();
+  }
+
+  @Override
+  public void close() {
+    dataSource.close();
+    if (dialect == Dialect.H2) {
+      // DB_CLOSE_DELAY=-1 keeps an in-memory database until it is shut down explicitly.
+      try (Connection c = java.sql.DriverManager.getConnection(url, user, "");
+          Statement s = c.createStatement()) {
+        s.execute("shutdown");
+      } catch (SQLException e) {
+        // already gone
+      }
+    }
+  }
+}
