@@ -25,6 +25,7 @@ import org.apache.pekko.http.javadsl.server.MalformedRequestContentRejection;
 import org.apache.pekko.http.javadsl.server.MethodRejection;
 import org.apache.pekko.http.javadsl.server.RejectionHandler;
 import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.http.scaladsl.model.EntityStreamException;
 import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
 import org.apache.pekko.http.scaladsl.model.IllegalRequestException;
 import org.slf4j.Logger;
@@ -94,6 +95,10 @@ public final class ApiErrors extends AllDirectives {
           response(
               ApiError.TOO_LARGE,
               "the body is larger than the limit of " + settings.maxBodyBytes() + " bytes"));
+    }
+    if (t instanceof EntityStreamException e) {
+      return complete(
+          response(ApiError.INVALID, "the body could not be read: " + e.info().summary()));
     }
     if (t instanceof TimeoutException) {
       return extractRequest(

@@ -3,6 +3,7 @@ package dev.rota.http;
 import static org.apache.pekko.http.javadsl.server.Directives.extractMaterializer;
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
 import static org.apache.pekko.http.javadsl.server.Directives.onSuccess;
+import static org.apache.pekko.http.javadsl.server.Directives.withSizeLimit;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
@@ -105,13 +106,16 @@ public final class JsonSupport {
    * {@link ApiErrors}); a body that does not fit the type fails with a 400 {@link ApiException}.
    */
   public static <T> Route body(Class<T> type, long maxBytes, Function<T, Route> inner) {
-    return extractRequestEntity(
-        entity ->
-            extractMaterializer(
-                mat ->
-                    onSuccess(
-                        entity.toStrict(BODY_READ_TIMEOUT.toMillis(), maxBytes, mat),
-                        strict -> inner.apply(parse(strict.getData().toArray(), type)))));
+    return withSizeLimit(
+        maxBytes,
+        () ->
+            extractRequestEntity(
+                entity ->
+                    extractMaterializer(
+                        mat ->
+                            onSuccess(
+                                entity.toStrict(BODY_READ_TIMEOUT.toMillis(), mat),
+                                strict -> inner.apply(parse(strict.getData().toArray(), type))))));
   }
 
   /** Parses a JSON body into {@code type}; failures are 400s that name the field. */

@@ -48,6 +48,8 @@ public final class TestCluster {
                     pekko.loggers = ["org.apache.pekko.event.slf4j.Slf4jLogger"]
                     pekko.logging-filter = "org.apache.pekko.event.slf4j.Slf4jLoggingFilter"
                     pekko.coordinated-shutdown.exit-jvm = off
+                    # Leaving the cluster can be slow on a loaded machine.
+                    pekko.actor.testkit.typed.system-shutdown-default = 30s
                     """)
             .withFallback(PersistenceTestKitPlugin.config())
             .withFallback(PersistenceTestKitSnapshotPlugin.config())
