@@ -23,6 +23,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.PathMatchers;
@@ -228,7 +229,7 @@ public final class AgentRoutes extends AllDirectives {
         });
   }
 
-  private Route json(org.apache.pekko.http.javadsl.model.StatusCode status, Object body) {
+  private Route json(StatusCode status, Object body) {
     return complete(JsonSupport.response(status, body));
   }
 

@@ -11,10 +11,10 @@ import org.apache.pekko.http.javadsl.server.Route;
 
 /**
  * Bearer tokens and roles ({@code Authorization: Bearer <token>}). Each resource requires one role
- * after matching its paths, so an unknown path is a 404 whoever asks. A missing or unknown token is
- * 401 {@code unauthenticated}; a token without the role is 403 {@code forbidden}; {@link
- * Role#ADMIN} implies every role. With no tokens configured everything is allowed: the server then
- * binds to loopback only.
+ * once its path prefix matched (e.g. {@code /v1/agents}), so a path outside every resource is a 404
+ * whoever asks. A missing or unknown token is 401 {@code unauthenticated}; a token without the role
+ * is 403 {@code forbidden}; {@link Role#ADMIN} implies every role. With no tokens configured
+ * everything is allowed: the server then binds to loopback only.
  */
 public final class ApiAuth extends AllDirectives {
   private static final String BEARER = "bearer ";

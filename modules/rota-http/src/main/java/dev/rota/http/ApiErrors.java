@@ -13,6 +13,7 @@ import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpMethod;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.Allow;
@@ -34,9 +35,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The one place where failures become answers: every error of the API is {@code {"error",
  * "message"}} with the status of API.md. Client mistakes are 4xx with a sentence naming what is
- * wrong; a cluster that does not answer in time is 503 with {@code Retry-After} (nothing was
- * accepted); anything unexpected is a logged 500 {@code internal} without a stack trace. Pekko's
- * own rejections (unknown path, wrong method, ...) are rewritten into the same JSON shape.
+ * wrong; a cluster that does not answer in time is 503 with {@code Retry-After}; anything
+ * unexpected is a logged 500 {@code internal} without a stack trace. Pekko's own rejections
+ * (unknown path, wrong method, ...) are rewritten into the same JSON shape.
  */
 public final class ApiErrors extends AllDirectives {
   private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
@@ -51,9 +52,22 @@ public final class ApiErrors extends AllDirectives {
     this.rejectionHandler = buildRejectionHandler();
   }
 
-  /** Wraps the whole API so nothing leaves it but the contract's answers. */
+  /**
+   * Wraps the whole API so nothing leaves it but the contract's answers, including the server's own
+   * {@code pekko.http.server.request-timeout} answer.
+   */
   public Route handle(Supplier<Route> inner) {
-    return handleExceptions(exceptionHandler, () -> handleRejections(rejectionHandler, inner));
+    return withRequestTimeoutResponse(
+        this::requestTimedOut,
+        () -> handleExceptions(exceptionHandler, () -> handleRejections(rejectionHandler, inner)));
+  }
+
+  private HttpResponse requestTimedOut(HttpRequest request) {
+    log.warn(
+        "{} {} passed the server's request timeout",
+        request.method().name(),
+        request.getUri().path());
+    return response(ApiError.UNAVAILABLE, "the request took too long to answer; try again later");
   }
 
   /** The error a refusal of an agent entity stands for. */
@@ -69,7 +83,7 @@ public final class ApiErrors extends AllDirectives {
   }
 
   /** The JSON answer for an error, with the headers its status calls for. */
-  public HttpResponse response(ApiError error, String message) {
+  private HttpResponse response(ApiError error, String message) {
     return response(error, message, List.of());
   }
 
@@ -111,7 +125,9 @@ public final class ApiErrors extends AllDirectives {
             return complete(
                 response(
                     ApiError.UNAVAILABLE,
-                    "the cluster did not answer in time; nothing was accepted, try again later"));
+                    "the cluster did not answer within "
+                        + settings.askTimeout().toMillis()
+                        + " ms; try again later"));
           });
     }
     if (t instanceof IllegalRequestException e) {

@@ -39,9 +39,10 @@ import org.apache.pekko.http.javadsl.server.Route;
 /**
  * JSON in and out of the HTTP API. One strict {@link ObjectMapper}: unknown fields, wrong types (no
  * {@code "5"} for 5, no 1.5 for an integer, no number for a string), duplicate keys and trailing
- * data are all rejected, and every Jackson failure becomes a 400 whose message names the field.
- * Responses are written as {@code application/json} whatever the client accepts, so a client always
- * gets the body the contract promises.
+ * data are all rejected, and every Jackson failure becomes a 400 whose message names the field. The
+ * request's Content-Type is not checked, so {@code curl -d} works. Responses are written as {@code
+ * application/json} whatever the client accepts, so a client always gets the body the contract
+ * promises.
  */
 public final class JsonSupport {
   /** Reading a body this slowly is a client problem; the server's request timeout is shorter. */

@@ -28,6 +28,7 @@ import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.model.headers.Accept;
 import org.apache.pekko.http.javadsl.model.headers.Authorization;
 import org.apache.pekko.http.javadsl.model.headers.HttpCredentials;
+import org.apache.pekko.http.javadsl.settings.ServerSettings;
 import org.apache.pekko.http.javadsl.testkit.TestRouteResult;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
@@ -211,6 +212,41 @@ class ApiErrorsRoutesTest extends JUnit5RouteTest {
     }
   }
 
+  @Test
+  void answers503AsJsonWhenTheServerTimesTheRequestOut() throws Exception {
+    AgentDirectory slow =
+        (order, limit, after) -> {
+          try {
+            Thread.sleep(2_000);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return new AgentDirectory.AgentPage(java.util.List.of(), null);
+        };
+    ServerSettings serverSettings =
+        ServerSettings.create(
+            ConfigFactory.parseString("pekko.http.server.request-timeout = 300ms")
+                .withFallback(cluster.config()));
+    ServerBinding binding =
+        Http.get(cluster.system())
+            .newServerAt("127.0.0.1", 0)
+            .withSettings(serverSettings)
+            .bind(new RotaRoutes(cluster.system(), settings(""), slow).route())
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    try {
+      String uri = "http://127.0.0.1:" + binding.localAddress().getPort() + "/v1/agents";
+
+      var response = HttpClient.newHttpClient().send(socketRequest(uri, "GET", ""), ofString());
+
+      assertEquals(503, response.statusCode(), response.body());
+      assertTrue(response.body().contains("\"unavailable\""), response.body());
+      assertEquals("5", response.headers().firstValue("Retry-After").orElse(""));
+    } finally {
+      binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
   private static java.net.http.HttpRequest socketRequest(String uri, String method, String body) {
     return java.net.http.HttpRequest.newBuilder(URI.create(uri))
         .method(method, java.net.http.HttpRequest.BodyPublishers.ofString(body))
@@ -303,7 +339,7 @@ class ApiErrorsRoutesTest extends JUnit5RouteTest {
         }) {
       TestRouteResult result = run(silent(), request);
 
-      assertError(result, 503, "unavailable", "nothing was accepted");
+      assertError(result, 503, "unavailable", "did not answer within 300 ms");
       result.assertHeaderExists("Retry-After", "5");
     }
   }

@@ -8,7 +8,7 @@ import dev.rota.http.ApiException;
  * The body of {@code POST /v1/agents/{agentId}/notifications}.
  *
  * @param type required, non-blank
- * @param payload any JSON; {@code {}} when absent
+ * @param payload any JSON; {@code {}} when absent or null
  * @param dedupeKey optional; a second notification with the same key is a duplicate while the first
  *     is unread or within the dedupe window
  */
