@@ -1,0 +1,277 @@
+package dev.rota.http;
+
+import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.cluster.agent.AgentEntity.Accepted;
+import dev.rota.cluster.agent.AgentEntity.AgentDetails;
+import dev.rota.cluster.agent.AgentEntity.Command;
+import dev.rota.cluster.agent.AgentEntity.Reply;
+import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.Ids;
+import dev.rota.http.AgentDirectory.AgentPage;
+import dev.rota.http.AgentDirectory.Order;
+import dev.rota.http.api.AgentHistory;
+import dev.rota.http.api.AgentList;
+import dev.rota.http.api.AgentView;
+import dev.rota.http.api.NotificationAccepted;
+import dev.rota.http.api.NotificationRequest;
+import dev.rota.http.api.RegisterAgentRequest;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCode;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.PathMatchers;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent resource of API.md (role producer): register, show, list, deregister, notify,
+ * pause/resume and history under {@code /v1/agents}. Each request is one ask of the agent's entity
+ * through {@link AgentGateway}; the listing takes its order from an {@link AgentDirectory} and
+ * shows every listed agent as its entity sees it now, so a page may be slightly out of order while
+ * the read model catches up, but never shows stale data.
+ */
+public final class AgentRoutes extends AllDirectives {
+  private static final Logger log = LoggerFactory.getLogger(AgentRoutes.class);
+
+  static final int DEFAULT_LIST_LIMIT = 50;
+  static final int DEFAULT_HISTORY_LIMIT = 100;
+  static final int MAX_LIMIT = 1000;
+
+  private final AgentGateway agents;
+  private final AgentDirectory directory;
+  private final Executor directoryExecutor;
+  private final ApiAuth auth;
+  private final long maxBodyBytes;
+
+  /**
+   * @param directoryExecutor where the (possibly blocking) directory is called
+   */
+  public AgentRoutes(
+      AgentGateway agents,
+      AgentDirectory directory,
+      Executor directoryExecutor,
+      ApiAuth auth,
+      HttpSettings settings) {
+    this.agents = agents;
+    this.directory = directory;
+    this.directoryExecutor = directoryExecutor;
+    this.auth = auth;
+    this.maxBodyBytes = settings.maxBodyBytes();
+  }
+
+  public Route route() {
+    return pathPrefix(
+        PathMatchers.segment("v1").slash("agents"),
+        () ->
+            auth.require(
+                Role.PRODUCER,
+                () ->
+                    concat(
+                        pathEndOrSingleSlash(() -> get(this::list)),
+                        pathPrefix(PathMatchers.segment(), this::agent))));
+  }
+
+  private Route agent(String agentId) {
+    if (!Ids.isValidAgentId(agentId)) {
+      throw ApiException.invalid(
+          "agentId must be 1 to 128 characters of letters, digits and . _ : -");
+    }
+    return concat(
+        pathEnd(
+            () ->
+                concat(
+                    put(() -> register(agentId)),
+                    get(() -> show(agentId)),
+                    delete(() -> deregister(agentId)))),
+        path("notifications", () -> post(() -> notify(agentId))),
+        path("pause", () -> post(() -> setPaused(agentId, true))),
+        path("resume", () -> post(() -> setPaused(agentId, false))),
+        path("history", () -> get(() -> history(agentId))));
+  }
+
+  private Route register(String agentId) {
+    return JsonSupport.body(
+        RegisterAgentRequest.class,
+        maxBodyBytes,
+        request -> {
+          AgentConfigPatch patch = request.toPatch();
+          return ask(
+              agentId,
+              replyTo -> new AgentEntity.Register(patch, replyTo),
+              reply -> {
+                AgentDetails details = details(reply);
+                return json(
+                    details.created() ? StatusCodes.CREATED : StatusCodes.OK, view(details));
+              });
+        });
+  }
+
+  private Route show(String agentId) {
+    return ask(agentId, AgentEntity.Get::new, reply -> json(StatusCodes.OK, view(details(reply))));
+  }
+
+  private Route deregister(String agentId) {
+    return ask(
+        agentId,
+        AgentEntity.Deregister::new,
+        reply -> complete(HttpResponse.create().withStatus(StatusCodes.NO_CONTENT)));
+  }
+
+  private Route notify(String agentId) {
+    return JsonSupport.body(
+        NotificationRequest.class,
+        maxBodyBytes,
+        body -> {
+          NotificationRequest n = body.validated();
+          return ask(
+              agentId,
+              replyTo -> new AgentEntity.Notify(n.type(), n.payload(), n.dedupeKey(), replyTo),
+              reply -> {
+                if (!(reply instanceof Accepted accepted)) {
+                  throw unexpected(reply);
+                }
+                return json(
+                    StatusCodes.ACCEPTED,
+                    new NotificationAccepted(
+                        accepted.notificationId(), accepted.unread(), accepted.duplicate()));
+              });
+        });
+  }
+
+  private Route setPaused(String agentId, boolean paused) {
+    return ask(
+        agentId,
+        replyTo -> new AgentEntity.SetPaused(paused, replyTo),
+        reply -> json(StatusCodes.OK, view(details(reply))));
+  }
+
+  private Route history(String agentId) {
+    return parameterOptional(
+        "limit",
+        limitParam -> {
+          int limit = limit(limitParam, DEFAULT_HISTORY_LIMIT);
+          return ask(
+              agentId,
+              AgentEntity.Get::new,
+              reply ->
+                  json(StatusCodes.OK, AgentHistory.of(details(reply).state().history(), limit)));
+        });
+  }
+
+  private Route list() {
+    return parameterOptional(
+        "order",
+        orderParam ->
+            parameterOptional(
+                "limit",
+                limitParam ->
+                    parameterOptional(
+                        "after",
+                        after -> {
+                          Order order = order(orderParam);
+                          int limit = limit(limitParam, DEFAULT_LIST_LIMIT);
+                          CompletionStage<AgentList> page =
+                              CompletableFuture.<AgentPage>supplyAsync(
+                                      () -> page(order, limit, after.orElse(null)),
+                                      directoryExecutor)
+                                  .thenCompose(this::views);
+                          return onSuccess(page, list -> json(StatusCodes.OK, list));
+                        })));
+  }
+
+  private AgentPage page(Order order, int limit, String after) {
+    try {
+      return directory.list(order, limit, after);
+    } catch (AgentDirectory.InvalidCursorException e) {
+      throw ApiException.invalid("after is not a cursor of this listing: " + e.getMessage());
+    } catch (AgentDirectory.UnavailableException e) {
+      log.warn("agent directory unavailable: {}", e.getMessage(), e.getCause());
+      throw ApiException.unavailable("the agent directory is not available; try again later");
+    }
+  }
+
+  /** Every listed agent's view, asked in parallel; agents deregistered meanwhile are left out. */
+  private CompletionStage<AgentList> views(AgentPage page) {
+    List<CompletableFuture<Reply>> asks =
+        page.agentIds().stream()
+            .map(id -> agents.ask(id, AgentEntity.Get::new).toCompletableFuture())
+            .toList();
+    return CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new))
+        .thenApply(
+            done ->
+                new AgentList(
+                    asks.stream()
+                        .map(CompletableFuture::join)
+                        .filter(AgentDetails.class::isInstance)
+                        .map(reply -> view((AgentDetails) reply))
+                        .toList(),
+                    page.next()));
+  }
+
+  /** One ask of the agent; a refusal becomes its API error, any other reply goes to onReply. */
+  private Route ask(
+      String agentId, Function<ActorRef<Reply>, Command> command, Function<Reply, Route> onReply) {
+    return onSuccess(
+        agents.ask(agentId, command),
+        reply -> {
+          if (reply instanceof AgentEntity.Rejected rejected) {
+            throw ApiErrors.rejected(rejected);
+          }
+          return onReply.apply(reply);
+        });
+  }
+
+  private Route json(StatusCode status, Object body) {
+    return complete(JsonSupport.response(status, body));
+  }
+
+  private static AgentView view(AgentDetails details) {
+    return AgentView.of(details.state(), details.at());
+  }
+
+  private static AgentDetails details(Reply reply) {
+    if (reply instanceof AgentDetails details) {
+      return details;
+    }
+    throw unexpected(reply);
+  }
+
+  private static IllegalStateException unexpected(Reply reply) {
+    return new IllegalStateException("unexpected reply from agent: " + reply);
+  }
+
+  private static Order order(Optional<String> param) {
+    if (param.isEmpty()) {
+      return Order.STALEST;
+    }
+    for (Order order : Order.values()) {
+      if (order.wireName().equals(param.get())) {
+        return order;
+      }
+    }
+    throw ApiException.invalid("order must be stalest or inbox");
+  }
+
+  private static int limit(Optional<String> param, int defaultLimit) {
+    if (param.isEmpty()) {
+      return defaultLimit;
+    }
+    try {
+      int limit = Integer.parseInt(param.get());
+      if (limit >= 1 && limit <= MAX_LIMIT) {
+        return limit;
+      }
+    } catch (NumberFormatException e) {
+      // answered below, with the same message as an out-of-range number
+    }
+    throw ApiException.invalid("limit must be an integer between 1 and " + MAX_LIMIT);
+  }
+}

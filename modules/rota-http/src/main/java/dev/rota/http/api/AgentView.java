@@ -1,0 +1,70 @@
+package dev.rota.http.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.core.model.AgentConfig;
+import dev.rota.core.model.AgentState;
+import dev.rota.core.model.Lease;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * An agent as API.md shows it. Built from the entity's state at the moment it answered, so the
+ * status (e.g. snoozed) is the entity's view of "now".
+ *
+ * @param status {@code idle}, {@code leased}, {@code snoozed} or {@code paused}
+ * @param deadLetters how many notifications of this agent are dead-lettered
+ * @param lease the lease a runner holds, or null
+ */
+public record AgentView(
+    String agentId,
+    String name,
+    List<String> capabilities,
+    int priority,
+    long minActivationIntervalSeconds,
+    int maxInboxDepth,
+    int maxAttempts,
+    JsonNode metadata,
+    String status,
+    Inbox inbox,
+    Instant lastActivatedAt,
+    long activationCount,
+    int deadLetters,
+    LeaseView lease) {
+
+  /** The unread part of the inbox. */
+  public record Inbox(int unread, Instant oldestUnreadAt) {}
+
+  /** A held lease, without its fencing internals. */
+  public record LeaseView(
+      String leaseId, String runnerId, String kind, Instant grantedAt, Instant expiresAt) {
+    static LeaseView of(Lease lease) {
+      return lease == null
+          ? null
+          : new LeaseView(
+              lease.leaseId(),
+              lease.runnerId(),
+              lease.kind().wireName(),
+              lease.grantedAt(),
+              lease.expiresAt());
+    }
+  }
+
+  public static AgentView of(AgentState state, Instant now) {
+    AgentConfig config = state.config();
+    return new AgentView(
+        state.agentId(),
+        config.name(),
+        config.capabilities(),
+        config.priority(),
+        config.minActivationIntervalSeconds(),
+        config.maxInboxDepth(),
+        config.maxAttempts(),
+        config.metadata(),
+        state.status(now),
+        new Inbox(state.inbox().size(), state.oldestUnreadAt().orElse(null)),
+        state.lastActivatedAt(),
+        state.activationCount(),
+        state.deadLetters().size(),
+        LeaseView.of(state.lease()));
+  }
+}

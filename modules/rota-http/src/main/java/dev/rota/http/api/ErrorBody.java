@@ -1,0 +1,8 @@
+package dev.rota.http.api;
+
+/**
+ * Every error answer: {@code {"error": "<code>", "message": "<human sentence>"}}.
+ *
+ * @param error a code of API.md, e.g. {@code invalid}, {@code not_found}
+ */
+public record ErrorBody(String error, String message) {}

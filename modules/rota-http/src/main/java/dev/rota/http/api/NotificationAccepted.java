@@ -1,0 +1,10 @@
+package dev.rota.http.api;
+
+/**
+ * The 202 answer to a notification.
+ *
+ * @param notificationId the new notification's id, or the first one's when a duplicate
+ * @param unread the agent's unread count after this notification
+ * @param duplicate true when an earlier notification with the same dedupe key stands for it
+ */
+public record NotificationAccepted(String notificationId, int unread, boolean duplicate) {}

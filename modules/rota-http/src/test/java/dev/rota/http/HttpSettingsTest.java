@@ -1,0 +1,78 @@
+package dev.rota.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The {@code rota.http} settings: documented defaults, and token lists that fail loudly. */
+class HttpSettingsTest {
+
+  private static HttpSettings settings(String overrides) {
+    return HttpSettings.from(
+        ConfigFactory.parseString(overrides).withFallback(ConfigFactory.load()));
+  }
+
+  @Test
+  void defaultsAllowEveryoneWithFiveSecondAsksAnd64KiBBodies() {
+    HttpSettings settings = settings("");
+
+    assertEquals(Duration.ofSeconds(5), settings.askTimeout());
+    assertEquals(65536, settings.maxBodyBytes());
+    assertEquals(5, settings.retryAfterSeconds());
+    assertFalse(settings.authEnabled());
+  }
+
+  @Test
+  void readsTokensWithTheirRoles() {
+    HttpSettings settings =
+        settings(
+            """
+            rota.http.tokens = [
+              { token = "p-1", roles = [producer] }
+              { token = "a-1", roles = [admin, runner] }
+            ]
+            """);
+
+    assertTrue(settings.authEnabled());
+    assertEquals(
+        Map.of("p-1", Set.of(Role.PRODUCER), "a-1", Set.of(Role.ADMIN, Role.RUNNER)),
+        settings.tokens());
+  }
+
+  @Test
+  void refusesATokenEntryWithoutToken() {
+    assertThrows(
+        ConfigException.class, () -> settings("rota.http.tokens = [{ roles = [producer] }]"));
+  }
+
+  @Test
+  void refusesAnUnknownRole() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () -> settings("rota.http.tokens = [{ token = t, roles = [producers] }]"));
+
+    assertTrue(e.getMessage().contains("producers"), e.getMessage());
+  }
+
+  @Test
+  void refusesATokenWithoutRoles() {
+    assertThrows(
+        ConfigException.class, () -> settings("rota.http.tokens = [{ token = t, roles = [] }]"));
+  }
+
+  @Test
+  void neverPrintsTheTokens() {
+    HttpSettings settings = settings("rota.http.tokens = [{ token = s3cret, roles = [admin] }]");
+
+    assertFalse(settings.toString().contains("s3cret"), settings.toString());
+  }
+}
