@@ -8,14 +8,21 @@ import dev.rota.cluster.agent.AgentChangeListener;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentSettings;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
+import dev.rota.core.model.ActivationKind;
+import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.Ids;
+import dev.rota.core.model.Lease;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -113,6 +120,74 @@ final class TestCluster {
     } catch (Exception e) {
       throw new AssertionError("agent " + agentId + " did not answer", e);
     }
+  }
+
+  /** One activation, start to report: what the executor made of it and what the agent became. */
+  record Run(Activation activation, Outcome outcome, RunnerStatus runner, AgentState agent) {}
+
+  /**
+   * Registers the agent, gives it a notification and lets one notification-mode runner take exactly
+   * one turn through the executor (it cools down for an hour after), then stops the runner.
+   */
+  static Run runOnce(ActorTestKit kit, String agentId, JsonNode metadata, Executor executor)
+      throws InterruptedException {
+    register(kit, agentId, metadata, List.of());
+    notifyAgent(kit, agentId, "message");
+    var recording = new RecordingExecutor(executor);
+    var identity =
+        new Runner.Identity(
+            "test/" + agentId,
+            "test",
+            "test",
+            dev.rota.core.model.RunnerMode.NOTIFICATION,
+            Set.of());
+    var runner =
+        kit.spawn(
+            Runner.create(
+                identity,
+                runnerSettings(kit, "rota.runners.cool-down = 1h"),
+                recording,
+                narrow(dispatcher(kit, List.of(agentId), new AtomicInteger())),
+                null));
+    Activation activation = recording.nextActivation(ASK);
+    Outcome outcome = recording.nextOutcome(ASK);
+    TestProbe<RunnerStatus> probe = kit.createTestProbe();
+    RunnerStatus status =
+        probe.awaitAssert(
+            ASK,
+            () -> {
+              runner.tell(new Runner.GetStatus(probe.ref()));
+              RunnerStatus s = probe.receiveMessage();
+              if (s.completed() + s.failed() + s.abandoned() != 1) {
+                throw new AssertionError("not reported yet: " + s);
+              }
+              return s;
+            });
+    kit.stop(runner);
+    return new Run(activation, outcome, status, state(kit, agentId));
+  }
+
+  /** An activation made up here, for executors tested without an agent behind them. */
+  static Activation activation(String agentId, JsonNode metadata) {
+    Instant now = Instant.now();
+    Lease lease =
+        new Lease(
+            Ids.leaseId(agentId, 1),
+            "test",
+            ActivationKind.INBOX,
+            1,
+            1,
+            now,
+            now.plusSeconds(60),
+            60,
+            List.of());
+    return Activation.of(
+        new AgentEntity.Granted(
+            lease, List.of(), new AgentConfig(agentId, List.of(), 0, 0, 100, 3, metadata)));
+  }
+
+  static Activation activation(String agentId) {
+    return activation(agentId, null);
   }
 
   static boolean historyHas(AgentState state, String type) {
