@@ -10,6 +10,7 @@ import dev.rota.cluster.runner.Outcome;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
@@ -126,11 +127,11 @@ public final class HttpExecutor implements Executor {
   private Outcome failure(String webhook, Throwable error) {
     Throwable cause =
         error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    if (cause instanceof HttpConnectTimeoutException || cause instanceof ConnectException) {
+      return Outcome.retry("cannot connect to " + webhook + ": " + cause);
+    }
     if (cause instanceof HttpTimeoutException) {
       return Outcome.retry(webhook + " timed out after " + ProcessExecutor.describe(timeout));
-    }
-    if (cause instanceof ConnectException) {
-      return Outcome.retry("cannot connect to " + webhook + ": " + cause);
     }
     return Outcome.retry(webhook + " failed: " + cause);
   }
