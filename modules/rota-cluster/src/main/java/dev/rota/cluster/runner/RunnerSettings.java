@@ -35,6 +35,9 @@ public record RunnerSettings(
     Duration shutdownTimeout,
     String blockingDispatcher) {
 
+  /** Executors with their own {@code rota.runners.<name>} block; others are class names. */
+  public static final Set<String> BUILT_IN_EXECUTORS = Set.of("noop", "process", "http");
+
   public RunnerSettings {
     pools = List.copyOf(pools);
   }
@@ -104,7 +107,7 @@ public record RunnerSettings(
         pool.hasPath("executor-settings")
             ? pool.getConfig("executor-settings")
             : ConfigFactory.empty();
-    if (runners.hasPath(executor) && !executor.contains(".")) {
+    if (BUILT_IN_EXECUTORS.contains(executor)) {
       executorSettings = executorSettings.withFallback(runners.getConfig(executor));
     }
     int min = pool.hasPath("min") ? pool.getInt("min") : 1;
