@@ -8,8 +8,6 @@ import dev.rota.cluster.assign.WorkProtocol.Paused;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.runner.RunnerStatus.Activity;
-import dev.rota.core.model.FailureAction;
-import dev.rota.core.model.Ids;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,11 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -74,17 +71,22 @@ public final class Runner {
     INSTANCE
   }
 
-  private record Executed(String leaseId, Outcome outcome, Throwable failure) implements Command {}
+  /** Messages about one activation; they are stale once the runner has moved on. */
+  private sealed interface ForLease extends Command {
+    String leaseId();
+  }
 
-  private record HeartbeatDue(String leaseId) implements Command {}
+  private record Executed(String leaseId, Outcome outcome, Throwable failure) implements ForLease {}
+
+  private record HeartbeatDue(String leaseId) implements ForLease {}
 
   private record HeartbeatAnswered(String leaseId, AgentEntity.Reply reply, Throwable failure)
-      implements Command {}
+      implements ForLease {}
 
-  private record DrainDeadline(String leaseId) implements Command {}
+  private record DrainDeadline(String leaseId) implements ForLease {}
 
   private record Reported(String leaseId, AgentEntity.Reply reply, Throwable failure)
-      implements Command {}
+      implements ForLease {}
 
   private static final String HEARTBEAT = "heartbeat";
   private static final String DEADLINE = "drain-deadline";
@@ -115,7 +117,7 @@ public final class Runner {
   private final ActorRef<RunnerStatus> statusListener;
   private final ActorContext<Command> ctx;
   private final TimerScheduler<Command> timers;
-  private final ClusterSharding sharding;
+  private final LeaseClient leases;
 
   private Activity activity = Activity.REQUESTING;
   private Instant lastSeenAt = Instant.now();
@@ -145,7 +147,7 @@ public final class Runner {
     this.statusListener = statusListener;
     this.ctx = ctx;
     this.timers = timers;
-    this.sharding = ClusterSharding.get(ctx.getSystem());
+    this.leases = new LeaseClient(ClusterSharding.get(ctx.getSystem()), settings.askTimeout());
   }
 
   // ---- asking for work ----
@@ -232,11 +234,8 @@ public final class Runner {
     String leaseId = granted.lease().leaseId();
     var log = ctx.getLog();
     log.info("Runner {} is stopping: handing back lease {}", identity.runnerId(), leaseId);
-    askAgent(
-            granted.lease().leaseId(),
-            replyTo ->
-                new AgentEntity.Fail(
-                    leaseId, FailureAction.SNOOZE, "runner stopped before it started", 0, replyTo))
+    leases
+        .handBack(leaseId, "runner stopped before it started")
         .whenComplete(
             (reply, failure) -> {
               if (failure != null) {
@@ -306,7 +305,7 @@ public final class Runner {
 
   private Behavior<Command> onHeartbeatDue(HeartbeatDue due) {
     ctx.pipeToSelf(
-        askAgent(due.leaseId(), replyTo -> new AgentEntity.Heartbeat(due.leaseId(), replyTo)),
+        leases.heartbeat(due.leaseId()),
         (reply, failure) -> new HeartbeatAnswered(due.leaseId(), reply, failure));
     return Behaviors.same();
   }
@@ -362,8 +361,7 @@ public final class Runner {
     changed(Activity.REPORTING);
     String leaseId = current.leaseId();
     ctx.pipeToSelf(
-        askAgent(leaseId, replyTo -> reportCommand(leaseId, outcome, replyTo)),
-        (reply, failure) -> new Reported(leaseId, reply, failure));
+        leases.report(leaseId, outcome), (reply, failure) -> new Reported(leaseId, reply, failure));
     return common()
         .onMessage(
             Reported.class, this::isCurrent, reported -> onReported(reported, outcome, attempt))
@@ -375,14 +373,6 @@ public final class Runner {
             })
         .onMessage(Command.class, stale -> Behaviors.same())
         .build();
-  }
-
-  private static AgentEntity.Command reportCommand(
-      String leaseId, Outcome outcome, ActorRef<AgentEntity.Reply> replyTo) {
-    if (outcome instanceof Outcome.Failed f) {
-      return new AgentEntity.Fail(leaseId, f.action(), f.error(), f.snoozeSeconds(), replyTo);
-    }
-    return new AgentEntity.Complete(leaseId, ((Outcome.Completed) outcome).result(), replyTo);
   }
 
   private Behavior<Command> onReported(Reported reported, Outcome outcome, int attempt) {
@@ -448,15 +438,16 @@ public final class Runner {
               get.replyTo().tell(status());
               return Behaviors.same();
             })
-        .onSignal(
-            PostStop.class,
-            stop -> {
-              // Never leave a process or request running for an activation no one will report.
-              if (running != null) {
-                running.cancel(true);
-              }
-              return Behaviors.same();
-            });
+        .onSignal(PostStop.class, stop -> cancelRunning())
+        .onSignal(PreRestart.class, restart -> cancelRunning());
+  }
+
+  /** Never leave a process or request running for an activation no one will report. */
+  private Behavior<Command> cancelRunning() {
+    if (running != null) {
+      running.cancel(true);
+    }
+    return Behaviors.same();
   }
 
   private void beginDraining(Drain drain) {
@@ -476,32 +467,8 @@ public final class Runner {
     drainWaiters.clear();
   }
 
-  private boolean isCurrent(Executed m) {
+  private boolean isCurrent(ForLease m) {
     return current != null && current.leaseId().equals(m.leaseId());
-  }
-
-  private boolean isCurrent(HeartbeatDue m) {
-    return current != null && current.leaseId().equals(m.leaseId());
-  }
-
-  private boolean isCurrent(HeartbeatAnswered m) {
-    return current != null && current.leaseId().equals(m.leaseId());
-  }
-
-  private boolean isCurrent(DrainDeadline m) {
-    return current != null && current.leaseId().equals(m.leaseId());
-  }
-
-  private boolean isCurrent(Reported m) {
-    return current != null && current.leaseId().equals(m.leaseId());
-  }
-
-  private CompletionStage<AgentEntity.Reply> askAgent(
-      String leaseId, Function<ActorRef<AgentEntity.Reply>, AgentEntity.Command> command) {
-    String agentId = Ids.agentOf(leaseId).orElseThrow();
-    return sharding
-        .entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agentId)
-        .ask(command::apply, settings.askTimeout());
   }
 
   private void changed(Activity now) {
