@@ -85,6 +85,7 @@ class HttpExecutorTest {
   @AfterAll
   static void shutdown() {
     server.stop(0);
+    ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
     KIT.shutdownTestKit();
   }
 

@@ -188,4 +188,35 @@ class RunnerPoolTest {
     assertFalse(historyHas(agent, "activation.failed"));
     KIT.stop(pool);
   }
+
+  @Test
+  void messagesThatCrossNodesSurviveSerialization() {
+    var serialization = KIT.serializationTestKit();
+    TestProbe<Object> probe = KIT.createTestProbe();
+    var status =
+        new RunnerStatus(
+            "node-x/default-1",
+            "node-x",
+            "default",
+            RunnerMode.HYBRID,
+            Set.of("gpu"),
+            RunnerStatus.Activity.EXECUTING,
+            false,
+            "lease-1",
+            "a1",
+            java.time.Instant.parse("2026-11-22T09:00:00Z"),
+            3,
+            1,
+            0);
+    for (Object message :
+        List.of(
+            new RunnerPool.GetRunners(probe.ref().narrow()),
+            new Runners("node-x", List.of(status), Map.of("default", 4)),
+            new RunnerPool.SetDesired("default", 3, probe.ref().narrow()),
+            new DesiredSet("default", 20, 16),
+            new UnknownPool("nope"),
+            new Runner.GetStatus(probe.ref().narrow()))) {
+      serialization.verifySerialization(message, true);
+    }
+  }
 }

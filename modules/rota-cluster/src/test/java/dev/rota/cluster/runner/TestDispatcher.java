@@ -29,6 +29,8 @@ final class TestDispatcher {
 
   record SetPaused(boolean paused) {}
 
+  private record Retry(RequestWork request, Instant deadline) {}
+
   private record Claimed(RequestWork request, Instant deadline, AgentEntity.Granted granted) {}
 
   private TestDispatcher() {}
@@ -74,8 +76,6 @@ final class TestDispatcher {
             })
         .build();
   }
-
-  private record Retry(RequestWork request, Instant deadline) {}
 
   private static void claim(
       ActorContext<Object> ctx, List<String> agentIds, RequestWork request, Instant deadline) {
