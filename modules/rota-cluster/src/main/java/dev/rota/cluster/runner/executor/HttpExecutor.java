@@ -31,7 +31,7 @@ import java.util.concurrent.CompletionStage;
  *       {"body": "<text>"}} for a body that is not JSON.
  *   <li>408, 429, 5xx (and any other non-4xx status) fail with {@code retry}; other 4xx with {@code
  *       discard}. A failing response whose body is {@code {"action": ..., "error": ...,
- *       "snoozeSeconds": ...}} fails with that action instead (see {@link FailureJson}).
+ *       "snoozeSeconds": ...}} fails with that action instead (see {@link OutputJson}).
  *   <li>No answer within {@code timeout}, or no connection: {@code retry}.
  *   <li>An agent without an http(s) {@code metadata.webhookUrl}: {@code discard}, as no retry can
  *       help.
@@ -111,16 +111,16 @@ public final class HttpExecutor implements Executor {
         return Outcome.completed(JsonNodeFactory.instance.objectNode());
       }
       return Outcome.completed(
-          FailureJson.parse(body)
+          OutputJson.parse(body)
               .orElseGet(() -> JsonNodeFactory.instance.objectNode().put("body", body)));
     }
     String error =
         webhook
             + " answered "
             + status
-            + (body.isBlank() ? "" : ": " + FailureJson.tail(body, BODY_TAIL));
+            + (body.isBlank() ? "" : ": " + OutputJson.tail(body, BODY_TAIL));
     boolean permanent = status >= 400 && status < 500 && status != 408 && status != 429;
-    return FailureJson.requested(body, error)
+    return OutputJson.requested(body, error)
         .orElseGet(() -> permanent ? Outcome.discard(error) : Outcome.retry(error));
   }
 

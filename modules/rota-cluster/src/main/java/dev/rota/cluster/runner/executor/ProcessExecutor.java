@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  *       JSON value, else {@code {"stdout": "<stdout>"}} (so log to stderr, print only the result).
  *   <li>Any other exit fails it with {@code retry} and the last 2 KB of stderr, unless stdout is a
  *       JSON object naming an action, e.g. {@code {"action": "snooze", "snoozeSeconds": 60}} or
- *       {@code {"action": "discard", "error": "bad input"}} (see {@link FailureJson}).
+ *       {@code {"action": "discard", "error": "bad input"}} (see {@link OutputJson}).
  *   <li>Past {@code timeout} the process and all its descendants are killed and the activation
  *       fails with {@code retry}; the same happens when the runner gives the activation up.
  * </ul>
@@ -153,14 +153,17 @@ public final class ProcessExecutor implements Executor {
   private static Outcome outcome(int exitCode, String stdout, String stderr) {
     if (exitCode == 0) {
       return Outcome.completed(
-          FailureJson.parse(stdout)
+          OutputJson.parse(stdout)
               .orElseGet(() -> JsonNodeFactory.instance.objectNode().put("stdout", stdout)));
     }
     String error = "exit " + exitCode + (stderr.isBlank() ? "" : ": " + stderr.strip());
-    return FailureJson.requested(stdout, error).orElseGet(() -> Outcome.retry(error));
+    return OutputJson.requested(stdout, error).orElseGet(() -> Outcome.retry(error));
   }
 
-  /** Kills the process and every process it started, descendants first seen, then the root. */
+  /**
+   * Kills the process and all its descendants, listed before the root dies so that none is missed
+   * as an orphan.
+   */
   static void killTree(ProcessHandle process) {
     List<ProcessHandle> descendants = process.descendants().toList();
     process.destroyForcibly();

@@ -8,16 +8,17 @@ import dev.rota.core.model.FailureAction;
 import java.util.Optional;
 
 /**
- * The one way a script or webhook that failed chooses what happens to the activation, shared by the
- * {@code process} and {@code http} executors: a failing run (non-zero exit, non-2xx status) whose
- * output is the JSON object {@code {"action": "retry|cancel|discard|snooze", "error": "...",
- * "snoozeSeconds": 60}} fails with that action instead of the executor's default.
+ * How the {@code process} and {@code http} executors read what a script or webhook gave back. It is
+ * also the one way a failed run chooses what happens to the activation: a failing run (non-zero
+ * exit, non-2xx status) whose output is the JSON object {@code {"action":
+ * "retry|cancel|discard|snooze", "error": "...", "snoozeSeconds": 60}} fails with that action
+ * instead of the executor's default.
  */
-final class FailureJson {
+final class OutputJson {
   static final ObjectMapper MAPPER =
       new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-  private FailureJson() {}
+  private OutputJson() {}
 
   /** The text as JSON, or empty when it is blank or not (exactly one) JSON value. */
   static Optional<JsonNode> parse(String text) {
