@@ -18,9 +18,9 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 
 /**
- * Starts Rota's cluster parts on this node, in dependency order: where coordinators live,
- * agents (which push to them), the read-model projection, coordinators (which load from it), the
- * lease rescuer, the pause switch, and the node's dispatcher.
+ * Starts Rota's cluster parts on this node, in dependency order: where coordinators live, agents
+ * (which push to them), the read-model projection, coordinators (which load from it), the lease
+ * rescuer, the pause switch, and the node's dispatcher.
  *
  * @param readModel null when started without a database (tests with the in-memory journal)
  * @param dispatcher where runners and the HTTP claim route ask for work

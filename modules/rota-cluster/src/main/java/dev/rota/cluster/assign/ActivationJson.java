@@ -1,0 +1,74 @@
+package dev.rota.cluster.assign;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.core.model.AgentConfig;
+import dev.rota.core.model.Ids;
+import dev.rota.core.model.Lease;
+import dev.rota.core.model.Notification;
+import java.time.Instant;
+
+/**
+ * Renders a granted lease as the assignment object of {@code API.md} ({@code POST /v1/claims}), the
+ * one JSON shape a runner ever sees: external runners get it from the claim route, in-cluster
+ * executors on stdin or as a webhook body. Times are ISO-8601 in UTC; a notification's {@code
+ * attempt} is the delivery number, one more than the attempts it has used up. Payloads and metadata
+ * are copied: on one node the granted lease shares its JSON trees with the entity's state, which
+ * must not change under a runner that edits what it was given.
+ */
+public final class ActivationJson {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  private ActivationJson() {}
+
+  /**
+   * {@code {"leaseId","agentId","kind","attempt","grantedAt","expiresAt","notifications","agent"}}
+   */
+  public static ObjectNode assignment(AgentEntity.Granted granted) {
+    Lease lease = granted.lease();
+    ObjectNode node = JSON.objectNode();
+    node.put("leaseId", lease.leaseId());
+    node.put("agentId", agentIdOf(lease));
+    node.put("kind", lease.kind().wireName());
+    node.put("attempt", lease.attempt());
+    node.put("grantedAt", time(lease.grantedAt()));
+    node.put("expiresAt", time(lease.expiresAt()));
+    ArrayNode notifications = node.putArray("notifications");
+    granted.notifications().forEach(n -> notifications.add(notification(n)));
+    node.set("agent", agent(granted.agent()));
+    return node;
+  }
+
+  /** The agent a lease belongs to; lease ids always embed it. */
+  public static String agentIdOf(Lease lease) {
+    return Ids.agentOf(lease.leaseId())
+        .orElseThrow(() -> new IllegalArgumentException("malformed lease id " + lease.leaseId()));
+  }
+
+  private static ObjectNode notification(Notification n) {
+    ObjectNode node = JSON.objectNode();
+    node.put("notificationId", n.notificationId());
+    node.put("type", n.type());
+    node.set("payload", n.payload() == null ? JSON.nullNode() : n.payload().deepCopy());
+    node.put("receivedAt", time(n.receivedAt()));
+    node.put("attempt", n.attempts() + 1);
+    return node;
+  }
+
+  private static ObjectNode agent(AgentConfig config) {
+    ObjectNode node = JSON.objectNode();
+    node.put("name", config.name());
+    ArrayNode capabilities = node.putArray("capabilities");
+    config.capabilities().forEach(capabilities::add);
+    JsonNode metadata = config.metadata();
+    node.set("metadata", metadata == null ? JSON.objectNode() : metadata.deepCopy());
+    return node;
+  }
+
+  private static String time(Instant instant) {
+    return instant == null ? null : instant.toString();
+  }
+}

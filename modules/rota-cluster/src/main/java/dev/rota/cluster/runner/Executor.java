@@ -1,0 +1,25 @@
+package dev.rota.cluster.runner;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What a {@link Runner} does with an activation: run the agent's turn and say how it ended. Shipped
+ * executors are {@code noop}, {@code process} and {@code http} (see {@link ExecutorFactory}); any
+ * other class implementing this interface can be named in a pool's {@code executor}.
+ *
+ * <p>Contract:
+ *
+ * <ul>
+ *   <li>{@code execute} returns at once and never blocks the calling thread, which is an actor's;
+ *       blocking work belongs on {@link ExecutorContext#blocking()}.
+ *   <li>One instance serves all runners of a pool concurrently, so it must be thread-safe.
+ *   <li>A failed stage (or an exception thrown) counts as {@link Outcome#retry}.
+ *   <li>When the runner gives the activation up (its lease was lost, or the node is leaving past
+ *       its deadline) it cancels the returned stage's {@code CompletableFuture}; an executor should
+ *       then stop the work it started (kill the process, abort the request).
+ * </ul>
+ */
+@FunctionalInterface
+public interface Executor {
+  CompletionStage<Outcome> execute(Activation activation);
+}

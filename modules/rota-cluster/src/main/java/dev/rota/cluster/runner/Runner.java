@@ -1,0 +1,497 @@
+package dev.rota.cluster.runner;
+
+import dev.rota.cluster.CborSerializable;
+import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.cluster.assign.WorkProtocol.Assigned;
+import dev.rota.cluster.assign.WorkProtocol.NoWork;
+import dev.rota.cluster.assign.WorkProtocol.Paused;
+import dev.rota.cluster.assign.WorkProtocol.RequestWork;
+import dev.rota.cluster.assign.WorkProtocol.WorkReply;
+import dev.rota.cluster.runner.RunnerStatus.Activity;
+import dev.rota.core.model.RunnerMode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+
+/**
+ * One in-cluster worker slot. It loops: ask the node's dispatcher for work (long poll) → run the
+ * activation through its {@link Executor} while heartbeating the lease every third of its length →
+ * complete or fail it at the agent → cool down → ask again.
+ *
+ * <p>A runner never runs an activation whose lease it has lost: when a heartbeat is refused it
+ * cancels the executor and drops the outcome (the agent has already counted the lease as expired).
+ * Told to {@link Drain}, it takes no new work, finishes what it holds (or fails it with {@code
+ * retry} once the deadline passes) and stops. A lease granted to it after it was told to drain is
+ * handed back with {@code snooze 0}, which uses up no attempt.
+ */
+public final class Runner {
+
+  /** Who a runner is: its id is unique in the cluster ({@code <host:port>/<pool>-<n>}). */
+  public record Identity(
+      String runnerId, String node, String pool, RunnerMode mode, Set<String> capabilities) {
+    public Identity {
+      capabilities = Set.copyOf(capabilities);
+    }
+  }
+
+  // ---- protocol ----
+
+  public sealed interface Command {}
+
+  public record GetStatus(ActorRef<RunnerStatus> replyTo) implements Command, CborSerializable {}
+
+  /**
+   * Stop taking work and stop once nothing is in flight. {@link Drained} is sent as soon as no
+   * activation is in flight (a pending request for work may still be answered; a lease it brings is
+   * handed back).
+   *
+   * @param deadline after this the current activation is cancelled and failed with {@code retry};
+   *     null lets it finish however long it takes (the executor's own timeout bounds it)
+   * @param replyTo may be null
+   */
+  public record Drain(Duration deadline, ActorRef<Drained> replyTo) implements Command {}
+
+  public record Drained(String runnerId) {}
+
+  private record WorkAnswered(WorkReply reply, Throwable failure) implements Command {}
+
+  private enum Resume implements Command {
+    INSTANCE
+  }
+
+  /** Messages about one activation; they are stale once the runner has moved on. */
+  private sealed interface ForLease extends Command {
+    String leaseId();
+  }
+
+  private record Executed(String leaseId, Outcome outcome, Throwable failure) implements ForLease {}
+
+  private record HeartbeatDue(String leaseId) implements ForLease {}
+
+  private record HeartbeatAnswered(String leaseId, AgentEntity.Reply reply, Throwable failure)
+      implements ForLease {}
+
+  private record DrainDeadline(String leaseId) implements ForLease {}
+
+  private record Reported(String leaseId, AgentEntity.Reply reply, Throwable failure)
+      implements ForLease {}
+
+  private static final String HEARTBEAT = "heartbeat";
+  private static final String DEADLINE = "drain-deadline";
+  private static final String RESUME = "resume";
+
+  /**
+   * @param statusListener told every change of this runner's status; may be null
+   */
+  public static Behavior<Command> create(
+      Identity identity,
+      RunnerSettings settings,
+      Executor executor,
+      ActorRef<RequestWork> dispatcher,
+      ActorRef<RunnerStatus> statusListener) {
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.withTimers(
+                timers ->
+                    new Runner(
+                            identity, settings, executor, dispatcher, statusListener, ctx, timers)
+                        .requestWork()));
+  }
+
+  private final Identity identity;
+  private final RunnerSettings settings;
+  private final Executor executor;
+  private final ActorRef<RequestWork> dispatcher;
+  private final ActorRef<RunnerStatus> statusListener;
+  private final ActorContext<Command> ctx;
+  private final TimerScheduler<Command> timers;
+  private final LeaseClient leases;
+
+  private Activity activity = Activity.REQUESTING;
+  private Instant lastSeenAt = Instant.now();
+  private long completed;
+  private long failed;
+  private long abandoned;
+
+  private boolean draining;
+  private final List<ActorRef<Drained>> drainWaiters = new ArrayList<>();
+  private Duration drainDeadline;
+
+  private Activation current;
+  private CompletableFuture<Outcome> running;
+
+  private Runner(
+      Identity identity,
+      RunnerSettings settings,
+      Executor executor,
+      ActorRef<RequestWork> dispatcher,
+      ActorRef<RunnerStatus> statusListener,
+      ActorContext<Command> ctx,
+      TimerScheduler<Command> timers) {
+    this.identity = identity;
+    this.settings = settings;
+    this.executor = executor;
+    this.dispatcher = dispatcher;
+    this.statusListener = statusListener;
+    this.ctx = ctx;
+    this.timers = timers;
+    this.leases = new LeaseClient(ClusterSharding.get(ctx.getSystem()), settings.askTimeout());
+  }
+
+  // ---- asking for work ----
+
+  private Behavior<Command> requestWork() {
+    lastSeenAt = Instant.now();
+    changed(Activity.REQUESTING);
+    ctx.ask(
+        WorkReply.class,
+        dispatcher,
+        settings.pollWait().plus(settings.requestGrace()),
+        replyTo ->
+            new RequestWork(
+                identity.runnerId(),
+                identity.node(),
+                identity.mode(),
+                identity.capabilities(),
+                settings.pollWait(),
+                settings.leaseSeconds(),
+                replyTo),
+        WorkAnswered::new);
+    return common()
+        .onMessage(WorkAnswered.class, this::onWorkAnswered)
+        .onMessage(
+            Drain.class,
+            drain -> {
+              // Nothing in flight; stay only to hand back what the pending request brings.
+              beginDraining(drain);
+              replyDrained();
+              return Behaviors.same();
+            })
+        .onMessage(Command.class, stale -> Behaviors.same())
+        .build();
+  }
+
+  private Behavior<Command> onWorkAnswered(WorkAnswered answer) {
+    if (answer.reply() instanceof Assigned assigned) {
+      if (draining) {
+        handBack(assigned.granted());
+        return Behaviors.stopped();
+      }
+      return execute(Activation.of(assigned.granted()));
+    }
+    if (draining) {
+      return Behaviors.stopped();
+    }
+    if (answer.reply() instanceof NoWork) {
+      // The dispatcher already waited up to pollWait: ask again at once.
+      return requestWork();
+    }
+    if (answer.reply() instanceof Paused) {
+      return pause(settings.pausedBackoff(), Activity.BACKING_OFF);
+    }
+    ctx.getLog()
+        .warn(
+            "Runner {}: no answer from the dispatcher ({}), asking again in {}",
+            identity.runnerId(),
+            answer.failure() == null ? "null reply" : answer.failure().toString(),
+            settings.pausedBackoff());
+    return pause(settings.pausedBackoff(), Activity.BACKING_OFF);
+  }
+
+  private Behavior<Command> pause(Duration delay, Activity why) {
+    if (delay.isZero() || delay.isNegative()) {
+      return requestWork();
+    }
+    changed(why);
+    timers.startSingleTimer(RESUME, Resume.INSTANCE, delay);
+    return common()
+        .onMessageEquals(Resume.INSTANCE, this::requestWork)
+        .onMessage(
+            Drain.class,
+            drain -> {
+              beginDraining(drain);
+              replyDrained();
+              return Behaviors.stopped();
+            })
+        .onMessage(Command.class, stale -> Behaviors.same())
+        .build();
+  }
+
+  /** A lease this runner will not run goes back at once, without using up an attempt. */
+  private void handBack(AgentEntity.Granted granted) {
+    String leaseId = granted.lease().leaseId();
+    var log = ctx.getLog();
+    log.info("Runner {} is stopping: handing back lease {}", identity.runnerId(), leaseId);
+    leases
+        .handBack(leaseId, "runner stopped before it started")
+        .whenComplete(
+            (reply, failure) -> {
+              if (failure != null) {
+                log.warn("Lease {} not handed back ({}); it will expire", leaseId, failure);
+              }
+            });
+  }
+
+  // ---- executing ----
+
+  private Behavior<Command> execute(Activation activation) {
+    current = activation;
+    lastSeenAt = Instant.now();
+    String leaseId = activation.leaseId();
+    try {
+      running = executor.execute(activation).toCompletableFuture();
+    } catch (RuntimeException e) {
+      running = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(running, (outcome, failure) -> new Executed(leaseId, outcome, failure));
+    long intervalMillis = Math.max(1000, activation.lease().leaseSeconds() * 1000 / 3);
+    timers.startTimerWithFixedDelay(
+        HEARTBEAT, new HeartbeatDue(leaseId), Duration.ofMillis(intervalMillis));
+    changed(Activity.EXECUTING);
+    ctx.getLog()
+        .debug(
+            "Runner {} runs agent {} ({} notifications, lease {})",
+            identity.runnerId(),
+            activation.agentId(),
+            activation.granted().notifications().size(),
+            leaseId);
+    return executing();
+  }
+
+  private Behavior<Command> executing() {
+    return common()
+        .onMessage(Executed.class, this::isCurrent, this::onExecuted)
+        .onMessage(HeartbeatDue.class, this::isCurrent, this::onHeartbeatDue)
+        .onMessage(HeartbeatAnswered.class, this::isCurrent, this::onHeartbeatAnswered)
+        .onMessage(
+            Drain.class,
+            drain -> {
+              beginDraining(drain);
+              if (drainDeadline != null && !timers.isTimerActive(DEADLINE)) {
+                timers.startSingleTimer(
+                    DEADLINE, new DrainDeadline(current.leaseId()), drainDeadline);
+              }
+              return Behaviors.same();
+            })
+        .onMessage(DrainDeadline.class, this::isCurrent, this::onDrainDeadline)
+        .onMessage(Command.class, stale -> Behaviors.same())
+        .build();
+  }
+
+  private Behavior<Command> onExecuted(Executed executed) {
+    timers.cancel(HEARTBEAT);
+    timers.cancel(DEADLINE);
+    Outcome outcome =
+        executed.failure() == null
+            ? executed.outcome()
+            : Outcome.retry("executor failed: " + executed.failure());
+    if (outcome == null) {
+      outcome = Outcome.retry("executor returned no outcome");
+    }
+    return report(outcome, 1);
+  }
+
+  private Behavior<Command> onHeartbeatDue(HeartbeatDue due) {
+    ctx.pipeToSelf(
+        leases.heartbeat(due.leaseId()),
+        (reply, failure) -> new HeartbeatAnswered(due.leaseId(), reply, failure));
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onHeartbeatAnswered(HeartbeatAnswered answered) {
+    if (answered.reply() instanceof AgentEntity.Extended) {
+      lastSeenAt = Instant.now();
+      return Behaviors.same();
+    }
+    if (answered.reply() instanceof AgentEntity.Rejected rejected) {
+      return abandon("its lease was lost (" + rejected.message() + ")");
+    }
+    // An unanswered heartbeat is not a lost lease: the next one may get through in time.
+    ctx.getLog()
+        .warn(
+            "Runner {}: heartbeat for lease {} unanswered: {}",
+            identity.runnerId(),
+            answered.leaseId(),
+            answered.failure() == null ? answered.reply() : answered.failure().toString());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onDrainDeadline(DrainDeadline deadline) {
+    timers.cancel(HEARTBEAT);
+    running.cancel(true);
+    ctx.getLog()
+        .warn(
+            "Runner {}: agent {} did not finish within {} of the node leaving; failing it with retry",
+            identity.runnerId(),
+            current.agentId(),
+            drainDeadline);
+    return report(Outcome.retry("runner stopped: its node left before the activation finished"), 1);
+  }
+
+  private Behavior<Command> abandon(String why) {
+    timers.cancel(HEARTBEAT);
+    timers.cancel(DEADLINE);
+    running.cancel(true);
+    abandoned++;
+    ctx.getLog()
+        .warn(
+            "Runner {} abandons agent {} (lease {}): {}",
+            identity.runnerId(),
+            current.agentId(),
+            current.leaseId(),
+            why);
+    return afterActivation();
+  }
+
+  // ---- reporting ----
+
+  private Behavior<Command> report(Outcome outcome, int attempt) {
+    changed(Activity.REPORTING);
+    String leaseId = current.leaseId();
+    ctx.pipeToSelf(
+        leases.report(leaseId, outcome), (reply, failure) -> new Reported(leaseId, reply, failure));
+    return common()
+        .onMessage(
+            Reported.class, this::isCurrent, reported -> onReported(reported, outcome, attempt))
+        .onMessage(
+            Drain.class,
+            drain -> {
+              beginDraining(drain);
+              return Behaviors.same();
+            })
+        .onMessage(Command.class, stale -> Behaviors.same())
+        .build();
+  }
+
+  private Behavior<Command> onReported(Reported reported, Outcome outcome, int attempt) {
+    if (reported.reply() instanceof AgentEntity.Done) {
+      if (outcome instanceof Outcome.Completed) {
+        completed++;
+      } else {
+        failed++;
+      }
+      return afterActivation();
+    }
+    if (reported.reply() instanceof AgentEntity.Rejected rejected) {
+      // After a timed-out attempt, a refusal may only mean the earlier attempt got through.
+      abandoned++;
+      ctx.getLog()
+          .warn(
+              "Runner {}: agent {} refused the outcome{}: {}",
+              identity.runnerId(),
+              current.agentId(),
+              attempt > 1 ? " (an earlier, unanswered report may have landed)" : "",
+              rejected.message());
+      return afterActivation();
+    }
+    if (attempt < settings.reportAttempts()) {
+      ctx.getLog()
+          .warn(
+              "Runner {}: reporting lease {} failed ({}), attempt {} of {}",
+              identity.runnerId(),
+              reported.leaseId(),
+              reported.failure(),
+              attempt,
+              settings.reportAttempts());
+      return report(outcome, attempt + 1);
+    }
+    abandoned++;
+    ctx.getLog()
+        .error(
+            "Runner {}: gave up reporting lease {} of agent {}; the lease will expire",
+            identity.runnerId(),
+            reported.leaseId(),
+            current.agentId());
+    return afterActivation();
+  }
+
+  private Behavior<Command> afterActivation() {
+    current = null;
+    running = null;
+    if (draining) {
+      replyDrained();
+      changed(activity);
+      return Behaviors.stopped();
+    }
+    return pause(settings.coolDown(), Activity.COOLING_DOWN);
+  }
+
+  // ---- common ----
+
+  private BehaviorBuilder<Command> common() {
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            GetStatus.class,
+            get -> {
+              get.replyTo().tell(status());
+              return Behaviors.same();
+            })
+        .onSignal(PostStop.class, stop -> cancelRunning())
+        .onSignal(PreRestart.class, restart -> cancelRunning());
+  }
+
+  /** Never leave a process or request running for an activation no one will report. */
+  private Behavior<Command> cancelRunning() {
+    if (running != null) {
+      running.cancel(true);
+    }
+    return Behaviors.same();
+  }
+
+  private void beginDraining(Drain drain) {
+    draining = true;
+    if (drain.replyTo() != null) {
+      drainWaiters.add(drain.replyTo());
+    }
+    if (drain.deadline() != null
+        && (drainDeadline == null || drain.deadline().compareTo(drainDeadline) < 0)) {
+      drainDeadline = drain.deadline();
+    }
+    changed(activity);
+  }
+
+  private void replyDrained() {
+    drainWaiters.forEach(w -> w.tell(new Drained(identity.runnerId())));
+    drainWaiters.clear();
+  }
+
+  private boolean isCurrent(ForLease m) {
+    return current != null && current.leaseId().equals(m.leaseId());
+  }
+
+  private void changed(Activity now) {
+    activity = now;
+    if (statusListener != null) {
+      statusListener.tell(status());
+    }
+  }
+
+  private RunnerStatus status() {
+    return new RunnerStatus(
+        identity.runnerId(),
+        identity.node(),
+        identity.pool(),
+        identity.mode(),
+        identity.capabilities(),
+        activity,
+        draining,
+        current == null ? null : current.leaseId(),
+        current == null ? null : current.agentId(),
+        lastSeenAt,
+        completed,
+        failed,
+        abandoned);
+  }
+}

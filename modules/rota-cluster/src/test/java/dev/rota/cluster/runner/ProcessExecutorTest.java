@@ -1,0 +1,179 @@
+package dev.rota.cluster.runner;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
+import dev.rota.cluster.agent.AgentChangeListener;
+import dev.rota.cluster.runner.TestCluster.Run;
+import dev.rota.core.model.FailureAction;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The process executor with real {@code sh -c} scripts, run by a runner against real agents. */
+@ExtendWith(LogCapturingExtension.class)
+class ProcessExecutorTest {
+  private static final ActorTestKit KIT =
+      TestCluster.start("ProcessExecutorTest", "", AgentChangeListener.NONE);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path tmp;
+
+  @AfterAll
+  static void shutdown() {
+    KIT.shutdownTestKit();
+  }
+
+  /** A process executor made the way a pool makes it: executor-settings over the defaults. */
+  private static Executor process(String script, Map<String, Object> settings) {
+    Map<String, Object> executorSettings = new HashMap<>(settings);
+    executorSettings.put("command", List.of("sh", "-c", script));
+    var pool = Map.of("name", "p", "executor", "process", "executor-settings", executorSettings);
+    var config =
+        ConfigFactory.empty()
+            .withValue("rota.runners.pools", ConfigValueFactory.fromIterable(List.of(pool)))
+            .withFallback(KIT.system().settings().config());
+    RunnerSettings runners = RunnerSettings.from(config);
+    return ExecutorFactory.standard(KIT.system(), runners).create(runners.pools().get(0));
+  }
+
+  private static Run run(String agentId, String script, Map<String, Object> settings)
+      throws Exception {
+    return TestCluster.runOnce(KIT, agentId, null, process(script, settings));
+  }
+
+  private static long readPid(Path file) {
+    try {
+      return Long.parseLong(Files.readString(file).strip());
+    } catch (Exception e) {
+      throw new AssertionError("no pid in " + file, e);
+    }
+  }
+
+  @Test
+  void readsTheAssignmentOnStdinAndCompletesWithItsJsonStdout() throws Exception {
+    Run run =
+        run(
+            "proc-ok",
+            "grep -q '\"agentId\":\"proc-ok\"' && echo"
+                + " \"{\\\"agent\\\": \\\"$ROTA_AGENT_ID\\\", \\\"attempt\\\": $ROTA_ATTEMPT}\"",
+            Map.of());
+
+    assertEquals(
+        new Outcome.Completed(JSON.readTree("{\"agent\": \"proc-ok\", \"attempt\": 1}")),
+        run.outcome());
+    assertEquals(1, run.agent().activationCount());
+    assertTrue(run.agent().inbox().isEmpty());
+  }
+
+  @Test
+  void completesWithPlainTextStdoutWrappedAndRunsInItsWorkingDir() throws Exception {
+    Run run = run("proc-text", "cat > /dev/null; pwd", Map.of("working-dir", tmp.toString()));
+
+    assertEquals(
+        new Outcome.Completed(JSON.createObjectNode().put("stdout", tmp.toRealPath() + "\n")),
+        run.outcome());
+    assertEquals(1, run.agent().activationCount());
+  }
+
+  @Test
+  void nonZeroExitFailsWithRetryAndTheLastTwoKilobytesOfStderr() throws Exception {
+    Run run =
+        run(
+            "proc-exit",
+            "head -c 5000 /dev/zero | tr '\\0' x >&2; echo >&2; echo boom >&2; exit 1",
+            Map.of());
+
+    var failed = assertInstanceOf(Outcome.Failed.class, run.outcome());
+    assertEquals(FailureAction.RETRY, failed.action());
+    assertTrue(failed.error().startsWith("exit 1: "), failed.error());
+    assertTrue(failed.error().endsWith("xxx\nboom"), failed.error());
+    assertTrue(failed.error().length() <= "exit 1: ".length() + 2048, "only the tail");
+    assertEquals(1, run.agent().inbox().get(0).attempts(), "retry uses up an attempt");
+    assertEquals("retry", run.agent().history().get(0).details().get("action"));
+  }
+
+  @Test
+  void pastItsTimeoutTheProcessAndItsChildrenAreKilledAndTheActivationRetried() throws Exception {
+    Path pidFile = tmp.resolve("child.pid");
+    Run run =
+        run(
+            "proc-slow",
+            "sleep 30 & echo $! > \"$PID_FILE\"; wait",
+            Map.of("timeout", "1s", "env", Map.of("PID_FILE", pidFile.toString())));
+
+    assertEquals(Outcome.retry("timed out after 1s"), run.outcome());
+    assertEquals(1, run.agent().inbox().get(0).attempts());
+    long child = readPid(pidFile);
+    KIT.createTestProbe()
+        .awaitAssert(
+            () -> {
+              assertFalse(
+                  ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false),
+                  "the script's child was killed too");
+              return null;
+            });
+  }
+
+  @Test
+  void scriptAskingToSnoozeSnoozesTheAgentWithoutUsingAnAttempt() throws Exception {
+    Run run =
+        run(
+            "proc-snooze",
+            "echo '{\"action\": \"snooze\", \"snoozeSeconds\": 60}'; exit 75",
+            Map.of());
+
+    assertEquals(new Outcome.Failed(FailureAction.SNOOZE, "exit 75", 60), run.outcome());
+    assertEquals(0, run.agent().inbox().get(0).attempts());
+    assertTrue(run.agent().snoozedUntil().isAfter(Instant.now().plusSeconds(50)));
+  }
+
+  @Test
+  void scriptAskingToDiscardDeadLettersTheNotificationsAtOnce() throws Exception {
+    Run run =
+        run(
+            "proc-discard",
+            "echo '{\"action\": \"discard\", \"error\": \"bad input\"}' ; exit 2",
+            Map.of());
+
+    assertEquals(new Outcome.Failed(FailureAction.DISCARD, "bad input", 0), run.outcome());
+    assertTrue(run.agent().inbox().isEmpty());
+    assertEquals(1, run.agent().deadLetters().size());
+    assertEquals("discard: bad input", run.agent().deadLetters().get(0).reason());
+  }
+
+  @Test
+  void cancellingARunKillsItsProcessTree() throws Exception {
+    Path pidFile = tmp.resolve("cancel.pid");
+    Executor executor =
+        process(
+            "sleep 30 & echo $! > \"$PID_FILE\"; wait",
+            Map.of("env", Map.of("PID_FILE", pidFile.toString())));
+    var run = executor.execute(TestCluster.activation("proc-cancel")).toCompletableFuture();
+    var probe = KIT.createTestProbe();
+    long child = probe.awaitAssert(Duration.ofSeconds(5), () -> readPid(pidFile));
+
+    run.cancel(true);
+
+    probe.awaitAssert(
+        () -> {
+          assertFalse(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
+          return null;
+        });
+  }
+}
