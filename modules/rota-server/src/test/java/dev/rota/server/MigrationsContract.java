@@ -13,49 +13,51 @@ import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.LinkedHashSet;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
-/** What the migrations must do on every database; run by {@link MigrationsTest} per database. */
+/**
+ * What the migrations must do on every database; run by {@link MigrationsTest} per database. The
+ * inspecting tests share one migrated database.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class MigrationsContract {
   private TestDatabase testDatabase;
+  private Database database;
 
-  /** A fresh, empty database for each test. */
+  /** A fresh, empty database on each call. */
   abstract TestDatabase newDatabase();
 
-  @BeforeEach
-  void createDatabase() {
+  @BeforeAll
+  void migrateSharedDatabase() {
     testDatabase = newDatabase();
+    database = testDatabase.openMigrated();
   }
 
-  @AfterEach
-  void dropDatabase() {
+  @AfterAll
+  void dropSharedDatabase() {
+    database.close();
     testDatabase.close();
   }
 
   @Test
-  void appliesEveryMigrationOnAnEmptyDatabase() {
-    try (Database database = testDatabase.open()) {
-      assertEquals(3, database.migrate());
-    }
-  }
-
-  @Test
-  void isANoOpOnAMigratedDatabase() {
-    try (Database database = testDatabase.open()) {
-      database.migrate();
-      assertEquals(0, database.migrate());
-    }
-    try (Database reopened = testDatabase.open()) {
-      assertEquals(0, reopened.migrate());
+  void appliesEveryMigrationOnceAndNothingOnARestart() {
+    try (TestDatabase empty = newDatabase()) {
+      try (Database first = empty.open()) {
+        assertEquals(3, first.migrate());
+        assertEquals(0, first.migrate());
+      }
+      try (Database restarted = empty.open()) {
+        assertEquals(0, restarted.migrate());
+      }
     }
   }
 
   @Test
   void createsThePluginAndReadModelTables() throws SQLException {
-    try (Database database = testDatabase.openMigrated();
-        Connection connection = database.dataSource().getConnection()) {
+    try (Connection connection = database.dataSource().getConnection()) {
       Set<String> tables = tables(connection.getMetaData());
       for (String table :
           Set.of(
@@ -74,8 +76,7 @@ abstract class MigrationsContract {
 
   @Test
   void givesTheReadModelTheSameColumnsOnEveryDatabase() throws SQLException {
-    try (Database database = testDatabase.openMigrated();
-        Connection connection = database.dataSource().getConnection()) {
+    try (Connection connection = database.dataSource().getConnection()) {
       DatabaseMetaData meta = connection.getMetaData();
       assertEquals(
           Set.of(
@@ -116,8 +117,7 @@ abstract class MigrationsContract {
   @Test
   void storesAndReadsAReadModelRowWithTimestampsInUtc() throws SQLException {
     OffsetDateTime oldestUnread = OffsetDateTime.parse("2026-01-02T03:04:05Z");
-    try (Database database = testDatabase.openMigrated();
-        Connection connection = database.dataSource().getConnection()) {
+    try (Connection connection = database.dataSource().getConnection()) {
       try (PreparedStatement insert =
           connection.prepareStatement(
               "insert into agent_schedule (agent_id, partition_id, capabilities, unread,"

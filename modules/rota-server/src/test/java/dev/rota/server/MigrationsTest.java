@@ -2,12 +2,10 @@ package dev.rota.server;
 
 import dev.rota.server.testing.Databases;
 import dev.rota.server.testing.TestDatabase;
-import java.nio.file.Path;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 @ExtendWith(LogCapturingExtension.class)
 class MigrationsTest {
@@ -15,11 +13,9 @@ class MigrationsTest {
   @Nested
   @DisplayName("Migrations on H2")
   class OnH2 extends MigrationsContract {
-    @TempDir Path dataDir;
-
     @Override
     TestDatabase newDatabase() {
-      return Databases.h2(dataDir.resolve("db-" + System.nanoTime()));
+      return Databases.h2();
     }
   }
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.rota.server.testing.TestDatabase;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -46,24 +47,32 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class RotaNodeContract {
-  static final Config FREE_PORTS =
+  /** Free ports, and small pools: a test node needs few connections and opens them faster. */
+  static final Config TEST_NODE =
       ConfigFactory.parseMap(
-          Map.of("rota.http.port", 0, "rota.management.port", 0, "rota.cluster.port", 0));
+          Map.of(
+              "rota.http.port", 0,
+              "rota.management.port", 0,
+              "rota.cluster.port", 0,
+              "rota.db.max-pool-size", 3));
+
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
   private final String probeId = UUID.randomUUID().toString();
+  private TestDatabase database;
   private RotaNode node;
 
-  /** The fully loaded configuration of the node under test (free ports, its database). */
-  abstract Config nodeConfig();
+  /** The database the node runs on; a new one per call. */
+  abstract TestDatabase newDatabase();
 
-  /** Drops the database; called once the node has stopped. */
-  abstract void dropDatabase();
+  /** The fully loaded configuration of a node on {@code database}, based on {@link #TEST_NODE}. */
+  abstract Config nodeConfig(TestDatabase database);
 
   @BeforeAll
   void startNode() {
-    node = RotaNode.startWith(nodeConfig());
+    database = newDatabase();
+    node = RotaNode.startWith(nodeConfig(database));
   }
 
   @AfterAll
@@ -73,7 +82,7 @@ abstract class RotaNodeContract {
         node.stop();
       }
     } finally {
-      dropDatabase();
+      database.close();
     }
   }
 
@@ -126,7 +135,7 @@ abstract class RotaNodeContract {
   void restartsOnTheSameDatabaseWithoutMigratingAgainAndRecoversEvents() throws Exception {
     long migrationsBefore = appliedMigrations();
     node.stop();
-    node = RotaNode.startWith(nodeConfig());
+    node = RotaNode.startWith(nodeConfig(database));
 
     assertEquals(migrationsBefore, appliedMigrations());
     assertEquals(0, node.database().migrate());

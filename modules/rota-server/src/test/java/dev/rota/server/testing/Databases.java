@@ -1,14 +1,20 @@
 package dev.rota.server.testing;
 
+import com.typesafe.config.Config;
 import dev.rota.server.DatabaseDialect;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 /**
  * The databases Rota's suites run on (STYLE §14: the same tests on H2 and on a real PostgreSQL).
@@ -20,7 +26,7 @@ import java.util.UUID;
  *   @Test void createsTheTables() { ... database().openMigrated() ... }
  * }
  * class MigrationsTest {
- *   @Nested class OnH2 extends MigrationsContract { @TempDir Path dir; ... Databases.h2(dir) }
+ *   @Nested class OnH2 extends MigrationsContract { ... Databases.h2() }
  *   @Nested class OnPostgres extends MigrationsContract { ... Databases.postgres() }
  * }
  * }</pre>
@@ -28,12 +34,35 @@ import java.util.UUID;
 public final class Databases {
   private Databases() {}
 
-  /** The embedded default: an H2 file database under {@code dataDir}, with the default URL. */
+  /**
+   * The embedded default: an H2 file database under {@code dataDir}, with the default URL. The
+   * directory is the caller's; {@link TestDatabase#close()} leaves it.
+   */
   public static TestDatabase h2(Path dataDir) {
-    return new TestDatabase(
-        "H2",
-        TestDatabase.configOf(Map.of("rota.data-dir", dataDir.toAbsolutePath().toString())),
-        () -> {});
+    return new TestDatabase("H2", h2Config(dataDir), () -> {});
+  }
+
+  /** An H2 file database in a new temporary directory, deleted by {@link TestDatabase#close()}. */
+  public static TestDatabase h2() {
+    Path dataDir;
+    try {
+      dataDir = Files.createTempDirectory("rota-h2-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new TestDatabase("H2", h2Config(dataDir), () -> deleteRecursively(dataDir));
+  }
+
+  private static Config h2Config(Path dataDir) {
+    return TestDatabase.configOf(Map.of("rota.data-dir", dataDir.toAbsolutePath().toString()));
+  }
+
+  private static void deleteRecursively(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**
