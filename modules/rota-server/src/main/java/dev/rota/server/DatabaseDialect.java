@@ -1,0 +1,54 @@
+package dev.rota.server;
+
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * The databases Rota runs on. Each names its migrations folder and the matching settings of the
+ * persistence plugin (Slick profile) and of the projection offset store, which must agree.
+ */
+public enum DatabaseDialect {
+  H2("h2", "slick.jdbc.H2Profile$", "h2-dialect"),
+  POSTGRES("postgres", "slick.jdbc.PostgresProfile$", "postgres-dialect");
+
+  private final String configName;
+  private final String slickProfile;
+  private final String projectionDialect;
+
+  DatabaseDialect(String configName, String slickProfile, String projectionDialect) {
+    this.configName = configName;
+    this.slickProfile = slickProfile;
+    this.projectionDialect = projectionDialect;
+  }
+
+  /** The value of {@code rota.db.dialect}. */
+  public String configName() {
+    return configName;
+  }
+
+  /** The expected {@code pekko-persistence-jdbc.shared-databases.slick.profile}. */
+  public String slickProfile() {
+    return slickProfile;
+  }
+
+  /** The expected {@code pekko.projection.jdbc.dialect}. */
+  public String projectionDialect() {
+    return projectionDialect;
+  }
+
+  /** Flyway location of this dialect's migrations. */
+  public String migrationsLocation() {
+    return "classpath:db/migration/" + configName;
+  }
+
+  /** The dialect named {@code name} in {@code rota.db.dialect}. */
+  public static DatabaseDialect fromConfigName(String name) {
+    return Arrays.stream(values())
+        .filter(d -> d.configName.equals(name.toLowerCase(Locale.ROOT)))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new StartupException(
+                    "rota.db.dialect is '" + name + "'; expected one of: h2, postgres"));
+  }
+}

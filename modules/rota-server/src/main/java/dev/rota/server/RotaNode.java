@@ -1,0 +1,163 @@
+package dev.rota.server;
+
+import com.typesafe.config.Config;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.sql.DataSource;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.typed.ActorSystem;
+
+/**
+ * One running Rota node: its configuration, database, actor system and bound endpoints. {@link
+ * Main} starts one per process; tests start one or several in-process with overrides such as {@code
+ * rota.http.port = 0} for free ports.
+ *
+ * <p>Start-up order: load config, open the database and run migrations, then start the actor
+ * system, whose {@link Guardian} joins the cluster and binds management and HTTP. {@link #start}
+ * returns once both are bound; the cluster may still be forming (management's {@code /ready}
+ * answers 200 once this member is up).
+ */
+public final class RotaNode implements AutoCloseable {
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(60);
+
+  private final Config config;
+  private final RotaSettings settings;
+  private final Database database;
+  private final ActorSystem<Guardian.Command> system;
+  private final Guardian.Endpoints endpoints;
+
+  private RotaNode(
+      Config config,
+      RotaSettings settings,
+      Database database,
+      ActorSystem<Guardian.Command> system,
+      Guardian.Endpoints endpoints) {
+    this.config = config;
+    this.settings = settings;
+    this.database = database;
+    this.system = system;
+    this.endpoints = endpoints;
+  }
+
+  /**
+   * Starts a node whose configuration is {@code overrides} on top of the usual sources ({@link
+   * RotaConfig#load(Config)}).
+   *
+   * @throws StartupException with a one-line reason if the node cannot start; whatever was started
+   *     is stopped again
+   */
+  public static RotaNode start(Config overrides) {
+    return startWith(RotaConfig.load(overrides));
+  }
+
+  /** Starts a node with an already loaded configuration (see {@link RotaConfig}). */
+  public static RotaNode startWith(Config config) {
+    RotaSettings settings = RotaSettings.from(config);
+    Database database = Database.open(settings.db());
+    ActorSystem<Guardian.Command> system = null;
+    try {
+      database.migrate();
+      CompletableFuture<Guardian.Endpoints> started = new CompletableFuture<>();
+      system =
+          ActorSystem.create(
+              Guardian.create(settings, database, started), RotaConfig.SYSTEM_NAME, config);
+      Guardian.Endpoints endpoints = await(started);
+      return new RotaNode(config, settings, database, system, endpoints);
+    } catch (RuntimeException e) {
+      if (system != null) {
+        system.terminate();
+        awaitTermination(system);
+      }
+      database.close();
+      throw e instanceof StartupException
+          ? e
+          : new StartupException("node failed to start: " + Failures.firstLine(e), e);
+    }
+  }
+
+  private static Guardian.Endpoints await(CompletableFuture<Guardian.Endpoints> started) {
+    try {
+      return started.get(STARTUP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = Failures.unwrap(e);
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new StartupException(Failures.firstLine(cause), cause);
+    } catch (TimeoutException e) {
+      throw new StartupException(
+          "HTTP API and management were not bound within " + STARTUP_TIMEOUT.toSeconds() + " s");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StartupException("interrupted while starting", e);
+    }
+  }
+
+  public ActorSystem<?> system() {
+    return system;
+  }
+
+  /** The loaded configuration, overrides and derived values included. */
+  public Config config() {
+    return config;
+  }
+
+  public RotaSettings settings() {
+    return settings;
+  }
+
+  /** The node's pool; closed when the node stops. */
+  public DataSource dataSource() {
+    return database.dataSource();
+  }
+
+  public Database database() {
+    return database;
+  }
+
+  /** The port the HTTP API is bound to (the real one when configured as 0). */
+  public int httpPort() {
+    return endpoints.http().localAddress().getPort();
+  }
+
+  /** The port Pekko Management is bound to (the real one when configured as 0). */
+  public int managementPort() {
+    return endpoints.management().port();
+  }
+
+  /** This node's cluster address. */
+  public Address clusterAddress() {
+    return endpoints.cluster();
+  }
+
+  /**
+   * Leaves the cluster and stops through CoordinatedShutdown (HTTP unbinds, the database closes
+   * last), waiting until the actor system has terminated.
+   */
+  public void stop() {
+    system.terminate();
+    awaitTermination(system);
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  private static void awaitTermination(ActorSystem<?> system) {
+    try {
+      system
+          .getWhenTerminated()
+          .toCompletableFuture()
+          .get(SHUTDOWN_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("actor system did not terminate in time", e);
+    }
+  }
+}

@@ -1,0 +1,209 @@
+package dev.rota.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.rota.server.testing.TestDatabase;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.persistence.query.EventEnvelope;
+import org.apache.pekko.persistence.query.Offset;
+import org.apache.pekko.persistence.query.PersistenceQuery;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * A whole node started in-process on free ports; run by {@link RotaNodeTest} per database. One node
+ * serves the tests in order; the last one restarts it on the same database.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+abstract class RotaNodeContract {
+  /** Free ports, and small pools: a test node needs few connections and opens them faster. */
+  static final Config TEST_NODE =
+      ConfigFactory.parseMap(
+          Map.of(
+              "rota.http.port", 0,
+              "rota.management.port", 0,
+              "rota.cluster.port", 0,
+              "rota.db.max-pool-size", 3));
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+  private final String probeId = UUID.randomUUID().toString();
+  private TestDatabase database;
+  private RotaNode node;
+
+  /** The database the node runs on; a new one per call. */
+  abstract TestDatabase newDatabase();
+
+  /** The fully loaded configuration of a node on {@code database}, based on {@link #TEST_NODE}. */
+  abstract Config nodeConfig(TestDatabase database);
+
+  @BeforeAll
+  void startNode() {
+    database = newDatabase();
+    node = RotaNode.startWith(nodeConfig(database));
+  }
+
+  @AfterAll
+  void stopNode() {
+    try {
+      if (node != null) {
+        node.stop();
+      }
+    } finally {
+      database.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void becomesReadyAndAlive() throws Exception {
+    assertEquals(200, awaitStatus("/ready", 200));
+    assertEquals(200, get(node.managementPort(), "/alive").statusCode());
+  }
+
+  @Test
+  @Order(2)
+  void formsASingleMemberCluster() throws Exception {
+    awaitStatus("/ready", 200);
+    JsonNode members =
+        new ObjectMapper()
+            .readTree(get(node.managementPort(), "/cluster/members").body())
+            .get("members");
+
+    assertEquals(1, members.size(), members.toString());
+    assertEquals(node.clusterAddress().toString(), members.get(0).get("node").asText());
+    assertEquals("Up", members.get(0).get("status").asText());
+  }
+
+  @Test
+  @Order(3)
+  void acceptsConnectionsOnTheHttpPort() throws IOException {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress("127.0.0.1", node.httpPort()), 5_000);
+      assertTrue(socket.isConnected());
+    }
+  }
+
+  @Test
+  @Order(4)
+  void journalsEventsAndFindsThemByTag() throws Exception {
+    assertEquals(List.of("first", "second"), append("first", "second"));
+
+    List<EventEnvelope> tagged =
+        readJournal()
+            .currentEventsByTag(JournalProbe.TAG, Offset.noOffset())
+            .runWith(Sink.seq(), node.system())
+            .toCompletableFuture()
+            .get(TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    assertEquals(List.of("first", "second"), tagged.stream().map(EventEnvelope::event).toList());
+  }
+
+  @Test
+  @Order(5)
+  void restartsOnTheSameDatabaseWithoutMigratingAgainAndRecoversEvents() throws Exception {
+    long migrationsBefore = appliedMigrations();
+    node.stop();
+    node = RotaNode.startWith(nodeConfig(database));
+
+    assertEquals(migrationsBefore, appliedMigrations());
+    assertEquals(0, node.database().migrate());
+    assertEquals(200, awaitStatus("/ready", 200));
+    assertEquals(List.of("first", "second"), read());
+  }
+
+  private List<String> append(String... entries) throws Exception {
+    ActorRef<JournalProbe.Command> probe = probe();
+    List<String> state = List.of();
+    for (String entry : entries) {
+      state = ask(probe, replyTo -> new JournalProbe.Append(entry, replyTo));
+    }
+    return state;
+  }
+
+  private List<String> read() throws Exception {
+    return ask(probe(), JournalProbe.Read::new);
+  }
+
+  private ActorRef<JournalProbe.Command> probe() {
+    return node.system()
+        .systemActorOf(
+            JournalProbe.create(probeId), "journal-probe-" + UUID.randomUUID(), Props.empty());
+  }
+
+  private List<String> ask(
+      ActorRef<JournalProbe.Command> probe,
+      org.apache.pekko.japi.function.Function<ActorRef<List<String>>, JournalProbe.Command> message)
+      throws Exception {
+    return AskPattern.ask(probe, message, TIMEOUT, node.system().scheduler())
+        .toCompletableFuture()
+        .get(TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+  }
+
+  private JdbcReadJournal readJournal() {
+    return PersistenceQuery.get(node.system().classicSystem())
+        .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
+  }
+
+  private long appliedMigrations() throws SQLException {
+    try (Connection connection = node.dataSource().getConnection();
+        Statement statement = connection.createStatement();
+        ResultSet rows =
+            statement.executeQuery("select count(*) from flyway_schema_history where success")) {
+      rows.next();
+      return rows.getLong(1);
+    }
+  }
+
+  private int awaitStatus(String path, int expected) throws Exception {
+    Instant deadline = Instant.now().plus(TIMEOUT);
+    int status = -1;
+    while (Instant.now().isBefore(deadline)) {
+      status = get(node.managementPort(), path).statusCode();
+      if (status == expected) {
+        return status;
+      }
+      Thread.sleep(100);
+    }
+    return status;
+  }
+
+  private HttpResponse<String> get(int port, String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(TIMEOUT)
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}
