@@ -1,5 +1,9 @@
 package dev.rota.server;
 
+import dev.rota.cluster.RotaCluster;
+import dev.rota.cluster.runner.RunnerPool;
+import dev.rota.cluster.runner.RunnerSettings;
+import dev.rota.http.JdbcAgentDirectory;
 import dev.rota.http.RotaRoutes;
 import dev.rota.server.RotaSettings.ClusterSettings;
 import dev.rota.server.RotaSettings.HttpSettings;
@@ -66,7 +70,15 @@ public final class Guardian {
     closeOnShutdown(system, database);
     joinCluster(system, settings.cluster());
     CompletionStage<Uri> management = startManagement(system, settings.cluster());
-    Route routes = new RotaRoutes(system).route();
+    RotaCluster rota = RotaCluster.start(system, database.dataSource());
+    RunnerPool.init(
+        system, rota.dispatcher().narrow(), RunnerSettings.from(system.settings().config()));
+    Route routes =
+        new RotaRoutes(
+                system,
+                dev.rota.http.HttpSettings.from(system.settings().config()),
+                new JdbcAgentDirectory(database.dataSource()))
+            .route();
     CompletionStage<ServerBinding> http = bindHttp(system, settings.http(), routes);
     context.pipeToSelf(
         http.thenCombine(management, Started::new),

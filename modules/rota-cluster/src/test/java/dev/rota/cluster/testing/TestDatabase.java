@@ -6,9 +6,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,9 +18,7 @@ import org.flywaydb.core.Flyway;
 /**
  * A fresh database with Rota's whole schema, on H2 (in memory) or on an embedded PostgreSQL 16, for
  * suites that run the same tests on both. The schema is built the way production builds it as far
- * as this module can: pekko-persistence-jdbc's own DDL from its jar, the projection and read-model
- * tables from {@code testdb/<dialect>/} (a copy of the server's V2/V3 migrations), then Flyway
- * applies this module's migrations ({@code db/migration/<dialect>}, V4 onwards) on top.
+ * does: Flyway applies this module's migrations ({@code db/migration/<dialect>}).
  *
  * <p>{@link #pekkoConfig()} points the journal, snapshot store, read journal and projection at it.
  * One embedded PostgreSQL serves the whole JVM; each {@link #postgres()} gets its own database.
@@ -197,27 +193,12 @@ public final class TestDatabase implements AutoCloseable {
 
   private void createSchema() {
     String folder = dialect.folder();
-    execute(resource("schema/" + folder + "/" + folder + "-create-schema.sql"));
-    execute(resource("testdb/" + folder + "/projection-and-read-model.sql"));
+    // The same migrations production runs at start-up.
     Flyway.configure()
         .dataSource(dataSource)
         .locations("classpath:db/migration/" + folder)
-        // The tables of V1-V3 exist already (above); apply this module's migrations after them.
-        .baselineOnMigrate(true)
-        .baselineVersion("3")
         .load()
         .migrate();
-  }
-
-  private static String resource(String path) {
-    try (InputStream in = TestDatabase.class.getClassLoader().getResourceAsStream(path)) {
-      if (in == null) {
-        throw new IllegalStateException("no resource " + path + " on the test classpath");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** Splits a script at semicolons after dropping {@code --} comments (the scripts have no $$). */
