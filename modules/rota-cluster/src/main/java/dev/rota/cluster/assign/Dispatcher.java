@@ -67,6 +67,10 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
 
   private record PeekTimeout(long requestId) implements Command {}
 
+  private enum CheckDirectory implements Command {
+    INSTANCE
+  }
+
   private record Hinted(Hint hint) implements Command {}
 
   private record WaitOver(long requestId) implements Command {}
@@ -120,6 +124,9 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   private final ActorRef<Hint> hintAdapter;
   private final Map<Long, Pending> pending = new HashMap<>();
   private final Map<String, RunnerSeen> runners = new HashMap<>();
+  private final List<RequestWork> early = new ArrayList<>();
+  private final long startedNanos = System.nanoTime();
+  private boolean directoryComplete;
   private long nextId;
   private boolean paused;
 
@@ -146,6 +153,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(RequestWork.class, this::onRequest)
+        .onMessageEquals(CheckDirectory.INSTANCE, this::onCheckDirectory)
         .onMessage(Peeked.class, this::onPeeked)
         .onMessage(PeekTimeout.class, this::onPeekTimeout)
         .onMessage(Tried.class, this::onTried)
@@ -167,6 +175,13 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
             Instant.now()));
     if (paused) {
       request.replyTo().tell(new Paused());
+      return this;
+    }
+    if (!directoryComplete && !checkDirectory()) {
+      // Just started: wait until every partition's coordinator is known, or requests would be
+      // answered from a partial view of the agents.
+      early.add(request);
+      timers.startSingleTimer(CheckDirectory.INSTANCE, CheckDirectory.INSTANCE, DIRECTORY_POLL);
       return this;
     }
     long id = nextId++;
@@ -196,6 +211,24 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     } else {
       timers.startSingleTimer(peekTimerKey(id), new PeekTimeout(id), PEEK_TIMEOUT);
     }
+  }
+
+  private Behavior<Command> onCheckDirectory() {
+    if (checkDirectory()) {
+      List<RequestWork> waiting = List.copyOf(early);
+      early.clear();
+      waiting.forEach(this::onRequest);
+    } else {
+      timers.startSingleTimer(CheckDirectory.INSTANCE, CheckDirectory.INSTANCE, DIRECTORY_POLL);
+    }
+    return this;
+  }
+
+  /** True once all coordinators are known, or the start-up grace has passed regardless. */
+  private boolean checkDirectory() {
+    directoryComplete =
+        coordinators.allKnown() || System.nanoTime() - startedNanos > DIRECTORY_GRACE.toNanos();
+    return directoryComplete;
   }
 
   private Behavior<Command> onPeeked(Peeked peeked) {
@@ -396,4 +429,6 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   }
 
   private static final Duration PEEK_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration DIRECTORY_POLL = Duration.ofMillis(20);
+  private static final Duration DIRECTORY_GRACE = Duration.ofSeconds(30);
 }
