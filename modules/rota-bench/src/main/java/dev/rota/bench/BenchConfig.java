@@ -90,9 +90,9 @@ public record BenchConfig(
     public long notifications = 200_000;
     public double skew = 0.5;
     public int runners = 8;
-    public Duration burnDownCap = Duration.ofSeconds(20);
+    public Duration burnDownCap = Duration.ofSeconds(15);
     public List<Long> backlogLevels = List.of(2_000L, 20_000L, 200_000L);
-    public Duration backlogWindow = Duration.ofSeconds(6);
+    public Duration backlogWindow = Duration.ofSeconds(5);
     public List<Integer> trickleRates = List.of(200, 2_000);
     public Duration trickleDuration = Duration.ofSeconds(10);
     public Duration trickleDrain = Duration.ofSeconds(5);

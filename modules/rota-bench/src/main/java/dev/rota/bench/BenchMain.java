@@ -67,13 +67,13 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(
       names = "--burn-down-seconds",
-      description = "Cap on burn-down if not drained (default 20).")
+      description = "Cap on burn-down if not drained (default 15).")
   Integer burnDownSeconds;
 
   @Option(names = "--backlog-levels", split = ",", description = "Default 2000,20000,200000.")
   List<Long> backlogLevels;
 
-  @Option(names = "--backlog-seconds", description = "Window per backlog level (default 6).")
+  @Option(names = "--backlog-seconds", description = "Window per backlog level (default 5).")
   Integer backlogSeconds;
 
   @Option(names = "--trickle-rates", split = ",", description = "Per second (default 200,2000).")
@@ -114,6 +114,7 @@ public final class BenchMain implements Callable<Integer> {
 
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
+    System.setProperty("slf4j.internal.verbosity", "WARN");
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "rota-bench-logback.xml");
     }

@@ -95,6 +95,7 @@ class BenchSmokeTest {
       assertEquals(0, phase.path("publishFailures").asLong(), phase.toString());
       assertEquals(
           phase.path("published").asLong(), phase.path("claimed").asLong(), phase.toString());
+      assertEquals(0, phase.path("unclaimed").asLong(), phase.toString());
       assertEquals(phase.path("claimed").asLong(), phase.path("latencySamples").asLong());
     }
   }

@@ -50,6 +50,24 @@ public final class Recorder implements RunnerListener {
     sentAtMicros.remove(token);
   }
 
+  /**
+   * Ends the latency measurement: tokens still unclaimed are recorded with their wait so far, a
+   * lower bound, so a system that never claims cannot look fast. Returns how many there were.
+   */
+  public long censorPending(long nowMicros) {
+    long censored = 0;
+    for (Long token : sentAtMicros.keySet()) {
+      Long sent = sentAtMicros.remove(token);
+      if (sent != null) {
+        censored++;
+        synchronized (latencyMicros) {
+          latencyMicros.recordValue(Math.min(Math.max(0, nowMicros - sent), MAX_LATENCY_MICROS));
+        }
+      }
+    }
+    return censored;
+  }
+
   @Override
   public void onClaim(Claim claim) {
     claims.increment();

@@ -19,8 +19,11 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class RatePublisher {
 
+  /** Publishing stops this much past its planned end if the system cannot keep up. */
+  static final double GRACE = 1.2;
+
   /** What publishing achieved. */
-  record Outcome(long published, long failed, double seconds, String firstError) {
+  record Outcome(long planned, long published, long failed, double seconds, String firstError) {
     double achievedRate() {
       return published / seconds;
     }
@@ -38,7 +41,10 @@ final class RatePublisher {
     this.seed = seed;
   }
 
-  /** Publishes {@code rate × duration} notifications with tokens from {@code firstToken} up. */
+  /**
+   * Publishes {@code rate × duration} notifications with tokens from {@code firstToken} up, or as
+   * many as the system accepts until {@link #GRACE} × duration has passed.
+   */
   Outcome run(int rate, Duration duration, int threads, long firstToken)
       throws InterruptedException {
     long total = Math.max(1, Math.round(rate * (duration.toNanos() / 1e9)));
@@ -48,13 +54,14 @@ final class RatePublisher {
     AtomicLong failed = new AtomicLong();
     AtomicReference<String> firstError = new AtomicReference<>();
     long startNanos = System.nanoTime();
+    long deadlineNanos = startNanos + (long) (duration.toNanos() * GRACE);
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       Thread worker =
           new Thread(
               () -> {
                 long i;
-                while ((i = next.getAndIncrement()) < total) {
+                while (System.nanoTime() < deadlineNanos && (i = next.getAndIncrement()) < total) {
                   long due = startNanos + (long) (i * intervalNanos);
                   long wait = due - System.nanoTime();
                   if (wait > 0) {
@@ -82,6 +89,6 @@ final class RatePublisher {
       worker.join();
     }
     double seconds = (System.nanoTime() - startNanos) / 1e9;
-    return new Outcome(published.get(), failed.get(), seconds, firstError.get());
+    return new Outcome(total, published.get(), failed.get(), seconds, firstError.get());
   }
 }
