@@ -153,8 +153,9 @@ public final class ComparisonTable {
           case LOWER -> " ↓";
           case NONE -> "";
         };
-    boolean unitShown = row.unit().isEmpty() || row.label().contains(row.unit());
-    return row.label() + (unitShown ? "" : " (" + row.unit() + ")") + arrow;
+    // "activations/s" already says its unit; "worst staleness" needs "(s)".
+    boolean unitInLabel = row.unit().isEmpty() || row.label().endsWith(row.unit());
+    return row.label() + (unitInLabel ? "" : " (" + row.unit() + ")") + arrow;
   }
 
   public static String formatNumber(double value) {

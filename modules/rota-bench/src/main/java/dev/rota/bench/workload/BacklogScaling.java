@@ -21,9 +21,10 @@ import java.util.Map;
 
 /**
  * Backlog scaling: activations/s with 2k, 20k, 200k unread (by default) — a flat line is the goal.
- * Each level is a fresh trial with the backlog spread evenly over {@code min(level, agents)}
- * agents, measured for a short window or until half of it is read, so the backlog stays near its
- * nominal size while measured.
+ * Each level is a fresh trial with the backlog spread evenly over the same {@code min(level,
+ * hotAgents)} agents as burn-down's, so only the number of unread notifications grows from level to
+ * level. A level is measured for a short window or until half of it is read (half of the inbox
+ * agents served), so the backlog stays near its nominal size while measured.
  */
 public final class BacklogScaling implements Workload {
 
@@ -52,7 +53,7 @@ public final class BacklogScaling implements Workload {
       metrics.add(
           Metric.of(
                   "backlog." + level,
-                  "activations/s at " + compact(level) + " unread",
+                  compact(level) + " unread: activations/s",
                   measured.activationsPerSecond,
                   "/s",
                   Better.HIGHER)
@@ -79,7 +80,7 @@ public final class BacklogScaling implements Workload {
 
   private Level measure(Trials trials, long level) throws Exception {
     BenchConfig config = trials.config();
-    int spread = (int) Math.min(level, config.agents());
+    int spread = (int) Math.min(level, config.hotAgents());
     InboxSeed seed = InboxSeed.skewed(level, spread, 0.0);
     RunnerSpec spec = new RunnerSpec(config.runners(), mode(), Duration.ZERO);
     String label = NAME + "-" + level;

@@ -141,7 +141,7 @@ public final class Trickle implements Workload {
   private static List<Metric> phaseMetrics(
       int rate, Recorder recorder, RatePublisher.Outcome outcome, List<String> notes) {
     String key = NAME + "." + rate;
-    String at = rate + "/s ";
+    String at = rate + "/s: ";
     List<Metric> metrics = new ArrayList<>();
     if (recorder.latencySamples() > 0) {
       metrics.add(
@@ -159,7 +159,7 @@ public final class Trickle implements Workload {
     metrics.add(
         Metric.of(
             key + ".rate",
-            at + "achieved publish rate",
+            at + "achieved publishes/s",
             outcome.achievedRate(),
             "/s",
             Better.HIGHER));
