@@ -4,6 +4,7 @@ import dev.rota.bench.system.Availability;
 import dev.rota.bench.system.BenchEnvironment;
 import dev.rota.bench.system.BenchSystem;
 import dev.rota.bench.system.BenchSystemProvider;
+import java.nio.file.Path;
 
 /**
  * {@code graphile} and {@code graphile-tuned}. Both share one install (per folder and version),
@@ -62,9 +63,9 @@ public final class GraphileProvider implements BenchSystemProvider {
 
   private static synchronized GraphileInstall installFor(BenchEnvironment environment) {
     String version = environment.option(VERSION_OPTION, GraphileInstall.DEFAULT_VERSION);
-    var folder =
+    Path folder =
         environment.options().containsKey(DIR_OPTION)
-            ? java.nio.file.Path.of(environment.options().get(DIR_OPTION))
+            ? Path.of(environment.options().get(DIR_OPTION))
             : environment.workDir().resolve("graphile-worker-" + version);
     if (shared == null || !shared.folder().equals(folder) || !shared.version().equals(version)) {
       shared = new GraphileInstall(folder, version);

@@ -16,8 +16,4 @@ public final class JsonReport {
   public static void write(BenchResults results, Path file) throws IOException {
     JSON.writeValue(file.toFile(), results);
   }
-
-  public static BenchResults read(Path file) throws IOException {
-    return JSON.readValue(file.toFile(), BenchResults.class);
-  }
 }

@@ -21,6 +21,8 @@ import java.util.Set;
  *
  * <p>A system that cannot run a workload's {@link RunnerMode} leaves it out of {@link
  * #supportedModes()}; the harness then reports that workload as n/a for it instead of calling it.
+ * Constructing an instance must acquire nothing (the harness makes one just to ask that); all
+ * resources are taken in {@link #setUp} and released in {@link #close}.
  *
  * <h2>Plugging in Rota</h2>
  *
