@@ -1,0 +1,180 @@
+package dev.rota.bench;
+
+import dev.rota.bench.report.BenchResults;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code java -jar rota-bench.jar}: runs the comparison on an embedded PostgreSQL. Options left out
+ * keep the defaults ({@link BenchConfig#defaults()}, or {@link BenchConfig#quick()} with {@code
+ * --quick}). Exits 1 when a workload failed, 2 on bad options.
+ */
+@Command(
+    name = "rota-bench",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Runs each system on the same embedded PostgreSQL, one after another, with the same"
+          + " workloads, and prints a table with ratios.",
+      "Systems: seed-sql, graphile, graphile-tuned, rota, rota-http.",
+      "Workloads: burn-down, backlog, trickle, fairness."
+    })
+public final class BenchMain implements Callable<Integer> {
+
+  @Option(names = "--systems", split = ",", description = "Systems to run, in order.")
+  List<String> systems;
+
+  @Option(names = "--workloads", split = ",", description = "Workloads to run, in order.")
+  List<String> workloads;
+
+  @Option(names = "--quick", description = "Tiny sizes, for a smoke run.")
+  boolean quick;
+
+  @Option(names = "--results-dir", description = "Default: bench-results/<timestamp>.")
+  Path resultsDir;
+
+  @Option(
+      names = "--work-dir",
+      description = "Cache for installs (graphile-worker). Default: target.")
+  Path workDir;
+
+  @Option(
+      names = {"-R", "--runners"},
+      description = "Runners R for every workload (default 8).")
+  Integer runners;
+
+  @Option(
+      names = "--agents",
+      description = "Agents for burn-down, backlog, trickle (default 20000).")
+  Integer agents;
+
+  @Option(names = "--notifications", description = "Burn-down backlog (default 200000).")
+  Long notifications;
+
+  @Option(names = "--hot-agents", description = "Burn-down backlog spread over (default 2000).")
+  Integer hotAgents;
+
+  @Option(names = "--skew", description = "Burn-down skew exponent, 0 even, 1 Zipf (default 0.5).")
+  Double skew;
+
+  @Option(
+      names = "--burn-down-seconds",
+      description = "Cap on burn-down if not drained (default 15).")
+  Integer burnDownSeconds;
+
+  @Option(names = "--backlog-levels", split = ",", description = "Default 2000,20000,200000.")
+  List<Long> backlogLevels;
+
+  @Option(names = "--backlog-seconds", description = "Window per backlog level (default 5).")
+  Integer backlogSeconds;
+
+  @Option(names = "--trickle-rates", split = ",", description = "Per second (default 200,2000).")
+  List<Integer> trickleRates;
+
+  @Option(names = "--trickle-seconds", description = "Per rate (default 10).")
+  Integer trickleSeconds;
+
+  @Option(names = "--publishers", description = "Publisher threads in trickle (default 16).")
+  Integer publishers;
+
+  @Option(names = "--fairness-agents", description = "N for fairness (default 1000).")
+  Integer fairnessAgents;
+
+  @Option(names = "--activation-ms", description = "T for fairness, in ms (default 20).")
+  Integer activationMillis;
+
+  @Option(names = "--fairness-seconds", description = "Default 10.")
+  Integer fairnessSeconds;
+
+  @Option(names = "--progress-seconds", description = "Progress line interval (default 3).")
+  Integer progressSeconds;
+
+  @Option(names = "--seed", description = "Random seed for trickle recipients (default 42).")
+  Long seed;
+
+  @Option(
+      names = "--pg",
+      description = "PostgreSQL setting, repeatable, e.g. --pg synchronous_commit=off.")
+  Map<String, String> postgresSettings;
+
+  @Option(
+      names = "--system-option",
+      description =
+          "System option, repeatable: graphile.version=0.17.3, graphile.dir=PATH,"
+              + " seed-sql.idle-poll-ms=50.")
+  Map<String, String> systemOptions;
+
+  public static void main(String[] args) {
+    System.setProperty("java.awt.headless", "true");
+    System.setProperty("slf4j.internal.verbosity", "WARN");
+    if (System.getProperty("logback.configurationFile") == null) {
+      System.setProperty("logback.configurationFile", "rota-bench-logback.xml");
+    }
+    System.exit(new CommandLine(new BenchMain()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    BenchResults results = new BenchRun(config(), System.out).run();
+    return results.anyFailed() ? 1 : 0;
+  }
+
+  BenchConfig config() {
+    BenchConfig.Builder b = quick ? BenchConfig.quick() : BenchConfig.defaults();
+    if (systems != null) b.systems = systems;
+    if (workloads != null) b.workloads = workloads;
+    if (runners != null) b.runners = runners;
+    if (agents != null) b.agents = agents;
+    if (notifications != null) b.notifications = notifications;
+    if (hotAgents != null) b.hotAgents = hotAgents;
+    if (skew != null) b.skew = skew;
+    if (burnDownSeconds != null) b.burnDownCap = Duration.ofSeconds(burnDownSeconds);
+    if (backlogLevels != null) b.backlogLevels = backlogLevels;
+    if (backlogSeconds != null) b.backlogWindow = Duration.ofSeconds(backlogSeconds);
+    if (trickleRates != null) b.trickleRates = trickleRates;
+    if (trickleSeconds != null) b.trickleDuration = Duration.ofSeconds(trickleSeconds);
+    if (publishers != null) b.publishers = publishers;
+    if (fairnessAgents != null) b.fairnessAgents = fairnessAgents;
+    if (activationMillis != null) b.activationTime = Duration.ofMillis(activationMillis);
+    if (fairnessSeconds != null) b.fairnessDuration = Duration.ofSeconds(fairnessSeconds);
+    if (progressSeconds != null) b.progressInterval = Duration.ofSeconds(progressSeconds);
+    if (seed != null) b.seed = seed;
+    if (postgresSettings != null) b.postgresSettings.putAll(postgresSettings);
+    if (systemOptions != null) b.systemOptions.putAll(systemOptions);
+    b.workDir = workDir != null ? workDir : defaultWorkDir();
+    b.resultsDir =
+        resultsDir != null
+            ? resultsDir
+            : Path.of(
+                "bench-results",
+                LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    return b.build();
+  }
+
+  /**
+   * {@code target/} next to the jar (or classes) the bench runs from, so installs stay out of git.
+   */
+  private static Path defaultWorkDir() {
+    try {
+      Path code =
+          Path.of(BenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path parent = code.getParent();
+      if (parent != null
+          && parent.getFileName() != null
+          && parent.getFileName().toString().equals("target")) {
+        return parent;
+      }
+    } catch (Exception ignored) {
+      // fall through to a relative default
+    }
+    return Path.of("target");
+  }
+}

@@ -1,0 +1,92 @@
+package dev.rota.bench.system;
+
+import dev.rota.core.model.RunnerMode;
+import java.util.Set;
+
+/**
+ * One system under test, driven through one trial: a fresh database, a population of agents, an
+ * optional inbox backlog, runners, and (for trickle) notifications published while runners work.
+ *
+ * <p>The harness drives every system through the same sequence, so each workload is written once:
+ *
+ * <ol>
+ *   <li>{@link #setUp} with a database created for this trial alone (dropped afterwards);
+ *   <li>{@link #seedAgents} then {@link #seedNotifications} — bulk loads, not timed;
+ *   <li>{@link #startRunners} — from here on the system reports every claim and completion to the
+ *       listener, from whatever threads it likes;
+ *   <li>{@link #publish} (trickle only), possibly from several threads at once, and {@link #unread}
+ *       polls;
+ *   <li>{@link #stopRunners}, then {@link #close} — always called, also after a failure.
+ * </ol>
+ *
+ * <p>A system that cannot run a workload's {@link RunnerMode} leaves it out of {@link
+ * #supportedModes()}; the harness then reports that workload as n/a for it instead of calling it.
+ * Constructing an instance must acquire nothing (the harness makes one just to ask that); all
+ * resources are taken in {@link #setUp} and released in {@link #close}.
+ *
+ * <h2>Plugging in Rota</h2>
+ *
+ * <p>{@code RotaSystem} ({@code --systems rota}) starts an in-process Rota node in {@link #setUp}
+ * with its store pointed at {@link BenchDatabase#jdbcUrl()} (its migrations run there, as in
+ * production) and waits until the node is ready. {@link #seedAgents} registers agents {@link
+ * AgentIds#id(int) AgentIds.id(0..n-1)}; {@link #seedNotifications} delivers the backlog through
+ * the same path producers use (in bulk, but every notification acknowledged before returning).
+ * {@link #startRunners} starts {@link RunnerSpec#runners()} in-cluster runners with the {@code
+ * noop} executor sleeping {@link RunnerSpec#activationTime()}, in {@link RunnerSpec#mode()}; the
+ * executor calls {@link RunnerListener#onClaim} when it receives an activation (with the tokens
+ * read back from the notification payloads, see {@link #publish}) and {@link
+ * RunnerListener#onComplete} once the completion is acknowledged. {@link #publish} sends the
+ * notification with {@code {"benchToken": token}} as payload and returns on the producer's 202.
+ * {@link #unread} reads the unread count from {@code /admin/stats} or the read model. {@link
+ * #close} leaves the cluster and terminates the actor system.
+ *
+ * <p>{@code RotaHttpSystem} ({@code --systems rota-http}) is the same, except that the node runs no
+ * in-cluster runners: {@link #startRunners} starts external runner threads that long-poll {@code
+ * POST /v1/claims}, sleep, and {@code POST /v1/leases/{id}/complete}, reporting to the listener
+ * exactly as above. Register both in {@link SystemCatalog}.
+ */
+public interface BenchSystem extends AutoCloseable {
+
+  /** The runner modes this system can serve; workloads needing another are reported n/a. */
+  Set<RunnerMode> supportedModes();
+
+  /** Prepares the system on a fresh, empty database; schema and processes are created here. */
+  void setUp(BenchDatabase database, TrialShape shape) throws Exception;
+
+  /** Registers agents {@code AgentIds.id(0)} to {@code AgentIds.id(count - 1)}. */
+  void seedAgents(int count) throws Exception;
+
+  /** Loads an unread backlog in bulk; returns when all of it is durably stored. */
+  void seedNotifications(InboxSeed seed) throws Exception;
+
+  /**
+   * Starts runners. Every activation is reported: {@link RunnerListener#onClaim} when the runner
+   * holds it, {@link RunnerListener#onComplete} when its completion is durable.
+   */
+  void startRunners(RunnerSpec spec, RunnerListener listener) throws Exception;
+
+  /**
+   * Adds one notification for {@code agentId} carrying {@code token}; returns when the system has
+   * durably accepted it. The token must come back in the {@link Claim} of the activation that
+   * carries the notification. Called concurrently from several publisher threads.
+   */
+  void publish(String agentId, long token) throws Exception;
+
+  /** Notifications not yet completed, as the system's store sees them. */
+  long unread() throws Exception;
+
+  /**
+   * Errors the system recovered from during the trial (database errors, failed jobs); reported next
+   * to the figures so that a fast run full of failures cannot pass unnoticed.
+   */
+  default long errors() {
+    return 0;
+  }
+
+  /** Stops runners; an activation in flight completes (or is abandoned) before this returns. */
+  void stopRunners() throws Exception;
+
+  /** Releases everything {@link #setUp} created; safe to call after a partial set-up. */
+  @Override
+  void close() throws Exception;
+}

@@ -1,0 +1,194 @@
+package dev.rota.bench.workload;
+
+import dev.rota.bench.BenchConfig;
+import dev.rota.bench.metrics.Recorder;
+import dev.rota.bench.metrics.SwitchableListener;
+import dev.rota.bench.report.Metric;
+import dev.rota.bench.report.Metric.Better;
+import dev.rota.bench.report.Status;
+import dev.rota.bench.report.WorkloadResult;
+import dev.rota.bench.system.BenchClock;
+import dev.rota.bench.system.BenchSystem;
+import dev.rota.bench.system.InboxSeed;
+import dev.rota.bench.system.RunnerSpec;
+import dev.rota.bench.system.TrialShape;
+import dev.rota.core.model.RunnerMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Trickle: idle notification runners, notifications published at a fixed rate (one phase per rate,
+ * same runners), notification→claim latency p50/p99/max. Latency runs from just before the publish
+ * call to the claim that carries the notification, so it includes the durable accept. A phase
+ * publishes for at most {@link RatePublisher#GRACE} × its duration and waits at most the drain time
+ * for the last claims; what is still unclaimed then counts with its wait so far.
+ */
+public final class Trickle implements Workload {
+
+  public static final String NAME = "trickle";
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public RunnerMode mode() {
+    return RunnerMode.NOTIFICATION;
+  }
+
+  @Override
+  public WorkloadResult run(Trials trials) throws Exception {
+    BenchConfig config = trials.config();
+    RunnerSpec spec = new RunnerSpec(config.runners(), mode(), Duration.ZERO);
+    long expected =
+        config.trickleRates().stream()
+            .mapToLong(r -> Math.round(r * (config.trickleDuration().toNanos() / 1e9)))
+            .sum();
+    List<Metric> metrics = new ArrayList<>();
+    Map<String, Object> details = new LinkedHashMap<>();
+    List<String> notes = new ArrayList<>();
+    try (Trials.Trial trial = trials.open(new TrialShape(NAME, config.agents(), expected, spec))) {
+      BenchSystem system = trial.system();
+      system.seedAgents(config.agents());
+      system.seedNotifications(InboxSeed.empty());
+      SwitchableListener listener = new SwitchableListener(new Recorder());
+      system.startRunners(spec, listener);
+      long firstToken = 1;
+      for (int rate : config.trickleRates()) {
+        Recorder recorder = new Recorder();
+        listener.switchTo(recorder);
+        RatePublisher.Outcome outcome = phase(trials, system, recorder, rate, firstToken, notes);
+        firstToken += outcome.planned() + 1;
+        metrics.addAll(phaseMetrics(rate, recorder, outcome, notes));
+        details.put("rate" + rate, phaseDetails(recorder, outcome));
+      }
+      system.stopRunners();
+      if (system.errors() > 0) {
+        notes.add(system.errors() + " errors");
+      }
+    }
+    return new WorkloadResult(NAME, Status.OK, String.join("; ", notes), metrics, details);
+  }
+
+  private RatePublisher.Outcome phase(
+      Trials trials,
+      BenchSystem system,
+      Recorder recorder,
+      int rate,
+      long firstToken,
+      List<String> notes)
+      throws InterruptedException {
+    BenchConfig config = trials.config();
+    String prefix = "  [" + trials.systemName() + "] " + NAME + " " + rate + "/s ";
+    long start = BenchClock.nowMicros();
+    trials.progress().start(prefix, () -> status(recorder, start));
+    RatePublisher.Outcome outcome;
+    try {
+      outcome =
+          new RatePublisher(system, recorder, config.agents(), config.seed())
+              .run(rate, config.trickleDuration(), config.publishers(), firstToken);
+      long drainEnd = BenchClock.nowMicros() + config.trickleDrain().toNanos() / 1000;
+      Measurement.until(() -> recorder.tokensPending() == 0, drainEnd);
+    } finally {
+      trials.progress().stop();
+    }
+    long unclaimed = recorder.censorPending(BenchClock.nowMicros());
+    trials
+        .progress()
+        .out()
+        .printf(
+            Locale.ROOT,
+            "%spublished %d at %.0f/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+            prefix,
+            outcome.published(),
+            outcome.achievedRate(),
+            recorder.latencyMillis(50),
+            recorder.latencyMillis(99),
+            recorder.latencyMillis(100));
+    if (outcome.published() < outcome.planned()) {
+      notes.add(
+          String.format(
+              Locale.ROOT,
+              "%d/s: publishing kept up only %.0f/s and stopped after %.0f s, %d of %d published",
+              rate,
+              outcome.achievedRate(),
+              outcome.seconds(),
+              outcome.published(),
+              outcome.planned()));
+    }
+    if (unclaimed > 0) {
+      notes.add(
+          String.format(
+              Locale.ROOT,
+              "%d/s: %d notifications still unclaimed %d s after publishing, counted with their"
+                  + " wait so far (latency is a lower bound)",
+              rate,
+              unclaimed,
+              config.trickleDrain().toSeconds()));
+    }
+    if (outcome.failed() > 0) {
+      notes.add(
+          rate + "/s: " + outcome.failed() + " publishes failed, first: " + outcome.firstError());
+    }
+    return outcome;
+  }
+
+  private static List<Metric> phaseMetrics(
+      int rate, Recorder recorder, RatePublisher.Outcome outcome, List<String> notes) {
+    String key = NAME + "." + rate;
+    String at = rate + "/s: ";
+    List<Metric> metrics = new ArrayList<>();
+    if (recorder.latencySamples() > 0) {
+      metrics.add(
+          Metric.of(key + ".p50", at + "p50", recorder.latencyMillis(50), "ms", Better.LOWER)
+              .charted("latency"));
+      metrics.add(
+          Metric.of(key + ".p99", at + "p99", recorder.latencyMillis(99), "ms", Better.LOWER)
+              .charted("latency"));
+      metrics.add(
+          Metric.of(key + ".max", at + "max", recorder.latencyMillis(100), "ms", Better.LOWER)
+              .charted("latency"));
+    } else {
+      notes.add(rate + "/s: nothing was published, so no latency");
+    }
+    metrics.add(
+        Metric.of(
+            key + ".rate",
+            at + "achieved publishes/s",
+            outcome.achievedRate(),
+            "/s",
+            Better.HIGHER));
+    return metrics;
+  }
+
+  private static Map<String, Object> phaseDetails(
+      Recorder recorder, RatePublisher.Outcome outcome) {
+    Map<String, Object> phase = new LinkedHashMap<>();
+    phase.put("planned", outcome.planned());
+    phase.put("published", outcome.published());
+    phase.put("publishFailures", outcome.failed());
+    phase.put("publishSeconds", outcome.seconds());
+    phase.put("claimed", recorder.tokensClaimed());
+    phase.put("unclaimed", recorder.latencySamples() - recorder.tokensClaimed());
+    phase.put("latencySamples", recorder.latencySamples());
+    phase.put("activations", recorder.activations());
+    return phase;
+  }
+
+  private static String status(Recorder recorder, long start) {
+    double seconds = Measurement.seconds(start, BenchClock.nowMicros());
+    return String.format(
+        Locale.ROOT,
+        "%5.1fs  claimed %d  waiting %d  p50 %.1f ms  p99 %.1f ms",
+        seconds,
+        recorder.tokensClaimed(),
+        recorder.tokensPending(),
+        recorder.latencyMillis(50),
+        recorder.latencyMillis(99));
+  }
+}
