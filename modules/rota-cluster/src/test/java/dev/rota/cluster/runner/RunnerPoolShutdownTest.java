@@ -39,6 +39,7 @@ class RunnerPoolShutdownTest {
           "RunnerPoolShutdownTest",
           """
           rota.runners {
+            enabled = true
             shutdown-timeout = 2s
             noop.delay = 1s
             pools = [

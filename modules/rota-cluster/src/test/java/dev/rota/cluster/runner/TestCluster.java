@@ -70,8 +70,11 @@ final class TestCluster {
   }
 
   static RunnerSettings runnerSettings(ActorTestKit kit, String overrides) {
+    // Runners are off by default on a node; these tests are about running them.
     return RunnerSettings.from(
-        ConfigFactory.parseString(overrides).withFallback(kit.system().settings().config()));
+        ConfigFactory.parseString(overrides)
+            .withFallback(ConfigFactory.parseString("rota.runners.enabled = true"))
+            .withFallback(kit.system().settings().config()));
   }
 
   /** A test dispatcher offering these agents; requests counts the runners' requests. */
