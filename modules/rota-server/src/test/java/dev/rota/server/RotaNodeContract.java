@@ -60,6 +60,7 @@ abstract class RotaNodeContract {
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
   private final String probeId = UUID.randomUUID().toString();
+  private final String agentId = "agent-" + UUID.randomUUID();
   private TestDatabase database;
   private RotaNode node;
 
@@ -132,6 +133,20 @@ abstract class RotaNodeContract {
 
   @Test
   @Order(5)
+  void acceptsAnAgentAndItsNotificationOverHttp() throws Exception {
+    awaitStatus("/ready", 200);
+    assertEquals(201, send("PUT", "/v1/agents/" + agentId, "{}").statusCode());
+    HttpResponse<String> accepted =
+        send(
+            "POST",
+            "/v1/agents/" + agentId + "/notifications",
+            "{\"type\":\"mention\",\"payload\":{\"postId\":\"p9\"}}");
+    assertEquals(202, accepted.statusCode(), accepted.body());
+    assertEquals(1, unreadOf(agentId));
+  }
+
+  @Test
+  @Order(6)
   void restartsOnTheSameDatabaseWithoutMigratingAgainAndRecoversEvents() throws Exception {
     long migrationsBefore = appliedMigrations();
     node.stop();
@@ -141,6 +156,24 @@ abstract class RotaNodeContract {
     assertEquals(0, node.database().migrate());
     assertEquals(200, awaitStatus("/ready", 200));
     assertEquals(List.of("first", "second"), read());
+    // The agent and its unread notification were persisted before they were acknowledged.
+    assertEquals(1, unreadOf(agentId));
+  }
+
+  private int unreadOf(String agent) throws Exception {
+    HttpResponse<String> response = get(node.httpPort(), "/v1/agents/" + agent);
+    assertEquals(200, response.statusCode(), response.body());
+    return new ObjectMapper().readTree(response.body()).get("inbox").get("unread").asInt();
+  }
+
+  private HttpResponse<String> send(String method, String path, String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + path))
+            .timeout(TIMEOUT)
+            .header("Content-Type", "application/json")
+            .method(method, HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private List<String> append(String... entries) throws Exception {

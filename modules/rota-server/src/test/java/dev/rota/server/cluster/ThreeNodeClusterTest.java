@@ -1,0 +1,243 @@
+package dev.rota.server.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.cluster.runner.RunnerPool;
+import dev.rota.cluster.runner.RunnerStatus;
+import dev.rota.server.RotaConfig;
+import dev.rota.server.RotaNode;
+import dev.rota.server.testing.Databases;
+import dev.rota.server.testing.TestDatabase;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.cluster.sharding.ShardRegion;
+import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Three real nodes (three ActorSystems joined over loopback) on one PostgreSQL: agents spread
+ * over the nodes, every node's in-cluster runners get work, and an external runner claiming
+ * through one node gets an agent that lives on another.
+ */
+@ExtendWith(LogCapturingExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ThreeNodeClusterTest {
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+  private final List<RotaNode> nodes = new ArrayList<>();
+  private TestDatabase database;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    database = Databases.postgres();
+    int[] ports = {freePort(), freePort(), freePort()};
+    for (int port : ports) {
+      nodes.add(RotaNode.startWith(nodeConfig(port, ports[0])));
+    }
+    await(
+        "three members up",
+        () ->
+            nodes.stream()
+                .allMatch(
+                    n ->
+                        java.util.stream.StreamSupport.stream(
+                                    Cluster.get(n.system()).state().getMembers().spliterator(),
+                                    false)
+                                .filter(m -> m.status() == org.apache.pekko.cluster.MemberStatus.up())
+                                .count()
+                            == 3));
+  }
+
+  @AfterAll
+  void stopCluster() {
+    for (int i = nodes.size() - 1; i >= 0; i--) {
+      nodes.get(i).stop();
+    }
+    database.close();
+  }
+
+  private Config nodeConfig(int clusterPort, int seedPort) {
+    Config overrides =
+        ConfigFactory.parseString(
+            String.join(
+                "\n",
+                "rota.http.port = 0",
+                "rota.management.port = 0",
+                "rota.cluster.port = " + clusterPort,
+                "rota.cluster.seed-nodes = \"127.0.0.1:" + seedPort + "\"",
+                "rota.db.max-pool-size = 4",
+                "rota.runners.enabled = true",
+                "rota.runners.poll-wait = 2s",
+                "rota.runners.pools = [{name = default, count = 2, mode = hybrid,"
+                    + " capabilities = [spread], executor = noop}]"));
+    return RotaConfig.load(overrides.withFallback(database.config()), Map.of());
+  }
+
+  @Test
+  void spreadsAgentsAndGivesEveryNodesRunnersWork() throws Exception {
+    List<String> agents = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      String id = "spread-" + i;
+      agents.add(id);
+      assertEquals(201, send(nodes.get(0), "PUT", "/v1/agents/" + id, "{\"capabilities\":[\"spread\"]}").statusCode());
+    }
+    for (RotaNode node : nodes) {
+      assertTrue(!hostedAgents(node).isEmpty(), "no agents on " + node.clusterAddress());
+    }
+    Map<String, Long> completedByNode = new HashMap<>();
+    Instant deadline = Instant.now().plus(TIMEOUT);
+    int round = 0;
+    while (completedByNode.size() < 3 || completedByNode.containsValue(0L)) {
+      assertTrue(Instant.now().isBefore(deadline), "runners per node so far: " + completedByNode);
+      for (String id : agents) {
+        RotaNode via = nodes.get(round++ % 3);
+        assertEquals(
+            202,
+            send(via, "POST", "/v1/agents/" + id + "/notifications", "{\"type\":\"tick\"}")
+                .statusCode());
+      }
+      Thread.sleep(500);
+      completedByNode = completedByNode();
+    }
+    for (long completed : completedByNode.values()) {
+      assertTrue(completed > 0);
+    }
+  }
+
+  @Test
+  void claimThroughOneNodeGetsAnAgentLivingOnAnother() throws Exception {
+    RotaNode first = nodes.get(0);
+    RotaNode third = nodes.get(2);
+    String remote = null;
+    for (int i = 0; i < 60 && remote == null; i++) {
+      String id = "external-" + i;
+      assertEquals(201, send(first, "PUT", "/v1/agents/" + id, "{\"capabilities\":[\"ext\"]}").statusCode());
+      if (hostedAgents(third).contains(id)) {
+        remote = id;
+      }
+    }
+    assertTrue(remote != null, "no agent landed on the third node");
+    assertEquals(
+        202,
+        send(first, "POST", "/v1/agents/" + remote + "/notifications", "{\"type\":\"mention\"}")
+            .statusCode());
+
+    JsonNode claim = JSON.readTree(
+        send(
+                first,
+                "POST",
+                "/v1/claims",
+                "{\"runnerId\":\"ext-runner\",\"mode\":\"notification\",\"capabilities\":[\"ext\"],"
+                    + "\"waitSeconds\":10}")
+            .body());
+    assertEquals("assigned", claim.get("status").asText(), claim.toString());
+    assertEquals(remote, claim.get("assignment").get("agentId").asText());
+    String leaseId = claim.get("assignment").get("leaseId").asText();
+    assertEquals(
+        200, send(nodes.get(1), "POST", "/v1/leases/" + leaseId + "/complete", "{}").statusCode());
+    JsonNode view = JSON.readTree(send(third, "GET", "/v1/agents/" + remote, null).body());
+    assertEquals(0, view.get("inbox").get("unread").asInt());
+    assertEquals(1, view.get("activationCount").asInt());
+  }
+
+  /** The agent ids whose entities run on this node now. */
+  private Set<String> hostedAgents(RotaNode node) throws Exception {
+    ActorSystem<?> system = node.system();
+    ShardRegion.CurrentShardRegionState state =
+        AskPattern.<GetShardRegionState, ShardRegion.CurrentShardRegionState>ask(
+                ClusterSharding.get(system).shardState().narrow(),
+                r -> new GetShardRegionState(AgentEntity.ENTITY_TYPE_KEY, r),
+                TIMEOUT,
+                system.scheduler())
+            .toCompletableFuture()
+            .get();
+    Set<String> ids = new HashSet<>();
+    state.getShards().forEach(shard -> ids.addAll(shard.getEntityIds()));
+    return ids;
+  }
+
+  /** Activations completed by in-cluster runners, per node. */
+  private Map<String, Long> completedByNode() throws Exception {
+    ActorSystem<?> system = nodes.get(0).system();
+    Receptionist.Listing listing =
+        AskPattern.<Receptionist.Command, Receptionist.Listing>ask(
+                system.receptionist(),
+                r -> Receptionist.find(RunnerPool.SERVICE_KEY, r),
+                TIMEOUT,
+                system.scheduler())
+            .toCompletableFuture()
+            .get();
+    Map<String, Long> byNode = new HashMap<>();
+    for (ActorRef<RunnerPool.Command> pool : listing.getServiceInstances(RunnerPool.SERVICE_KEY)) {
+      RunnerPool.Runners runners =
+          AskPattern.<RunnerPool.Command, RunnerPool.Runners>ask(
+                  pool, RunnerPool.GetRunners::new, TIMEOUT, system.scheduler())
+              .toCompletableFuture()
+              .get();
+      long completed = runners.runners().stream().mapToLong(RunnerStatus::completed).sum();
+      byNode.merge(runners.node(), completed, Long::sum);
+    }
+    return byNode;
+  }
+
+  private HttpResponse<String> send(RotaNode node, String method, String path, String body)
+      throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + path))
+            .timeout(TIMEOUT)
+            .header("Content-Type", "application/json");
+    request.method(
+        method,
+        body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofString(body));
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static void await(String what, java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    Instant deadline = Instant.now().plus(TIMEOUT);
+    while (!condition.getAsBoolean()) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
