@@ -26,11 +26,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 
@@ -45,11 +48,14 @@ final class BenchNode implements AutoCloseable {
   /** The payload field carrying the harness's token. */
   static final String TOKEN = "benchToken";
 
-  /** Asks in flight while seeding: enough for the journal to batch, few enough to stay snappy. */
-  private static final int SEED_WINDOW = 512;
+  /**
+   * Events in flight while seeding: enough for the journal to batch its writes, few enough that no
+   * write waits near the journal's circuit-breaker timeout.
+   */
+  private static final int SEED_WINDOW = 500;
 
   /** Notifications per {@code NotifyAll}: a hot agent's backlog goes in a few atomic writes. */
-  private static final int SEED_CHUNK = 200;
+  private static final int SEED_CHUNK = 100;
 
   private static final ObjectNode EMPTY = JsonNodeFactory.instance.objectNode();
   private static final Duration ASK_TIMEOUT = Duration.ofSeconds(60);
@@ -121,6 +127,7 @@ final class BenchNode implements AutoCloseable {
     for (int i = 0; i < count; i++) {
       String id = AgentIds.id(i);
       window.submit(
+          1,
           () ->
               ask(id, replyTo -> new AgentEntity.Register(patch, replyTo))
                   .thenAccept(reply -> expect(reply, AgentEntity.AgentDetails.class, id)));
@@ -152,6 +159,7 @@ final class BenchNode implements AutoCloseable {
           items.add(new AgentEntity.NotifyItem("bench.seed", EMPTY, null));
         }
         window.submit(
+            n,
             () ->
                 ask(id, replyTo -> new AgentEntity.NotifyAll(items, replyTo))
                     .thenAccept(reply -> expectAllAccepted(reply, id)));
@@ -247,12 +255,32 @@ final class BenchNode implements AutoCloseable {
     // The dispatcher itself waits for the coordinator directory; nothing more to do here.
   }
 
+  /**
+   * Asks an agent. Through the Scala API on purpose: the Java API's CompletionStage runs every
+   * callback asynchronously on the common pool, which on a two-core machine means a new thread per
+   * callback; here the callback runs on the thread that completes the ask.
+   */
+  @SuppressWarnings("unchecked")
   private CompletionStage<AgentEntity.Reply> ask(
-      String agentId,
-      org.apache.pekko.japi.function.Function<
-              org.apache.pekko.actor.typed.ActorRef<AgentEntity.Reply>, AgentEntity.Command>
-          command) {
-    return sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agentId).ask(command, ASK_TIMEOUT);
+      String agentId, Function<ActorRef<AgentEntity.Reply>, AgentEntity.Command> command) {
+    var ref =
+        (org.apache.pekko.cluster.sharding.typed.scaladsl.EntityRef<AgentEntity.Command>)
+            (Object) sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agentId);
+    scala.Function1<ActorRef<AgentEntity.Reply>, AgentEntity.Command> f = command::apply;
+    scala.concurrent.Future<AgentEntity.Reply> future =
+        ref.ask(f, org.apache.pekko.util.Timeout.create(ASK_TIMEOUT));
+    CompletableFuture<AgentEntity.Reply> result = new CompletableFuture<>();
+    future.onComplete(
+        attempt -> {
+          if (attempt.isSuccess()) {
+            result.complete(attempt.get());
+          } else {
+            result.completeExceptionally(attempt.failed().get());
+          }
+          return null;
+        },
+        scala.concurrent.ExecutionContext.parasitic$.MODULE$);
+    return result;
   }
 
   private static void expect(AgentEntity.Reply reply, Class<?> type, String agentId) {
@@ -291,7 +319,7 @@ final class BenchNode implements AutoCloseable {
     }
   }
 
-  /** At most {@code size} asynchronous operations in flight; the first failure fails the lot. */
+  /** At most {@code size} events in flight; the first failure fails the lot. */
   private static final class Window {
     private final Semaphore permits;
     private final int size;
@@ -302,8 +330,9 @@ final class BenchNode implements AutoCloseable {
       this.permits = new Semaphore(size);
     }
 
-    void submit(Supplier<CompletionStage<?>> operation) throws Exception {
-      permits.acquire();
+    /** Starts an operation of {@code weight} events once the window has room for them. */
+    void submit(int weight, Supplier<CompletionStage<?>> operation) throws Exception {
+      permits.acquire(weight);
       rethrow();
       operation
           .get()
@@ -312,7 +341,7 @@ final class BenchNode implements AutoCloseable {
                 if (error != null) {
                   failure.compareAndSet(null, error);
                 }
-                permits.release();
+                permits.release(weight);
               });
     }
 
