@@ -1,5 +1,6 @@
 package dev.rota.cluster.assign;
 
+import dev.rota.cluster.Asks;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.assign.WorkProtocol.Assigned;
@@ -281,20 +282,15 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
     }
     AgentSchedule picked = pick.get().agent();
     index.markLeased(picked.agentId());
-    getContext()
-        .pipeToSelf(
-            sharding
-                .entityRefFor(AgentEntity.ENTITY_TYPE_KEY, picked.agentId())
-                .<AgentEntity.Reply>ask(
-                    replyTo ->
-                        new AgentEntity.Claim(
-                            work.runnerId(),
-                            work.mode(),
-                            work.capabilities(),
-                            work.leaseSeconds(),
-                            replyTo),
-                    settings.claimTimeout()),
-            (reply, failure) -> new ClaimAnswered(request, picked, reply, failure, triesLeft));
+    Asks.ask(
+        getContext(),
+        AgentEntity.Reply.class,
+        sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, picked.agentId()),
+        settings.claimTimeout(),
+        replyTo ->
+            new AgentEntity.Claim(
+                work.runnerId(), work.mode(), work.capabilities(), work.leaseSeconds(), replyTo),
+        (reply, failure) -> new ClaimAnswered(request, picked, reply, failure, triesLeft));
   }
 
   private void apply(AgentSchedule schedule, long seqNr, boolean registered) {

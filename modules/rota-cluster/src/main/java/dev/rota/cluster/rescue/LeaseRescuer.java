@@ -1,5 +1,6 @@
 package dev.rota.cluster.rescue;
 
+import dev.rota.cluster.Asks;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.readmodel.ExpiredLease;
@@ -178,20 +179,20 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
   }
 
   private void expire(ExpiredLease lease) {
-    getContext()
-        .ask(
-            AgentEntity.Reply.class,
-            sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, lease.agentId()),
-            settings.askTimeout(),
-            replyTo -> new AgentEntity.ExpireLease(lease.leaseId(), replyTo),
-            (reply, failure) ->
-                reply instanceof AgentEntity.Done
-                    ? new Acknowledged(lease)
-                    : new NotAcknowledged(
-                        lease,
-                        failure != null
-                            ? failure
-                            : new IllegalStateException("unexpected reply " + reply)));
+    Asks.ask(
+        getContext(),
+        AgentEntity.Reply.class,
+        sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, lease.agentId()),
+        settings.askTimeout(),
+        replyTo -> new AgentEntity.ExpireLease(lease.leaseId(), replyTo),
+        (reply, failure) ->
+            reply instanceof AgentEntity.Done
+                ? new Acknowledged(lease)
+                : new NotAcknowledged(
+                    lease,
+                    failure != null
+                        ? failure
+                        : new IllegalStateException("unexpected reply " + reply)));
   }
 
   private Behavior<Command> onQueryFailed(QueryFailed failed) {

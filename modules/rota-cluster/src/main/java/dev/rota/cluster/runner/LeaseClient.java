@@ -1,5 +1,6 @@
 package dev.rota.cluster.runner;
 
+import dev.rota.cluster.Asks;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.core.model.FailureAction;
@@ -8,50 +9,70 @@ import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.apache.pekko.japi.function.Function2;
 
 /**
  * How a runner speaks to the agent that granted its lease: through sharding, to the agent id the
- * lease id carries, each ask bounded by {@code rota.runners.ask-timeout}.
+ * lease id carries, each ask bounded by {@code rota.runners.ask-timeout}. Answers come back as the
+ * runner's own messages ({@link Asks}: no callback on another thread per heartbeat and report).
+ *
+ * @param <T> the runner's message type
  */
-final class LeaseClient {
+final class LeaseClient<T> {
+  private final ActorContext<T> ctx;
   private final ClusterSharding sharding;
   private final Duration askTimeout;
 
-  LeaseClient(ClusterSharding sharding, Duration askTimeout) {
-    this.sharding = sharding;
+  LeaseClient(ActorContext<T> ctx, Duration askTimeout) {
+    this.ctx = ctx;
+    this.sharding = ClusterSharding.get(ctx.getSystem());
     this.askTimeout = askTimeout;
   }
 
   /** {@link AgentEntity.Extended}, or {@link AgentEntity.Rejected} when the lease is lost. */
-  CompletionStage<Reply> heartbeat(String leaseId) {
-    return ask(leaseId, replyTo -> new AgentEntity.Heartbeat(leaseId, replyTo));
+  void heartbeat(String leaseId, Function2<Reply, Throwable, T> answered) {
+    ask(leaseId, replyTo -> new AgentEntity.Heartbeat(leaseId, replyTo), answered);
   }
 
   /** Completes or fails the activation; {@link AgentEntity.Done} when the agent took it. */
-  CompletionStage<Reply> report(String leaseId, Outcome outcome) {
+  void report(String leaseId, Outcome outcome, Function2<Reply, Throwable, T> answered) {
+    ask(leaseId, command(leaseId, outcome), answered);
+  }
+
+  /**
+   * Gives a lease back unused: a snooze of zero frees the agent and uses up no attempt. For a
+   * runner that is stopping, so the answer is not one of its messages.
+   */
+  CompletionStage<Reply> handBack(String leaseId, String why) {
+    Outcome giveBack = new Outcome.Failed(FailureAction.SNOOZE, why, 0);
+    Function<ActorRef<Reply>, AgentEntity.Command> command = command(leaseId, giveBack);
+    return agent(leaseId).ask(command::apply, askTimeout);
+  }
+
+  private static Function<ActorRef<Reply>, AgentEntity.Command> command(
+      String leaseId, Outcome outcome) {
     if (outcome instanceof Outcome.Failed f) {
-      return ask(
-          leaseId,
-          replyTo ->
-              new AgentEntity.Fail(leaseId, f.action(), f.error(), f.snoozeSeconds(), replyTo));
+      return replyTo ->
+          new AgentEntity.Fail(leaseId, f.action(), f.error(), f.snoozeSeconds(), replyTo);
     }
     var result = ((Outcome.Completed) outcome).result();
-    return ask(leaseId, replyTo -> new AgentEntity.Complete(leaseId, result, replyTo));
+    return replyTo -> new AgentEntity.Complete(leaseId, result, replyTo);
   }
 
-  /** Gives a lease back unused: a snooze of zero frees the agent and uses up no attempt. */
-  CompletionStage<Reply> handBack(String leaseId, String why) {
-    return report(leaseId, new Outcome.Failed(FailureAction.SNOOZE, why, 0));
+  private void ask(
+      String leaseId,
+      Function<ActorRef<Reply>, AgentEntity.Command> command,
+      Function2<Reply, Throwable, T> answered) {
+    Asks.ask(ctx, Reply.class, agent(leaseId), askTimeout, command::apply, answered);
   }
 
-  private CompletionStage<Reply> ask(
-      String leaseId, Function<ActorRef<Reply>, AgentEntity.Command> command) {
+  private EntityRef<AgentEntity.Command> agent(String leaseId) {
     String agentId =
         Ids.agentOf(leaseId)
             .orElseThrow(() -> new IllegalArgumentException("malformed lease id " + leaseId));
-    return sharding
-        .entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agentId)
-        .ask(command::apply, askTimeout);
+    return sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agentId);
   }
 }

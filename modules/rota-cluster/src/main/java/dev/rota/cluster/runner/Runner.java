@@ -1,5 +1,6 @@
 package dev.rota.cluster.runner;
 
+import dev.rota.cluster.Asks;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.assign.WorkProtocol.Assigned;
@@ -23,7 +24,6 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 
 /**
  * One in-cluster worker slot. It loops: ask the node's dispatcher for work (long poll) → run the
@@ -117,7 +117,7 @@ public final class Runner {
   private final ActorRef<RunnerStatus> statusListener;
   private final ActorContext<Command> ctx;
   private final TimerScheduler<Command> timers;
-  private final LeaseClient leases;
+  private final LeaseClient<Command> leases;
 
   private Activity activity = Activity.REQUESTING;
   private Instant lastSeenAt = Instant.now();
@@ -147,7 +147,7 @@ public final class Runner {
     this.statusListener = statusListener;
     this.ctx = ctx;
     this.timers = timers;
-    this.leases = new LeaseClient(ClusterSharding.get(ctx.getSystem()), settings.askTimeout());
+    this.leases = new LeaseClient<>(ctx, settings.askTimeout());
   }
 
   // ---- asking for work ----
@@ -155,7 +155,8 @@ public final class Runner {
   private Behavior<Command> requestWork() {
     lastSeenAt = Instant.now();
     changed(Activity.REQUESTING);
-    ctx.ask(
+    Asks.ask(
+        ctx,
         WorkReply.class,
         dispatcher,
         settings.pollWait().plus(settings.requestGrace()),
@@ -304,9 +305,8 @@ public final class Runner {
   }
 
   private Behavior<Command> onHeartbeatDue(HeartbeatDue due) {
-    ctx.pipeToSelf(
-        leases.heartbeat(due.leaseId()),
-        (reply, failure) -> new HeartbeatAnswered(due.leaseId(), reply, failure));
+    leases.heartbeat(
+        due.leaseId(), (reply, failure) -> new HeartbeatAnswered(due.leaseId(), reply, failure));
     return Behaviors.same();
   }
 
@@ -360,8 +360,7 @@ public final class Runner {
   private Behavior<Command> report(Outcome outcome, int attempt) {
     changed(Activity.REPORTING);
     String leaseId = current.leaseId();
-    ctx.pipeToSelf(
-        leases.report(leaseId, outcome), (reply, failure) -> new Reported(leaseId, reply, failure));
+    leases.report(leaseId, outcome, (reply, failure) -> new Reported(leaseId, reply, failure));
     return common()
         .onMessage(
             Reported.class, this::isCurrent, reported -> onReported(reported, outcome, attempt))
