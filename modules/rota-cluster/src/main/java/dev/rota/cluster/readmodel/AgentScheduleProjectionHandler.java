@@ -1,6 +1,7 @@
 package dev.rota.cluster.readmodel;
 
 import dev.rota.cluster.agent.AgentEvents.Event;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.projection.eventsourced.EventEnvelope;
@@ -32,12 +33,15 @@ public final class AgentScheduleProjectionHandler
         connection -> {
           try (AgentScheduleWriter writer =
               new AgentScheduleWriter(connection, partition, partitions)) {
+            List<AgentScheduleWriter.Item> items = new ArrayList<>(envelopes.size());
             for (EventEnvelope<Event> envelope : envelopes) {
-              writer.apply(
-                  PersistenceId.extractEntityId(envelope.persistenceId()),
-                  envelope.sequenceNr(),
-                  envelope.event());
+              items.add(
+                  new AgentScheduleWriter.Item(
+                      PersistenceId.extractEntityId(envelope.persistenceId()),
+                      envelope.sequenceNr(),
+                      envelope.event()));
             }
+            writer.applyGroup(items);
             writer.flushCounters();
           }
           return null;

@@ -25,18 +25,39 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies agent events to {@code agent_schedule}, {@code dead_letter} and {@code rota_counter} on
- * one connection, inside the projection's transaction. Plain SQL that H2 and PostgreSQL both run:
- * every change of an agent's row is an {@code UPDATE ... WHERE seq_nr < ?} (or a {@code DELETE}),
- * so an event that is not newer than the row changes nothing, and its dead letters and counts are
- * skipped with it. Only a registration inserts, after its update found no row.
+ * Applies a group of agent events to {@code agent_schedule}, {@code dead_letter} and {@code
+ * rota_counter} on one connection, inside the projection's transaction. Plain SQL that H2 and
+ * PostgreSQL both run: every change of an agent's row is an {@code UPDATE ... WHERE seq_nr < ?} (or
+ * a {@code DELETE}), so an event that is not newer than the row changes nothing, and its dead
+ * letters and counts are skipped with it. Only a registration inserts, after its update found no
+ * row.
+ *
+ * <p>A group is written with as few statements and round trips as its meaning allows:
+ *
+ * <ul>
+ *   <li>per agent, a run of notifications becomes one update ({@code unread = unread + k}); a run
+ *       of notifications, grants and renewals that an activation's end follows is dropped into that
+ *       end's update, which sets every column they touch (the lease columns, and unread and oldest
+ *       unread as absolute values) — their counts still count, exactly when the end applies;
+ *   <li>the remaining updates go in rounds (the first of every agent, then the second, ...), each
+ *       round as one JDBC batch per statement, so an agent's updates keep their order.
+ * </ul>
+ *
+ * <p>A folded update is guarded by the sequence number of the first event it folds, so it applies
+ * exactly when that event alone would have: groups commit with their offset (exactly once), so a
+ * row is never between the first and the last event of a group.
  *
  * <p>Rows of one agent are written only by its partition's projection, and counter rows are keyed
  * by partition, so no two transactions race on a row: an update that finds no row can insert
@@ -49,6 +70,9 @@ import org.slf4j.LoggerFactory;
  */
 final class AgentScheduleWriter implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AgentScheduleWriter.class);
+
+  /** One event of a group, as the projection delivers it. */
+  record Item(String agentId, long seqNr, Event event) {}
 
   private static final String GUARD =
       ", seq_nr = ?, updated_at = ? where agent_id = ? and seq_nr < ?";
@@ -64,7 +88,7 @@ final class AgentScheduleWriter implements AutoCloseable {
           + " values (?, ?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String CONFIGURED =
       "name = ?, capabilities = ?, priority = ?, min_activation_interval_seconds = ?";
-  private static final String NOTIFIED = "unread = unread + 1, oldest_unread_at = " + earliest();
+  private static final String NOTIFIED = "unread = unread + ?, oldest_unread_at = " + earliest();
   private static final String LEASED =
       "lease_id = ?, lease_runner_id = ?, lease_kind = ?, lease_expires_at = ?";
   private static final String RENEWED = "lease_expires_at = ?";
@@ -79,15 +103,21 @@ final class AgentScheduleWriter implements AutoCloseable {
       "dead_letters = case when dead_letters > 0 then dead_letters - 1 else 0 end,"
           + " unread = unread + 1, oldest_unread_at = "
           + earliest();
+  private static final String DEREGISTER =
+      "delete from agent_schedule where agent_id = ? and seq_nr < ?";
   private static final String INSERT_DEAD_LETTER =
       "insert into dead_letter (id, agent_id, notification_id, type, payload, attempts, reason,"
           + " dead_at) values (?, ?, ?, ?, ?, ?, ?, ?)";
+
+  /** Agent ids per existence query of registrations that found no row. */
+  private static final int EXISTS_CHUNK = 100;
 
   private final Connection connection;
   private final int partition;
   private final int partitions;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
   private final Map<Counter, Long> counts = new EnumMap<>(Counter.class);
+  private final List<Registration> unmatchedRegistrations = new ArrayList<>();
 
   /**
    * @param partition the projection's partition: the counters it writes are its own rows
@@ -107,124 +137,336 @@ final class AgentScheduleWriter implements AutoCloseable {
         + " then oldest_unread_at else ? end";
   }
 
+  // ---- a group ----
+
   /**
-   * Applies one event of the agent.
-   *
-   * @return false when the event was ignored: not newer than the row, or the agent has no row
+   * Applies a group of events, in order per agent; counters are added by {@link #flushCounters}.
    */
-  boolean apply(String agentId, long seqNr, Event event) throws SQLException {
-    if (event instanceof AgentRegistered e) {
-      return registered(agentId, seqNr, e);
+  void applyGroup(List<Item> items) throws SQLException {
+    Map<String, List<Item>> byAgent = new LinkedHashMap<>();
+    for (Item item : items) {
+      byAgent.computeIfAbsent(item.agentId(), id -> new ArrayList<>()).add(item);
     }
-    if (event instanceof AgentDeregistered) {
-      return deregistered(agentId, seqNr);
+    List<List<Write>> plans = new ArrayList<>(byAgent.size());
+    for (List<Item> agentItems : byAgent.values()) {
+      plans.add(plan(agentItems));
     }
-    boolean applied = update(agentId, seqNr, event);
-    if (!applied) {
-      log.debug("ignored {} #{} of agent {}: not newer than its row", event, seqNr, agentId);
+    for (int round = 0; ; round++) {
+      Map<String, List<Write>> bySql = new LinkedHashMap<>();
+      for (List<Write> plan : plans) {
+        if (round < plan.size()) {
+          Write write = plan.get(round);
+          bySql.computeIfAbsent(write.sql(), sql -> new ArrayList<>()).add(write);
+        }
+      }
+      if (bySql.isEmpty()) {
+        return;
+      }
+      for (Map.Entry<String, List<Write>> entry : bySql.entrySet()) {
+        execute(entry.getKey(), entry.getValue());
+      }
+      insertUnmatchedRegistrations();
     }
-    return applied;
   }
 
-  private boolean update(String agentId, long seqNr, Event event) throws SQLException {
-    if (event instanceof AgentUpdated e) {
-      return update(agentId, seqNr, e.at(), CONFIGURED, s -> bindConfig(s, 1, agentId, e.config()));
+  /** The writes of one agent's events in this group, folded where the result is the same. */
+  private List<Write> plan(List<Item> items) {
+    List<Write> writes = new ArrayList<>();
+    int i = 0;
+    while (i < items.size()) {
+      int end = i;
+      while (end < items.size() && foldableIntoEnd(items.get(end).event())) {
+        end++;
+      }
+      if (end > i && end < items.size() && items.get(end).event() instanceof ActivationEnded) {
+        writes.add(ended(items.get(end), items.subList(i, end)));
+        i = end + 1;
+        continue;
+      }
+      int run = i;
+      while (run < items.size() && items.get(run).event() instanceof NotificationReceived) {
+        run++;
+      }
+      if (run > i) {
+        writes.add(notified(items.subList(i, run)));
+        i = run;
+        continue;
+      }
+      writes.add(single(items.get(i)));
+      i++;
     }
-    if (event instanceof NotificationReceived e) {
-      Instant at = e.notification().receivedAt();
-      return update(agentId, seqNr, e.at(), NOTIFIED, s -> bindEarliest(s, 1, at))
-          && counted(Counter.NOTIFICATIONS_ACCEPTED, 1);
-    }
-    if (event instanceof LeaseGranted e) {
-      return update(agentId, seqNr, e.at(), LEASED, s -> bindLease(s, e))
-          && counted(
-              e.lease().kind() == ActivationKind.EXPLORATION
-                  ? Counter.ACTIVATIONS_EXPLORATION
-                  : Counter.ACTIVATIONS_INBOX,
-              1);
-    }
-    if (event instanceof LeaseRenewed e) {
-      return update(
-          agentId,
-          seqNr,
-          e.at(),
-          RENEWED,
-          s -> {
-            Sql.setInstant(s, 1, e.expiresAt());
-            return 2;
-          });
-    }
-    if (event instanceof ActivationEnded e) {
-      return ended(agentId, seqNr, e);
-    }
-    if (event instanceof AgentPaused || event instanceof AgentResumed) {
-      boolean paused = event instanceof AgentPaused;
-      return update(
-          agentId,
-          seqNr,
-          event.at(),
-          PAUSED,
-          s -> {
-            s.setBoolean(1, paused);
-            return 2;
-          });
-    }
-    if (event instanceof DeadLetterRedriven e) {
-      return update(agentId, seqNr, e.at(), REDRIVEN, s -> bindEarliest(s, 1, e.at()))
-          && deleteDeadLetter(e.deadLetterId());
-    }
-    // A new event type must be handled here; failing stops the projection rather than let the
-    // read model drift silently.
-    throw new IllegalArgumentException("unknown agent event " + event.getClass().getName());
+    return writes;
   }
 
-  private boolean registered(String agentId, long seqNr, AgentRegistered e) throws SQLException {
-    AgentConfig config = e.config();
-    int partitionId = Partitions.of(agentId, partitions);
-    boolean reset =
-        update(
-            agentId,
-            seqNr,
-            e.at(),
-            REGISTERED,
-            s -> {
-              s.setInt(1, partitionId);
-              int i = bindConfig(s, 2, agentId, config);
-              Sql.setInstant(s, i, e.at());
-              return i + 1;
-            });
-    if (reset) {
+  /** Events whose every column an activation's end sets again (their counts aside). */
+  private static boolean foldableIntoEnd(Event event) {
+    return event instanceof NotificationReceived
+        || event instanceof LeaseGranted
+        || event instanceof LeaseRenewed;
+  }
+
+  private void execute(String sql, List<Write> writes) throws SQLException {
+    PreparedStatement s = statement(sql);
+    if (writes.size() == 1) {
+      Write write = writes.get(0);
+      write.bind(s);
+      settle(write, s.executeUpdate());
+      return;
+    }
+    for (Write write : writes) {
+      write.bind(s);
+      s.addBatch();
+    }
+    int[] counts = s.executeBatch();
+    for (int k = 0; k < writes.size(); k++) {
+      settle(writes.get(k), counts[k]);
+    }
+  }
+
+  private void settle(Write write, int rows) throws SQLException {
+    // SUCCESS_NO_INFO: the driver ran it but cannot say; neither H2 nor PostgreSQL answer so.
+    if (rows > 0 || rows == java.sql.Statement.SUCCESS_NO_INFO) {
+      write.applied();
+    } else {
+      write.notApplied();
+    }
+  }
+
+  // ---- the writes ----
+
+  /** One statement for one agent, and what follows when it did or did not change a row. */
+  private interface Write {
+    String sql();
+
+    void bind(PreparedStatement statement) throws SQLException;
+
+    void applied() throws SQLException;
+
+    void notApplied() throws SQLException;
+  }
+
+  @FunctionalInterface
+  private interface Binder {
+    /** Binds the assignment parameters from index 1; returns the next free index. */
+    int bind(PreparedStatement statement) throws SQLException;
+  }
+
+  @FunctionalInterface
+  private interface Effect {
+    void run() throws SQLException;
+  }
+
+  /** A guarded update of one agent's row; its effects run only when it changed the row. */
+  private class Update implements Write {
+    final String agentId;
+    final long seqNr;
+    final long guardSeqNr;
+    final Instant at;
+    final String sql;
+    final Binder binder;
+    final List<Effect> effects = new ArrayList<>();
+    final Object what;
+
+    Update(
+        String agentId,
+        long seqNr,
+        long guardSeqNr,
+        Instant at,
+        String assignments,
+        Binder binder,
+        Object what) {
+      this.agentId = agentId;
+      this.seqNr = seqNr;
+      this.guardSeqNr = guardSeqNr;
+      this.at = at;
+      this.sql = "update agent_schedule set " + assignments + GUARD;
+      this.binder = binder;
+      this.what = what;
+    }
+
+    Update then(Effect effect) {
+      effects.add(effect);
+      return this;
+    }
+
+    Update counting(Counter counter, long n) {
+      return then(() -> counted(counter, n));
+    }
+
+    @Override
+    public String sql() {
+      return sql;
+    }
+
+    @Override
+    public void bind(PreparedStatement s) throws SQLException {
+      int i = binder.bind(s);
+      s.setLong(i++, seqNr);
+      Sql.setInstant(s, i++, at);
+      s.setString(i++, agentId);
+      s.setLong(i, guardSeqNr);
+    }
+
+    @Override
+    public void applied() throws SQLException {
+      for (Effect effect : effects) {
+        effect.run();
+      }
+    }
+
+    @Override
+    public void notApplied() throws SQLException {
+      log.debug("ignored {} #{} of agent {}: not newer than its row", what, seqNr, agentId);
+    }
+  }
+
+  /** A registration: resets the row, or inserts it when there is none. */
+  private final class Registration extends Update {
+    final AgentRegistered event;
+    final int partitionId;
+
+    Registration(String agentId, long seqNr, AgentRegistered event) {
+      super(agentId, seqNr, seqNr, event.at(), REGISTERED, null, event);
+      this.event = event;
+      this.partitionId = Partitions.of(agentId, partitions);
       // A registration starts afresh (AgentState.registered): nothing of an older life remains.
+      then(() -> deleteDeadLettersOf(agentId));
+    }
+
+    @Override
+    public void bind(PreparedStatement s) throws SQLException {
+      s.setInt(1, partitionId);
+      int i = bindConfig(s, 2, agentId, event.config());
+      Sql.setInstant(s, i++, event.at());
+      s.setLong(i++, seqNr);
+      Sql.setInstant(s, i++, at);
+      s.setString(i++, agentId);
+      s.setLong(i, guardSeqNr);
+    }
+
+    @Override
+    public void notApplied() {
+      unmatchedRegistrations.add(this);
+    }
+
+    void bindInsert(PreparedStatement s) throws SQLException {
+      s.setString(1, agentId);
+      s.setInt(2, partitionId);
+      int i = bindConfig(s, 3, agentId, event.config());
+      Sql.setInstant(s, i++, event.at());
+      s.setLong(i++, seqNr);
+      Sql.setInstant(s, i, event.at());
+    }
+  }
+
+  /** Registrations whose update found no row: insert those that have none (one batch). */
+  private void insertUnmatchedRegistrations() throws SQLException {
+    if (unmatchedRegistrations.isEmpty()) {
+      return;
+    }
+    Set<String> existing = new HashSet<>();
+    for (int from = 0; from < unmatchedRegistrations.size(); from += EXISTS_CHUNK) {
+      List<Registration> chunk =
+          unmatchedRegistrations.subList(
+              from, Math.min(unmatchedRegistrations.size(), from + EXISTS_CHUNK));
+      StringBuilder sql =
+          new StringBuilder("select agent_id from agent_schedule where agent_id in (");
+      for (int k = 0; k < chunk.size(); k++) {
+        sql.append(k == 0 ? "?" : ", ?");
+      }
+      try (PreparedStatement s = connection.prepareStatement(sql.append(')').toString())) {
+        for (int k = 0; k < chunk.size(); k++) {
+          s.setString(k + 1, chunk.get(k).agentId);
+        }
+        try (ResultSet rs = s.executeQuery()) {
+          while (rs.next()) {
+            existing.add(rs.getString(1));
+          }
+        }
+      }
+    }
+    PreparedStatement insert = statement(INSERT_AGENT);
+    int batched = 0;
+    for (Registration registration : unmatchedRegistrations) {
+      if (existing.contains(registration.agentId)) {
+        log.debug(
+            "ignored registration #{} of agent {}: not newer than its row",
+            registration.seqNr,
+            registration.agentId);
+        continue;
+      }
+      registration.bindInsert(insert);
+      insert.addBatch();
+      batched++;
+    }
+    if (batched > 0) {
+      insert.executeBatch();
+    }
+    unmatchedRegistrations.clear();
+  }
+
+  /** A deregistration deletes the row and its dead letters. */
+  private final class Deregistration implements Write {
+    final String agentId;
+    final long seqNr;
+
+    Deregistration(String agentId, long seqNr) {
+      this.agentId = agentId;
+      this.seqNr = seqNr;
+    }
+
+    @Override
+    public String sql() {
+      return DEREGISTER;
+    }
+
+    @Override
+    public void bind(PreparedStatement s) throws SQLException {
+      s.setString(1, agentId);
+      s.setLong(2, seqNr);
+    }
+
+    @Override
+    public void applied() throws SQLException {
       deleteDeadLettersOf(agentId);
-      return true;
     }
-    if (rowExists(agentId)) {
-      return false;
+
+    @Override
+    public void notApplied() {
+      log.debug("ignored deregistration #{} of agent {}: no newer row", seqNr, agentId);
     }
-    PreparedStatement s = statement(INSERT_AGENT);
-    s.setString(1, agentId);
-    s.setInt(2, partitionId);
-    int i = bindConfig(s, 3, agentId, config);
-    Sql.setInstant(s, i++, e.at());
-    s.setLong(i++, seqNr);
-    Sql.setInstant(s, i, e.at());
-    s.executeUpdate();
-    return true;
   }
 
-  private boolean deregistered(String agentId, long seqNr) throws SQLException {
-    PreparedStatement s = statement("delete from agent_schedule where agent_id = ? and seq_nr < ?");
-    s.setString(1, agentId);
-    s.setLong(2, seqNr);
-    if (s.executeUpdate() == 0) {
-      return false;
+  /** A run of notifications as one update. */
+  private Write notified(List<Item> run) {
+    Item first = run.get(0);
+    Item last = run.get(run.size() - 1);
+    Instant earliest = first.event().at();
+    for (Item item : run) {
+      Instant at = ((NotificationReceived) item.event()).notification().receivedAt();
+      if (at.isBefore(earliest)) {
+        earliest = at;
+      }
     }
-    deleteDeadLettersOf(agentId);
-    return true;
+    Instant oldest = earliest;
+    int n = run.size();
+    return new Update(
+            first.agentId(),
+            last.seqNr(),
+            first.seqNr(),
+            last.event().at(),
+            NOTIFIED,
+            s -> {
+              s.setInt(1, n);
+              return bindEarliest(s, 2, oldest);
+            },
+            n == 1 ? first.event() : n + " notifications")
+        .counting(Counter.NOTIFICATIONS_ACCEPTED, n);
   }
 
-  private boolean ended(String agentId, long seqNr, ActivationEnded e) throws SQLException {
-    // COMPLETED and SNOOZED bind one instant after ENDED's parameters.
+  /** An activation's end, with the events before it whose columns it sets again. */
+  private Write ended(Item end, List<Item> folded) {
+    ActivationEnded e = (ActivationEnded) end.event();
     String assignments = ENDED;
     Instant extra = null;
     Counter counter;
@@ -243,12 +485,16 @@ final class AgentScheduleWriter implements AutoCloseable {
     } else {
       throw new IllegalArgumentException("unknown activation end " + e.getClass().getName());
     }
+    // COMPLETED and SNOOZED bind one instant after ENDED's parameters.
     Instant extraValue = extra;
     boolean hasExtra = !assignments.equals(ENDED);
-    boolean applied =
-        update(
+    String agentId = end.agentId();
+    long guard = folded.isEmpty() ? end.seqNr() : folded.get(0).seqNr();
+    Update update =
+        new Update(
             agentId,
-            seqNr,
+            end.seqNr(),
+            guard,
             e.at(),
             assignments,
             s -> {
@@ -260,16 +506,92 @@ final class AgentScheduleWriter implements AutoCloseable {
                 return 5;
               }
               return 4;
-            });
-    if (!applied) {
-      return false;
+            },
+            e);
+    for (Item item : folded) {
+      if (item.event() instanceof NotificationReceived) {
+        update.counting(Counter.NOTIFICATIONS_ACCEPTED, 1);
+      } else if (item.event() instanceof LeaseGranted g) {
+        update.counting(grantCounter(g), 1);
+      }
     }
     for (DeadLetter dead : e.deadLettered()) {
-      insertDeadLetter(agentId, dead);
+      update.then(() -> insertDeadLetter(agentId, dead));
     }
-    counted(counter, 1);
-    return counted(Counter.NOTIFICATIONS_DEAD_LETTERED, e.deadLettered().size());
+    return update
+        .counting(counter, 1)
+        .counting(Counter.NOTIFICATIONS_DEAD_LETTERED, e.deadLettered().size());
   }
+
+  /** One event on its own. */
+  private Write single(Item item) {
+    String agentId = item.agentId();
+    long seqNr = item.seqNr();
+    Event event = item.event();
+    if (event instanceof AgentRegistered e) {
+      return new Registration(agentId, seqNr, e);
+    }
+    if (event instanceof AgentDeregistered) {
+      return new Deregistration(agentId, seqNr);
+    }
+    if (event instanceof AgentUpdated e) {
+      return update(item, CONFIGURED, s -> bindConfig(s, 1, agentId, e.config()));
+    }
+    if (event instanceof NotificationReceived) {
+      return notified(List.of(item));
+    }
+    if (event instanceof LeaseGranted e) {
+      return update(item, LEASED, s -> bindLease(s, e)).counting(grantCounter(e), 1);
+    }
+    if (event instanceof LeaseRenewed e) {
+      return update(
+          item,
+          RENEWED,
+          s -> {
+            Sql.setInstant(s, 1, e.expiresAt());
+            return 2;
+          });
+    }
+    if (event instanceof ActivationEnded) {
+      return ended(item, List.of());
+    }
+    if (event instanceof AgentPaused || event instanceof AgentResumed) {
+      boolean paused = event instanceof AgentPaused;
+      return update(
+          item,
+          PAUSED,
+          s -> {
+            s.setBoolean(1, paused);
+            return 2;
+          });
+    }
+    if (event instanceof DeadLetterRedriven e) {
+      return update(item, REDRIVEN, s -> bindEarliest(s, 1, e.at()))
+          .then(() -> deleteDeadLetter(e.deadLetterId()));
+    }
+    // A new event type must be handled here; failing stops the projection rather than let the
+    // read model drift silently.
+    throw new IllegalArgumentException("unknown agent event " + event.getClass().getName());
+  }
+
+  private Update update(Item item, String assignments, Binder binder) {
+    return new Update(
+        item.agentId(),
+        item.seqNr(),
+        item.seqNr(),
+        item.event().at(),
+        assignments,
+        binder,
+        item.event());
+  }
+
+  private static Counter grantCounter(LeaseGranted e) {
+    return e.lease().kind() == ActivationKind.EXPLORATION
+        ? Counter.ACTIVATIONS_EXPLORATION
+        : Counter.ACTIVATIONS_INBOX;
+  }
+
+  // ---- dead letters ----
 
   private void insertDeadLetter(String agentId, DeadLetter dead) throws SQLException {
     // A notification can die again after a redrive; its row went with the redrive, but a stray
@@ -288,11 +610,10 @@ final class AgentScheduleWriter implements AutoCloseable {
     s.executeUpdate();
   }
 
-  private boolean deleteDeadLetter(String deadLetterId) throws SQLException {
+  private void deleteDeadLetter(String deadLetterId) throws SQLException {
     PreparedStatement s = statement("delete from dead_letter where id = ?");
     s.setString(1, deadLetterId);
     s.executeUpdate();
-    return true;
   }
 
   private void deleteDeadLettersOf(String agentId) throws SQLException {
@@ -301,13 +622,7 @@ final class AgentScheduleWriter implements AutoCloseable {
     s.executeUpdate();
   }
 
-  private boolean rowExists(String agentId) throws SQLException {
-    PreparedStatement s = statement("select 1 from agent_schedule where agent_id = ?");
-    s.setString(1, agentId);
-    try (ResultSet rs = s.executeQuery()) {
-      return rs.next();
-    }
-  }
+  // ---- counters ----
 
   /** Adds this transaction's counts to the partition's counter rows. */
   void flushCounters() throws SQLException {
@@ -330,30 +645,14 @@ final class AgentScheduleWriter implements AutoCloseable {
     counts.clear();
   }
 
-  /** Adds to a counter of this transaction; true, so it chains after an applied update. */
-  private boolean counted(Counter counter, long n) {
+  /** Adds to a counter of this transaction. */
+  private void counted(Counter counter, long n) {
     if (n > 0) {
       counts.merge(counter, n, Long::sum);
     }
-    return true;
   }
 
-  @FunctionalInterface
-  private interface Binder {
-    /** Binds the assignment parameters from index 1; returns the next free index. */
-    int bind(PreparedStatement statement) throws SQLException;
-  }
-
-  private boolean update(String agentId, long seqNr, Instant at, String assignments, Binder binder)
-      throws SQLException {
-    PreparedStatement s = statement("update agent_schedule set " + assignments + GUARD);
-    int i = binder.bind(s);
-    s.setLong(i++, seqNr);
-    Sql.setInstant(s, i++, at);
-    s.setString(i++, agentId);
-    s.setLong(i, seqNr);
-    return s.executeUpdate() == 1;
-  }
+  // ---- binding ----
 
   private static int bindConfig(PreparedStatement s, int from, String agentId, AgentConfig config)
       throws SQLException {

@@ -302,6 +302,76 @@ abstract class ReadModelContract {
   }
 
   @Test
+  void oneGroupOfManyAgentsCountsEveryEventOnce() {
+    // Interleaved agents in one transaction: registrations (inserted in a batch), runs of
+    // notifications (one update each), and grant + notification + completion folded into the
+    // completion's update; one agent's activation fails with a dead letter in the same group.
+    List<EventEnvelope<Event>> group = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      group.add(next("g" + i, registered("g" + i, List.of(), 0, T0)));
+    }
+    for (int i = 0; i < 12; i++) {
+      group.add(next("g" + i, notified("g" + i + "-n1", T0.plusSeconds(i + 1))));
+      group.add(next("g" + i, notified("g" + i + "-n2", T0.plusSeconds(i + 2))));
+    }
+    Lease lease =
+        lease("g0", 1, ActivationKind.INBOX, T0.plusSeconds(20), List.of("g0-n1", "g0-n2"));
+    group.add(next("g0", new AgentEvents.LeaseGranted(lease)));
+    group.add(next("g0", notified("g0-n3", T0.plusSeconds(21))));
+    group.add(
+        next(
+            "g0",
+            new AgentEvents.ActivationCompleted(
+                lease.leaseId(),
+                null,
+                T0.plusSeconds(22),
+                new InboxSummary(1, T0.plusSeconds(21)))));
+    Lease failing =
+        lease("g1", 1, ActivationKind.EXPLORATION, T0.plusSeconds(20), List.of("g1-n1"));
+    group.add(next("g1", new AgentEvents.LeaseGranted(failing)));
+    group.add(
+        next(
+            "g1",
+            new AgentEvents.ActivationFailed(
+                failing.leaseId(),
+                FailureAction.DISCARD,
+                "no",
+                null,
+                T0.plusSeconds(23),
+                new InboxSummary(1, T0.plusSeconds(3)),
+                List.of(deadLetter("g1", "g1-n1", 0, T0.plusSeconds(23))))));
+    process(group);
+
+    AgentSchedule g0 = schedule("g0");
+    assertFalse(g0.leased());
+    assertEquals(1, g0.unread());
+    assertEquals(T0.plusSeconds(21), g0.oldestUnreadAt());
+    assertEquals(T0.plusSeconds(22), g0.lastActivatedAt());
+    assertEquals(6, number("g0", "seq_nr"));
+    assertEquals(1, schedule("g1").unread());
+    assertEquals(1, number("g1", "dead_letters"));
+    for (int i = 2; i < 12; i++) {
+      AgentSchedule s = schedule("g" + i);
+      assertEquals(2, s.unread());
+      assertEquals(T0.plusSeconds(i + 1), s.oldestUnreadAt());
+      assertEquals(3, number("g" + i, "seq_nr"));
+    }
+    ReadModelStats stats = readModel.stats(T0.plusSeconds(30));
+    assertEquals(12, stats.registered());
+    assertEquals(25, stats.counter(Counter.NOTIFICATIONS_ACCEPTED));
+    assertEquals(1, stats.counter(Counter.ACTIVATIONS_INBOX));
+    assertEquals(1, stats.counter(Counter.ACTIVATIONS_EXPLORATION));
+    assertEquals(1, stats.counter(Counter.ACTIVATIONS_COMPLETED));
+    assertEquals(1, stats.counter(Counter.ACTIVATIONS_FAILED));
+    assertEquals(1, stats.counter(Counter.NOTIFICATIONS_DEAD_LETTERED));
+
+    // The same group again (a re-delivery) changes nothing.
+    process(group);
+    assertEquals(25, readModel.stats(T0).counter(Counter.NOTIFICATIONS_ACCEPTED));
+    assertEquals(1, schedule("g0").unread());
+  }
+
+  @Test
   void ignoresEventsNotNewerThanTheRow() {
     emit("a1", registered("a1", List.of(), 0, T0));
     List<EventEnvelope<Event>> batch =
@@ -505,6 +575,11 @@ abstract class ReadModelContract {
     }
     process(envelopes);
     return envelopes;
+  }
+
+  /** The agent's next event, numbered after its last, for a group built by hand. */
+  private EventEnvelope<Event> next(String agentId, Event event) {
+    return envelope(agentId, seqNrs.merge(agentId, 1L, Long::sum), event);
   }
 
   /** An envelope with an old sequence number, as a re-delivery would bring it. */
