@@ -129,12 +129,12 @@ public final class AdminRoutes extends AllDirectives {
             s.counter(Counter.ACTIVATIONS_COMPLETED),
             s.counter(Counter.ACTIVATIONS_FAILED),
             s.counter(Counter.ACTIVATIONS_EXPIRED),
-            metrics.assignmentsPerSecond1m()),
+            rounded(metrics.assignmentsPerSecond1m())),
         new AdminStats.Latency(
-            metrics.claimMillis(0.5),
-            metrics.claimMillis(0.99),
-            metrics.inboxWaitMillis(0.5),
-            metrics.inboxWaitMillis(0.99)),
+            rounded(metrics.claimMillis(0.5)),
+            rounded(metrics.claimMillis(0.99)),
+            rounded(metrics.inboxWaitMillis(0.5)),
+            rounded(metrics.inboxWaitMillis(0.99))),
         new AdminStats.Fairness(
             s.maxStaleness().toSeconds(),
             idealIntervalSeconds(
@@ -142,6 +142,11 @@ public final class AdminRoutes extends AllDirectives {
         new AdminStats.Runners(runners.active(), runners.busy(), runners.desired()),
         s.deadLetters(),
         new AdminStats.Cluster(cluster.nodesUp(), cluster.partitions()));
+  }
+
+  /** Three decimals: the meters' estimates are not more precise than that. */
+  private static double rounded(double value) {
+    return Math.round(value * 1000) / 1000.0;
   }
 
   /**

@@ -6,6 +6,9 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.assign.PartitionLoader;
+import dev.rota.cluster.assign.WorkProtocol.RequestWork;
+import dev.rota.cluster.runner.RunnerPool;
+import dev.rota.cluster.runner.RunnerSettings;
 import dev.rota.cluster.testing.SingleNodeCluster;
 import dev.rota.cluster.testing.TestDatabase;
 import dev.rota.http.AgentDirectory;
@@ -108,6 +111,17 @@ public final class RotaTestCluster {
   /** The whole API with the given settings (e.g. with tokens). */
   public RotaRoutes routes(HttpSettings settings) {
     return new RotaRoutes(rota, settings, directory);
+  }
+
+  /**
+   * Starts this node's in-cluster runner pool with the given {@code rota.runners} overrides, e.g.
+   * {@code rota.runners.pools = [...]}.
+   */
+  public void startRunnerPool(String overrides) {
+    RunnerPool.init(
+        system(),
+        rota.dispatcher().<RequestWork>narrow(),
+        RunnerSettings.from(ConfigFactory.parseString(overrides).withFallback(config())));
   }
 
   public void shutdown() {
