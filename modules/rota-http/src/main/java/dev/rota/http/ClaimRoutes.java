@@ -10,7 +10,9 @@ import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.http.api.ClaimRequest;
 import dev.rota.http.api.ClaimResponse;
 import java.time.Duration;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -91,18 +93,29 @@ public final class ClaimRoutes extends AllDirectives {
   private CompletionStage<WorkReply> requestWork(
       ClaimRequest.Claim claim, Duration wait, Duration answerWithin) {
     return AskPattern.ask(
-        dispatcher,
-        (ActorRef<WorkReply> replyTo) ->
-            new RequestWork(
-                claim.runnerId(),
-                null,
-                claim.mode(),
-                claim.capabilities(),
-                wait,
-                claim.leaseSeconds(),
-                replyTo),
-        answerWithin,
-        scheduler);
+            dispatcher,
+            (ActorRef<WorkReply> replyTo) ->
+                new RequestWork(
+                    claim.runnerId(),
+                    null,
+                    claim.mode(),
+                    claim.capabilities(),
+                    wait,
+                    claim.leaseSeconds(),
+                    replyTo),
+            answerWithin,
+            scheduler)
+        .exceptionally(
+            failure -> {
+              if (failure instanceof TimeoutException
+                  || failure.getCause() instanceof TimeoutException) {
+                throw ApiException.unavailable(
+                    "this node's dispatcher did not answer within "
+                        + answerWithin.toSeconds()
+                        + " s; try again later");
+              }
+              throw failure instanceof CompletionException c ? c : new CompletionException(failure);
+            });
   }
 
   private static ClaimResponse response(WorkReply reply) {

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
+import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.http.testing.ApiCalls;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.RotaTestCluster;
@@ -24,8 +25,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
@@ -307,6 +312,38 @@ class ClaimRoutesTest extends JUnit5RouteTest {
     assertEquals(
         "{\"status\":\"none\"}",
         runSecured(withToken(claim, "runner-token")).assertStatusCode(200).entityString());
+  }
+
+  @Test
+  void answers503WithRetryAfterWhenTheDispatcherDoesNotAnswer() {
+    ActorRef<Dispatcher.Command> silent =
+        cluster.system().systemActorOf(Behaviors.ignore(), "silent-dispatcher", Props.empty());
+    HttpSettings fast =
+        HttpSettings.from(
+            ConfigFactory.parseString("rota.http.ask-timeout = 300ms")
+                .withFallback(cluster.config()));
+    ClaimRoutes claims =
+        new ClaimRoutes(silent, cluster.system().scheduler(), new ApiAuth(fast), fast, 300);
+
+    TestRouteResult result =
+        testRoute(new ApiErrors(fast).handle(() -> claims.route()))
+            .run(jsonRequest("POST", "/v1/claims", claimJson("runner-silent", "")));
+
+    assertError(result, 503, "unavailable", "dispatcher did not answer");
+    result.assertHeaderExists("Retry-After", "5");
+  }
+
+  @Test
+  void warnsWhenTheIdleTimeoutWouldCloseALongPollFirst() {
+    LoggingTestKit.warn("raise pekko.http.server.idle-timeout")
+        .expect(
+            cluster.system(),
+            () -> {
+              RotaRoutes.warnIfIdleTimeoutCutsLongPolls(
+                  ConfigFactory.parseString("pekko.http.server.idle-timeout = 60s"),
+                  Duration.ofSeconds(65));
+              return null;
+            });
   }
 
   private void eventually(Runnable assertion) {
