@@ -5,6 +5,7 @@ import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.metrics.RotaMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
@@ -87,8 +88,7 @@ public final class RotaRoutes extends AllDirectives {
   /** The route to bind on the API port. */
   public Route route() {
     Route[] routes = resources.stream().map(Supplier::get).toArray(Route[]::new);
-    return errors.handle(
-        () -> concat(routes[0], java.util.Arrays.copyOfRange(routes, 1, routes.length)));
+    return errors.handle(() -> concat(routes[0], Arrays.copyOfRange(routes, 1, routes.length)));
   }
 
   /**
