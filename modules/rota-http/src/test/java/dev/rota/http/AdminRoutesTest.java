@@ -48,6 +48,7 @@ class AdminRoutesTest extends JUnit5RouteTest {
     cluster = RotaTestCluster.withDatabase("AdminRoutesTest");
     cluster.startRunnerPool(
         """
+        rota.runners.enabled = true
         rota.runners.pools = [
           { name = "admin-test", count = 2, mode = hybrid, capabilities = [pool-only], executor = noop }
         ]
