@@ -57,7 +57,9 @@ class ProcessRunnerNodeTest {
                 RotaConfig.load(
                     overrides.withFallback(overlay).withFallback(database.config()), Map.of()))) {
       int port = node.httpPort();
-      assertEquals(201, send(port, "PUT", "/v1/agents/scripted", "{}").statusCode());
+      // 201, or 200 if the client retried the idempotent PUT on a slow machine.
+      int registered = send(port, "PUT", "/v1/agents/scripted", "{}").statusCode();
+      assertTrue(registered == 201 || registered == 200, "PUT answered " + registered);
       for (int i = 0; i < 2; i++) {
         assertEquals(
             202,

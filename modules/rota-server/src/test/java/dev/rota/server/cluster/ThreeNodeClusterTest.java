@@ -164,7 +164,7 @@ class ThreeNodeClusterTest {
                     "POST",
                     "/v1/claims",
                     "{\"runnerId\":\"ext-runner\",\"mode\":\"notification\",\"capabilities\":[\"ext\"],"
-                        + "\"waitSeconds\":10}")
+                        + "\"waitSeconds\":20}")
                 .body());
     assertEquals("assigned", claim.get("status").asText(), claim.toString());
     assertEquals(remote, claim.get("assignment").get("agentId").asText());
