@@ -199,6 +199,18 @@ public final class ReadModel {
         });
   }
 
+  /**
+   * The journal's highest ordering (0 when empty): an event feed that starts after it shows the
+   * events written from now on. Reads the journal table, not the read model.
+   */
+  public long journalHead() {
+    return query(
+        "journalHead",
+        "select coalesce(max(ordering), 0) from event_journal",
+        s -> {},
+        rs -> rs.next() ? rs.getLong(1) : 0L);
+  }
+
   private static ScheduleRow scheduleRow(ResultSet rs) throws SQLException {
     String capabilities = rs.getString("capabilities");
     AgentSchedule schedule =
