@@ -2,6 +2,7 @@ package dev.rota.bench.system;
 
 import dev.rota.bench.graphile.GraphileProvider;
 import dev.rota.bench.graphile.GraphileSettings;
+import dev.rota.bench.rota.RotaProvider;
 import dev.rota.bench.seedsql.SeedSqlProvider;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,8 +22,7 @@ public final class SystemCatalog {
   private static final Map<String, Supplier<BenchSystemProvider>> PROVIDERS = new LinkedHashMap<>();
 
   static {
-    PROVIDERS.put(
-        ROTA, () -> notYetAvailable(ROTA, "in-process Rota node, in-cluster noop runners"));
+    PROVIDERS.put(ROTA, RotaProvider::new);
     PROVIDERS.put(
         ROTA_HTTP, () -> notYetAvailable(ROTA_HTTP, "Rota node, external runners over HTTP"));
     PROVIDERS.put(SeedSqlProvider.NAME, SeedSqlProvider::new);

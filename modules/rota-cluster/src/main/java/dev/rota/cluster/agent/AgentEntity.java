@@ -30,6 +30,7 @@ import dev.rota.core.model.RunnerMode;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -81,6 +82,21 @@ public final class AgentEntity
   public record Notify(String type, JsonNode payload, String dedupeKey, ActorRef<Reply> replyTo)
       implements Command {}
 
+  /**
+   * Several notifications for this agent at once (an import, a backlog): each item is decided as
+   * {@link Notify} would decide it, in order, and all accepted ones are persisted in one atomic
+   * write. Replies {@link AcceptedAll} with one {@link Accepted} or {@link Rejected} per item.
+   */
+  public record NotifyAll(List<NotifyItem> items, ActorRef<Reply> replyTo) implements Command {
+    public NotifyAll {
+      items = List.copyOf(items);
+    }
+  }
+
+  /** One notification of a {@link NotifyAll}. */
+  public record NotifyItem(String type, JsonNode payload, String dedupeKey)
+      implements CborSerializable {}
+
   public record SetPaused(boolean paused, ActorRef<Reply> replyTo) implements Command {}
 
   /** Replies {@link Granted} or {@link Denied}. */
@@ -118,6 +134,13 @@ public final class AgentEntity
   public record AgentDetails(AgentState state, boolean created, Instant at) implements Reply {}
 
   public record Accepted(String notificationId, int unread, boolean duplicate) implements Reply {}
+
+  /** The answer to {@link NotifyAll}: per item, in order, {@link Accepted} or {@link Rejected}. */
+  public record AcceptedAll(List<Reply> items) implements Reply {
+    public AcceptedAll {
+      items = List.copyOf(items);
+    }
+  }
 
   public record Granted(Lease lease, List<Notification> notifications, AgentConfig agent)
       implements Reply {}
@@ -229,6 +252,7 @@ public final class AgentEntity
         .onCommand(
             Deregister.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onDeregister(s, c)))
         .onCommand(Notify.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onNotify(s, c)))
+        .onCommand(NotifyAll.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onNotifyAll(s, c)))
         .onCommand(SetPaused.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onSetPaused(s, c)))
         .onCommand(Heartbeat.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onHeartbeat(s, c)))
         .onCommand(Complete.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onComplete(s, c)))
@@ -301,6 +325,38 @@ public final class AgentEntity
         new Notification(Ids.randomId(), cmd.type(), cmd.payload(), cmd.dedupeKey(), now, 0);
     return persist(new NotificationReceived(n))
         .thenReply(cmd.replyTo(), s -> new Accepted(n.notificationId(), s.inbox().size(), false));
+  }
+
+  private ReplyEffect<Event, AgentState> onNotifyAll(AgentState state, NotifyAll cmd) {
+    Instant now = now();
+    AgentState after = state;
+    List<Event> events = new ArrayList<>(cmd.items().size());
+    List<Reply> replies = new ArrayList<>(cmd.items().size());
+    for (NotifyItem item : cmd.items()) {
+      var duplicate = after.duplicateOf(item.dedupeKey(), now, settings.dedupeWindow());
+      if (duplicate.isPresent()) {
+        replies.add(new Accepted(duplicate.get().notificationId(), after.inbox().size(), true));
+      } else if (after.inboxFull()) {
+        replies.add(
+            new Rejected(
+                ErrorCode.INBOX_FULL,
+                "inbox of " + agentId + " is full (" + after.config().maxInboxDepth() + ")"));
+      } else {
+        Notification n =
+            new Notification(Ids.randomId(), item.type(), item.payload(), item.dedupeKey(), now, 0);
+        after = after.notified(n, settings.dedupeWindow());
+        events.add(new NotificationReceived(n));
+        replies.add(new Accepted(n.notificationId(), after.inbox().size(), false));
+      }
+    }
+    AcceptedAll reply = new AcceptedAll(replies);
+    if (events.isEmpty()) {
+      return Effect().reply(cmd.replyTo(), reply);
+    }
+    return Effect()
+        .persist(events)
+        .thenRun(s -> listener.changed(s, lastSequenceNumber(context)))
+        .thenReply(cmd.replyTo(), s -> reply);
   }
 
   private ReplyEffect<Event, AgentState> onSetPaused(AgentState state, SetPaused cmd) {

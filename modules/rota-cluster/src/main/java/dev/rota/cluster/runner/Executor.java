@@ -22,4 +22,12 @@ import java.util.concurrent.CompletionStage;
 @FunctionalInterface
 public interface Executor {
   CompletionStage<Outcome> execute(Activation activation);
+
+  /**
+   * Told on the runner's thread once the agent has acknowledged the activation's outcome, i.e. the
+   * completion or failure is persisted. Not told when the outcome was refused or never reported (a
+   * lost lease). For executors that account for activations end to end, such as benchmarks; it must
+   * return at once, and what it throws is logged and ignored.
+   */
+  default void reported(Activation activation, Outcome outcome) {}
 }

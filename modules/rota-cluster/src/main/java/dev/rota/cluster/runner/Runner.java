@@ -382,6 +382,11 @@ public final class Runner {
       } else {
         failed++;
       }
+      try {
+        executor.reported(current, outcome);
+      } catch (RuntimeException e) {
+        ctx.getLog().warn("Runner {}: executor's reported() threw {}", identity.runnerId(), e);
+      }
       return afterActivation();
     }
     if (reported.reply() instanceof AgentEntity.Rejected rejected) {

@@ -1,0 +1,334 @@
+package dev.rota.bench.rota;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.rota.bench.system.AgentIds;
+import dev.rota.bench.system.BenchDatabase;
+import dev.rota.bench.system.InboxSeed;
+import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.server.RotaConfig;
+import dev.rota.server.RotaNode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+
+/**
+ * One in-process Rota node on a trial's database, with what both Rota systems need around it:
+ * seeding through the agents themselves (every registration and notification acknowledged, i.e.
+ * persisted, before a seed call returns), publishing over the producer HTTP API, and reading the
+ * unread count from the read model.
+ */
+final class BenchNode implements AutoCloseable {
+
+  /** The payload field carrying the harness's token. */
+  static final String TOKEN = "benchToken";
+
+  /** Asks in flight while seeding: enough for the journal to batch, few enough to stay snappy. */
+  private static final int SEED_WINDOW = 512;
+
+  /** Notifications per {@code NotifyAll}: a hot agent's backlog goes in a few atomic writes. */
+  private static final int SEED_CHUNK = 200;
+
+  private static final ObjectNode EMPTY = JsonNodeFactory.instance.objectNode();
+  private static final Duration ASK_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration READ_MODEL_TIMEOUT = Duration.ofMinutes(3);
+
+  /** Large enough for burn-down's hottest agent; the API's maximum. */
+  static final int MAX_INBOX_DEPTH = 100_000;
+
+  private final RotaNode node;
+  private final BenchDatabase database;
+  private final Path dataDir;
+  private final ClusterSharding sharding;
+  private final HttpClient http;
+  private final URI notifyBase;
+  private Connection readModel;
+
+  private BenchNode(RotaNode node, BenchDatabase database, Path dataDir) {
+    this.node = node;
+    this.database = database;
+    this.dataDir = dataDir;
+    this.sharding = ClusterSharding.get(node.system());
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
+    this.notifyBase = URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/agents/");
+  }
+
+  /** Starts a node on {@code database}; {@code settings} override anything (runners, pools). */
+  static BenchNode start(BenchDatabase database, Map<String, Object> settings) throws Exception {
+    Path dataDir = Files.createTempDirectory("rota-bench-");
+    Map<String, Object> config = new HashMap<>();
+    config.put("rota.data-dir", dataDir.toString());
+    config.put("rota.db.dialect", "postgres");
+    config.put("rota.db.driver", "org.postgresql.Driver");
+    config.put("rota.db.url", database.jdbcUrl());
+    config.put("rota.db.user", database.user());
+    config.put("rota.db.password", database.password());
+    config.put(
+        "pekko-persistence-jdbc.shared-databases.slick.profile", "slick.jdbc.PostgresProfile$");
+    config.put("pekko.projection.jdbc.dialect", "postgres-dialect");
+    config.put("rota.http.port", 0);
+    config.put("rota.http.interface", "127.0.0.1");
+    config.put("rota.management.port", 0);
+    config.put("rota.cluster.port", 0);
+    config.put("rota.cluster.host", "127.0.0.1");
+    config.putAll(settings);
+    Config overrides = ConfigFactory.parseMap(config, "rota-bench");
+    RotaNode node = RotaNode.startWith(RotaConfig.load(overrides));
+    BenchNode bench = new BenchNode(node, database, dataDir);
+    bench.awaitCoordinators();
+    return bench;
+  }
+
+  ActorSystem<?> system() {
+    return node.system();
+  }
+
+  int httpPort() {
+    return node.httpPort();
+  }
+
+  /** Registers agents {@code 0..count-1} (every one with a deep inbox limit). */
+  void registerAgents(int count) throws Exception {
+    AgentConfigPatch patch =
+        new AgentConfigPatch(null, null, null, null, MAX_INBOX_DEPTH, null, null);
+    Window window = new Window(SEED_WINDOW);
+    for (int i = 0; i < count; i++) {
+      String id = AgentIds.id(i);
+      window.submit(
+          () ->
+              ask(id, replyTo -> new AgentEntity.Register(patch, replyTo))
+                  .thenAccept(reply -> expect(reply, AgentEntity.AgentDetails.class, id)));
+    }
+    window.await();
+    debug("registered " + count + " agents");
+    awaitReadModel("registered agents", "select count(*) from agent_schedule", count);
+  }
+
+  /** Delivers the backlog through the agents, in atomic chunks; returns once all is persisted. */
+  void seedNotifications(InboxSeed seed) throws Exception {
+    int[] unread = seed.unreadPerAgent();
+    Window window = new Window(SEED_WINDOW);
+    // Round-robin over agents, a chunk each, so hot agents are fed from the start.
+    int[] sent = new int[unread.length];
+    boolean more = true;
+    while (more) {
+      more = false;
+      for (int agent = 0; agent < unread.length; agent++) {
+        int n = Math.min(SEED_CHUNK, unread[agent] - sent[agent]);
+        if (n <= 0) {
+          continue;
+        }
+        sent[agent] += n;
+        more |= sent[agent] < unread[agent];
+        String id = AgentIds.id(agent);
+        List<AgentEntity.NotifyItem> items = new ArrayList<>(n);
+        for (int k = 0; k < n; k++) {
+          items.add(new AgentEntity.NotifyItem("bench.seed", EMPTY, null));
+        }
+        window.submit(
+            () ->
+                ask(id, replyTo -> new AgentEntity.NotifyAll(items, replyTo))
+                    .thenAccept(reply -> expectAllAccepted(reply, id)));
+      }
+    }
+    window.await();
+    debug("seeded " + seed.total() + " notifications");
+    awaitReadModel(
+        "unread notifications",
+        "select coalesce(sum(unread), 0) from agent_schedule",
+        seed.total());
+  }
+
+  /** One notification over the producer API; returns on its 202. */
+  void publish(String agentId, long token) throws Exception {
+    ObjectNode payload = JsonNodeFactory.instance.objectNode();
+    payload.put(TOKEN, token);
+    ObjectNode body = JsonNodeFactory.instance.objectNode();
+    body.put("type", "bench");
+    body.set("payload", payload);
+    HttpRequest request =
+        HttpRequest.newBuilder(notifyBase.resolve(agentId + "/notifications"))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .build();
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 202) {
+      throw new IllegalStateException(
+          "notification for "
+              + agentId
+              + ": HTTP "
+              + response.statusCode()
+              + " "
+              + response.body());
+    }
+  }
+
+  /** Unread notifications as the read model has them (it trails the agents by the projection). */
+  synchronized long unread() throws SQLException {
+    return queryLong("select coalesce(sum(unread), 0) from agent_schedule");
+  }
+
+  /** A counter of the read model summed over partitions, 0 when never counted. */
+  synchronized long counter(String name) throws SQLException {
+    return queryLong(
+        "select coalesce(sum(total), 0) from rota_counter where name = '"
+            + name.replace("'", "")
+            + "'");
+  }
+
+  private long queryLong(String sql) throws SQLException {
+    if (readModel == null || readModel.isClosed()) {
+      readModel = database.connect();
+    }
+    try (Statement s = readModel.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private void awaitReadModel(String what, String sql, long expected) throws Exception {
+    long deadline = System.nanoTime() + READ_MODEL_TIMEOUT.toNanos();
+    long seen;
+    synchronized (this) {
+      seen = queryLong(sql);
+    }
+    while (seen != expected) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "read model shows " + seen + " " + what + ", expected " + expected);
+      }
+      Thread.sleep(50);
+      synchronized (this) {
+        seen = queryLong(sql);
+      }
+    }
+    debug("read model shows " + expected + " " + what);
+  }
+
+  private static final boolean DEBUG = Boolean.getBoolean("rota.bench.debug");
+  private static final long T0 = System.nanoTime();
+
+  static void debug(String message) {
+    if (DEBUG) {
+      System.err.printf("%8.3f rota-bench: %s%n", (System.nanoTime() - T0) / 1e9, message);
+    }
+  }
+
+  /** Every partition's coordinator known and loaded, so the first claims see every agent. */
+  private void awaitCoordinators() throws InterruptedException {
+    // The dispatcher itself waits for the coordinator directory; nothing more to do here.
+  }
+
+  private CompletionStage<AgentEntity.Reply> ask(
+      String agentId,
+      org.apache.pekko.japi.function.Function<
+              org.apache.pekko.actor.typed.ActorRef<AgentEntity.Reply>, AgentEntity.Command>
+          command) {
+    return sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agentId).ask(command, ASK_TIMEOUT);
+  }
+
+  private static void expect(AgentEntity.Reply reply, Class<?> type, String agentId) {
+    if (!type.isInstance(reply)) {
+      throw new IllegalStateException("agent " + agentId + " answered " + reply);
+    }
+  }
+
+  private static void expectAllAccepted(AgentEntity.Reply reply, String agentId) {
+    expect(reply, AgentEntity.AcceptedAll.class, agentId);
+    for (AgentEntity.Reply item : ((AgentEntity.AcceptedAll) reply).items()) {
+      expect(item, AgentEntity.Accepted.class, agentId);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      if (readModel != null) {
+        readModel.close();
+      }
+    } finally {
+      try {
+        node.close();
+      } finally {
+        deleteQuietly(dataDir);
+      }
+    }
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (var paths = Files.walk(dir)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (Exception ignored) {
+      // a temporary directory; nothing of value is lost
+    }
+  }
+
+  /** At most {@code size} asynchronous operations in flight; the first failure fails the lot. */
+  private static final class Window {
+    private final Semaphore permits;
+    private final int size;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    Window(int size) {
+      this.size = size;
+      this.permits = new Semaphore(size);
+    }
+
+    void submit(Supplier<CompletionStage<?>> operation) throws Exception {
+      permits.acquire();
+      rethrow();
+      operation
+          .get()
+          .whenComplete(
+              (ok, error) -> {
+                if (error != null) {
+                  failure.compareAndSet(null, error);
+                }
+                permits.release();
+              });
+    }
+
+    void await() throws Exception {
+      if (!permits.tryAcquire(size, ASK_TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("seeding did not finish in time");
+      }
+      permits.release(size);
+      rethrow();
+    }
+
+    private void rethrow() throws Exception {
+      Throwable t = failure.get();
+      if (t != null) {
+        throw new IllegalStateException("seeding failed: " + t, t);
+      }
+    }
+  }
+}

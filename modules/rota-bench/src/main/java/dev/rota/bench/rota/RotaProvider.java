@@ -1,0 +1,54 @@
+package dev.rota.bench.rota;
+
+import dev.rota.bench.system.Availability;
+import dev.rota.bench.system.BenchEnvironment;
+import dev.rota.bench.system.BenchSystem;
+import dev.rota.bench.system.BenchSystemProvider;
+import dev.rota.bench.system.SystemCatalog;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code rota}: an in-process node with in-cluster runners. Node settings can be overridden for a
+ * run with {@code --system-option rota.node.<key>=<value>}, e.g. {@code
+ * rota.node.rota.db.max-pool-size=20}.
+ */
+public final class RotaProvider implements BenchSystemProvider {
+
+  static final String NODE_OPTION_PREFIX = "rota.node.";
+
+  @Override
+  public String name() {
+    return SystemCatalog.ROTA;
+  }
+
+  @Override
+  public String description() {
+    return "one in-process Rota node on PostgreSQL, in-cluster runners (noop executor reporting"
+        + " to the bench)";
+  }
+
+  @Override
+  public Availability prepare(BenchEnvironment environment) {
+    return Availability.ok();
+  }
+
+  @Override
+  public BenchSystem create(BenchEnvironment environment) {
+    return new RotaSystem(nodeSettings(environment));
+  }
+
+  /** {@code --system-option rota.node.<key>=<value>} as node settings. */
+  static Map<String, Object> nodeSettings(BenchEnvironment environment) {
+    Map<String, Object> settings = new LinkedHashMap<>();
+    environment
+        .options()
+        .forEach(
+            (key, value) -> {
+              if (key.startsWith(NODE_OPTION_PREFIX)) {
+                settings.put(key.substring(NODE_OPTION_PREFIX.length()), value);
+              }
+            });
+    return settings;
+  }
+}
