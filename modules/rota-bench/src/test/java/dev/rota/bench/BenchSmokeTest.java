@@ -24,13 +24,14 @@ class BenchSmokeTest {
 
   @TempDir static Path resultsDir;
   static JsonNode seedSql;
+  static JsonNode rota;
   static String console;
 
   @BeforeAll
   static void runQuickBench() throws Exception {
     System.setProperty("java.awt.headless", "true");
     BenchConfig.Builder config = BenchConfig.quick();
-    config.systems = List.of("seed-sql", "rota");
+    config.systems = List.of("seed-sql", "rota", "rota-http");
     config.resultsDir = resultsDir;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
@@ -41,6 +42,9 @@ class BenchSmokeTest {
     for (JsonNode system : results.path("systems")) {
       if (system.path("system").asText().equals("seed-sql")) {
         seedSql = system;
+      }
+      if (system.path("system").asText().equals("rota")) {
+        rota = system;
       }
     }
   }
@@ -109,9 +113,30 @@ class BenchSmokeTest {
 
   @Test
   void unavailableSystemIsReportedNotDropped() {
-    assertTrue(console.contains("SKIPPED rota:"), console);
+    assertTrue(console.contains("SKIPPED rota-http:"), console);
     assertTrue(console.contains("rota-bench"), console);
     assertFalse(console.contains("FAILED"), console);
+  }
+
+  @Test
+  void rotaRanEveryWorkloadToo() {
+    assertTrue(rota != null, console);
+    for (String name : List.of("burn-down", "backlog", "trickle", "fairness")) {
+      JsonNode workload = workloadOf(rota, name);
+      assertTrue(workload != null, name + " missing for rota: " + rota);
+      assertFalse(workload.path("status").asText().equalsIgnoreCase("failed"), workload.toString());
+    }
+    JsonNode fairness = workloadOf(rota, "fairness").path("details");
+    assertTrue(fairness.path("activations").asLong() > 0, fairness.toString());
+  }
+
+  private static JsonNode workloadOf(JsonNode system, String name) {
+    for (JsonNode workload : system.path("workloads")) {
+      if (workload.path("workload").asText().equals(name)) {
+        return workload;
+      }
+    }
+    return null;
   }
 
   private static JsonNode workload(String name) {

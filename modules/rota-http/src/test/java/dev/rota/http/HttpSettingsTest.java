@@ -75,4 +75,15 @@ class HttpSettingsTest {
 
     assertFalse(settings.toString().contains("s3cret"), settings.toString());
   }
+
+  @Test
+  void idleConnectionsOutlastTheLongestLongPoll() {
+    Duration longestClaim =
+        Duration.ofSeconds(dev.rota.http.api.ClaimRequest.MAX_WAIT_SECONDS)
+            .plus(settings("").askTimeout());
+
+    Duration idle = ConfigFactory.load().getDuration("pekko.http.server.idle-timeout");
+
+    assertTrue(idle.compareTo(longestClaim) > 0, idle + " vs " + longestClaim);
+  }
 }

@@ -75,7 +75,7 @@ public final class Guardian {
         system, rota.dispatcher().narrow(), RunnerSettings.from(system.settings().config()));
     Route routes =
         new RotaRoutes(
-                system,
+                rota,
                 dev.rota.http.HttpSettings.from(system.settings().config()),
                 new JdbcAgentDirectory(database.dataSource()))
             .route();

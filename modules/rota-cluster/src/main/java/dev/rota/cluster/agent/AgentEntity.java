@@ -16,6 +16,7 @@ import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
 import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.LeaseRenewed;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
+import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
@@ -188,6 +189,7 @@ public final class AgentEntity
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
   private final Set<String> tags;
+  private final RotaMetrics metrics;
 
   private AgentEntity(
       String agentId,
@@ -204,6 +206,7 @@ public final class AgentEntity
     this.context = context;
     this.timers = timers;
     this.tags = Set.of(Partitions.tag(settings.partitionOf(agentId)));
+    this.metrics = RotaMetrics.get(context.getSystem());
   }
 
   @Override
@@ -425,7 +428,7 @@ public final class AgentEntity
             persist(
                     new ActivationCompleted(
                         lease.leaseId(), cmd.result(), now, InboxSummary.of(state.completed(now))))
-                .thenRun(s -> timers.cancel(EXPIRY_TIMER))
+                .thenRun(s -> ended(lease, now))
                 .thenReply(cmd.replyTo(), s -> new Done(now)));
   }
 
@@ -440,8 +443,14 @@ public final class AgentEntity
         now,
         lease ->
             persist(failedEvent(state, lease, cmd.action(), cmd.error(), snoozedUntil, now))
-                .thenRun(s -> timers.cancel(EXPIRY_TIMER))
+                .thenRun(s -> ended(lease, now))
                 .thenReply(cmd.replyTo(), s -> new Done(now)));
+  }
+
+  /** The runner reported the end of the activation: no expiry any more, and its duration counts. */
+  private void ended(Lease lease, Instant now) {
+    timers.cancel(EXPIRY_TIMER);
+    metrics.activationEnded(Duration.between(lease.grantedAt(), now));
   }
 
   private ReplyEffect<Event, AgentState> onExpireLease(AgentState state, ExpireLease cmd) {

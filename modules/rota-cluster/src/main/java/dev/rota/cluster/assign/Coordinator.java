@@ -93,6 +93,7 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
 
   private enum Tick implements Command {
     RECONCILE,
+    CATCH_UP,
     CHECK_PARKED
   }
 
@@ -133,6 +134,7 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
   private final Map<String, Long> versions = new HashMap<>();
   private final Map<ParkKey, Park> parked = new LinkedHashMap<>();
   private boolean loaded;
+  private int catchUps;
 
   private Coordinator(
       ActorContext<Command> context,
@@ -157,6 +159,10 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
         .tell(Receptionist.register(Coordinators.serviceKey(partition), context.getSelf()));
     reload();
     timers.startTimerWithFixedDelay(Tick.RECONCILE, settings.reconcileInterval());
+    // A coordinator that takes over a partition (start, fail-over, rebalance) loads what the
+    // projection has written so far; changes pushed to its predecessor meanwhile reach the read
+    // model a moment later, so look again soon rather than only at the next reconciliation.
+    timers.startSingleTimer(Tick.CATCH_UP, Tick.CATCH_UP, CATCH_UP_DELAYS.get(0));
   }
 
   @Override
@@ -170,6 +176,7 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
         .onMessage(Park.class, this::onPark)
         .onMessage(Unpark.class, this::onUnpark)
         .onMessageEquals(Tick.RECONCILE, this::onReconcile)
+        .onMessageEquals(Tick.CATCH_UP, this::onCatchUp)
         .onMessageEquals(Tick.CHECK_PARKED, this::onCheckParked)
         .build();
   }
@@ -340,6 +347,17 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
                       Duration.between(now, at).plusMillis(1)));
     }
   }
+
+  private Behavior<Command> onCatchUp() {
+    reload();
+    if (++catchUps < CATCH_UP_DELAYS.size()) {
+      timers.startSingleTimer(Tick.CATCH_UP, Tick.CATCH_UP, CATCH_UP_DELAYS.get(catchUps));
+    }
+    return this;
+  }
+
+  private static final List<Duration> CATCH_UP_DELAYS =
+      List.of(Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofSeconds(10));
 
   private void reload() {
     getContext().pipeToSelf(loader.load(partition), (rows, failure) -> new Loaded(rows, failure));

@@ -356,6 +356,9 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   }
 
   private Behavior<Command> onGetRunners(GetRunners get) {
+    // Forget runners that stopped asking long ago, so listings show the live ones.
+    Instant cutoff = Instant.now().minus(FORGET_RUNNERS_AFTER);
+    runners.values().removeIf(r -> r.lastSeenAt().isBefore(cutoff));
     get.replyTo().tell(new Runners(List.copyOf(runners.values())));
     return this;
   }
@@ -408,7 +411,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   private void giveBack(AgentEntity.Granted granted) {
     String leaseId = granted.lease().leaseId();
     sharding
-        .entityRefFor(AgentEntity.ENTITY_TYPE_KEY, granted.agent() == null ? "" : agentOf(granted))
+        .entityRefFor(AgentEntity.ENTITY_TYPE_KEY, ActivationJson.agentIdOf(granted.lease()))
         .tell(
             new AgentEntity.Fail(
                 leaseId,
@@ -418,10 +421,6 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
                 getContext().getSystem().ignoreRef()));
   }
 
-  private static String agentOf(AgentEntity.Granted granted) {
-    return dev.rota.core.model.Ids.agentOf(granted.lease().leaseId()).orElseThrow();
-  }
-
   private void unparkEverywhere(long id) {
     for (int partition = 0; partition < coordinators.partitions(); partition++) {
       coordinators.of(partition).ifPresent(c -> c.tell(new Coordinator.Unpark(id, hintAdapter)));
@@ -429,6 +428,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   }
 
   private static final Duration PEEK_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration FORGET_RUNNERS_AFTER = Duration.ofHours(1);
   private static final Duration DIRECTORY_POLL = Duration.ofMillis(20);
   private static final Duration DIRECTORY_GRACE = Duration.ofSeconds(30);
 }

@@ -1,5 +1,7 @@
 package dev.rota.cluster.assign;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.core.model.RunnerMode;
@@ -35,7 +37,16 @@ public final class WorkProtocol {
     }
   }
 
-  /** The answer to {@link RequestWork}. */
+  /**
+   * The answer to {@link RequestWork}. Typed by name, since it also travels as a field of a
+   * coordinator's answer to a dispatcher on another node.
+   */
+  @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+  @JsonSubTypes({
+    @JsonSubTypes.Type(value = Assigned.class, name = "assigned"),
+    @JsonSubTypes.Type(value = NoWork.class, name = "none"),
+    @JsonSubTypes.Type(value = Paused.class, name = "paused")
+  })
   public sealed interface WorkReply extends CborSerializable {}
 
   /** A lease was granted: the runner now owns the agent until the lease expires. */

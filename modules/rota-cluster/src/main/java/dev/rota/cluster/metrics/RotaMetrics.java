@@ -7,14 +7,15 @@ import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 
 /**
  * This node's meters (Micrometer, exposed as Prometheus text on {@code /metrics}): claim latency,
- * inbox wait, assignments by kind. Percentiles are computed over a decaying window, so they
- * describe recent behaviour rather than all time.
+ * inbox wait, assignments by kind, activation durations. Percentiles are computed over a decaying
+ * window, so they describe recent behaviour rather than all time.
  */
 public final class RotaMetrics implements Extension {
   private static final double[] PERCENTILES = {0.5, 0.99};
@@ -25,6 +26,7 @@ public final class RotaMetrics implements Extension {
   private final Timer inboxWait;
   private final Counter inboxAssignments;
   private final Counter explorationAssignments;
+  private final Timer activationDuration;
   private final PerSecondWindow recentAssignments = new PerSecondWindow(60);
 
   private RotaMetrics() {
@@ -41,6 +43,12 @@ public final class RotaMetrics implements Extension {
     inboxAssignments = Counter.builder("rota.assignments").tag("kind", "inbox").register(registry);
     explorationAssignments =
         Counter.builder("rota.assignments").tag("kind", "exploration").register(registry);
+    activationDuration =
+        Timer.builder("rota.activation.duration")
+            .description(
+                "From a lease's grant to the completion or failure its runner reported, for the"
+                    + " agents hosted on this node")
+            .register(registry);
   }
 
   public static RotaMetrics get(ActorSystem<?> system) {
@@ -64,6 +72,22 @@ public final class RotaMetrics implements Extension {
     recentAssignments.increment();
   }
 
+  /**
+   * An activation of an agent hosted here ended by its runner's report (completion or failure).
+   * Expired leases are left out: they measure the lease length, not the work.
+   */
+  public void activationEnded(Duration duration) {
+    activationDuration.record(duration.isNegative() ? Duration.ZERO : duration);
+  }
+
+  /**
+   * The mean activation duration since this node started, zero before the first one. Agents are
+   * spread evenly over the nodes, so one node's mean estimates the cluster's.
+   */
+  public Duration meanActivationDuration() {
+    return Duration.ofNanos((long) activationDuration.mean(TimeUnit.NANOSECONDS));
+  }
+
   /** Assignments made on this node in the last minute, per second. */
   public double assignmentsPerSecond1m() {
     return recentAssignments.total() / 60.0;
@@ -80,7 +104,7 @@ public final class RotaMetrics implements Extension {
   private static double percentile(Timer timer, double percentile) {
     for (ValueAtPercentile v : timer.takeSnapshot().percentileValues()) {
       if (v.percentile() == percentile) {
-        return v.value(java.util.concurrent.TimeUnit.MILLISECONDS);
+        return v.value(TimeUnit.MILLISECONDS);
       }
     }
     return 0;

@@ -179,6 +179,38 @@ public final class ReadModel {
         rs -> rs.next() ? Optional.of(rs.getString(1)) : Optional.<String>empty());
   }
 
+  /**
+   * Every held lease by the runner holding it, in one query (the latest-expiring one, should a
+   * runner hold several, as in {@link #leaseOf}). Scans the leased rows.
+   */
+  public Map<String, String> leasesByRunner() {
+    return query(
+        "leasesByRunner",
+        "select lease_runner_id, lease_id from agent_schedule"
+            + " where lease_id is not null and lease_runner_id is not null"
+            + " order by lease_expires_at, agent_id",
+        s -> s.setFetchSize(1000),
+        rs -> {
+          Map<String, String> leases = new HashMap<>();
+          while (rs.next()) {
+            leases.put(rs.getString("lease_runner_id"), rs.getString("lease_id"));
+          }
+          return leases;
+        });
+  }
+
+  /**
+   * The journal's highest ordering (0 when empty): an event feed that starts after it shows the
+   * events written from now on. Reads the journal table, not the read model.
+   */
+  public long journalHead() {
+    return query(
+        "journalHead",
+        "select coalesce(max(ordering), 0) from event_journal",
+        s -> {},
+        rs -> rs.next() ? rs.getLong(1) : 0L);
+  }
+
   private static ScheduleRow scheduleRow(ResultSet rs) throws SQLException {
     String capabilities = rs.getString("capabilities");
     AgentSchedule schedule =

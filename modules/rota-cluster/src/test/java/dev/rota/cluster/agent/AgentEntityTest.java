@@ -20,6 +20,7 @@ import dev.rota.cluster.agent.AgentEntity.Granted;
 import dev.rota.cluster.agent.AgentEntity.Rejected;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.agent.AgentEvents.Event;
+import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.testing.MutableClock;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfigPatch;
@@ -27,11 +28,13 @@ import dev.rota.core.model.AgentState;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.RunnerMode;
+import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit;
@@ -234,6 +237,28 @@ class AgentEntityTest {
     assertEquals(
         List.of(midway.notificationId()), s.inbox().stream().map(n -> n.notificationId()).toList());
     assertEquals(ActivationKind.INBOX, claim(RunnerMode.HYBRID).lease().kind());
+  }
+
+  @Test
+  void measuresActivationsFromGrantToTheRunnersReportButNotExpiries() {
+    Timer durations =
+        RotaMetrics.get(TEST_KIT.system()).registry().get("rota.activation.duration").timer();
+    long countBefore = durations.count();
+    double secondsBefore = durations.totalTime(TimeUnit.SECONDS);
+    register(AgentConfigPatch.empty());
+    notify("a", null);
+    Granted completed = claim(RunnerMode.HYBRID);
+    clock.advance(Duration.ofSeconds(7));
+    kit.<Reply>runCommand(r -> new AgentEntity.Complete(completed.lease().leaseId(), null, r));
+    Granted failed = claim(RunnerMode.HYBRID);
+    clock.advance(Duration.ofSeconds(3));
+    fail(failed.lease().leaseId(), FailureAction.RETRY, 0);
+    Granted expired = claim(RunnerMode.HYBRID);
+    clock.advance(Duration.ofSeconds(31));
+    kit.<Reply>runCommand(r -> new AgentEntity.Heartbeat(expired.lease().leaseId(), r));
+
+    assertEquals(countBefore + 2, durations.count());
+    assertEquals(secondsBefore + 10, durations.totalTime(TimeUnit.SECONDS), 0.001);
   }
 
   @Test

@@ -361,4 +361,55 @@ class AssignmentTest {
     assertTrue(max - min <= 2, "activation counts spread " + min + ".." + max + ": " + all);
     assertTrue(min > 0);
   }
+
+  @Test
+  void messagesBetweenNodesSurviveSerialization() {
+    String a = register("ser");
+    notify(a, 1);
+    AgentEntity.Granted granted = granted(claim("r1", RunnerMode.HYBRID));
+    var probe = testKit.<Object>createTestProbe();
+    RequestWork request =
+        new RequestWork(
+            "r1",
+            "node-1",
+            RunnerMode.HYBRID,
+            Set.of(cap),
+            Duration.ZERO,
+            60,
+            probe.ref().narrow());
+    var schedule =
+        granted.agent() == null
+            ? null
+            : new dev.rota.core.scheduling.AgentSchedule(
+                a,
+                Set.of(cap),
+                0,
+                1,
+                java.time.Instant.now(),
+                null,
+                Duration.ZERO,
+                false,
+                false,
+                null);
+    List<Object> messages =
+        List.of(
+            request,
+            new Coordinator.AgentChanged(schedule, 3, true),
+            new Coordinator.Peek(1, request, probe.ref().narrow()),
+            new Coordinator.PeekResult(
+                1,
+                2,
+                new dev.rota.core.scheduling.SchedulingIndex.Pick(schedule, ActivationKind.INBOX)),
+            new Coordinator.TryAssign(1, request, probe.ref().narrow()),
+            new Coordinator.TryResult(1, 2, new Assigned(granted)),
+            new Coordinator.TryResult(1, 2, new NoWork()),
+            new Coordinator.TryResult(1, 2, new WorkProtocol.Paused()),
+            new Coordinator.Park(1, request, probe.ref().narrow()),
+            new Coordinator.Unpark(1, probe.ref().narrow()),
+            new Coordinator.Hint(1, 2),
+            new Dispatcher.GetRunners(probe.ref().narrow()));
+    for (Object message : messages) {
+      assertEquals(message, testKit.serializationTestKit().verifySerialization(message, true));
+    }
+  }
 }

@@ -113,6 +113,7 @@ abstract class ReadModelContract {
     assertEquals(lease.expiresAt(), instant("a1", "lease_expires_at"));
     assertEquals(Optional.of(lease.leaseId()), readModel.leaseOf("runner-1"));
     assertEquals(Optional.empty(), readModel.leaseOf("runner-2"));
+    assertEquals(Map.of("runner-1", lease.leaseId()), readModel.leasesByRunner());
 
     Instant renewedTo = T0.plusSeconds(100);
     emit("a1", new AgentEvents.LeaseRenewed(lease.leaseId(), renewedTo, T0.plusSeconds(40)));
@@ -141,6 +142,7 @@ abstract class ReadModelContract {
     assertNull(text("a1", "lease_runner_id"));
     assertNull(instant("a1", "lease_expires_at"));
     assertEquals(Optional.empty(), readModel.leaseOf("runner-1"));
+    assertEquals(Map.of(), readModel.leasesByRunner());
     ReadModelStats stats = readModel.stats(done);
     assertEquals(1, stats.counter(Counter.ACTIVATIONS_COMPLETED));
     assertEquals(3, stats.counter(Counter.NOTIFICATIONS_ACCEPTED));

@@ -49,20 +49,7 @@ public record AgentState(
   }
 
   public static AgentState empty(String agentId) {
-    return new AgentState(
-        agentId,
-        false,
-        AgentConfig.defaults(agentId),
-        List.of(),
-        List.of(),
-        null,
-        null,
-        0,
-        null,
-        false,
-        0,
-        Map.of(),
-        List.of());
+    return new Builder(agentId).build();
   }
 
   // ---- queries ----
@@ -191,44 +178,25 @@ public record AgentState(
   // ---- transitions ----
 
   public AgentState registered(AgentConfig newConfig, Instant at) {
-    return new AgentState(
-            agentId,
-            true,
-            newConfig,
-            List.of(),
-            List.of(),
-            null,
-            null,
-            0,
-            null,
-            false,
-            fencingCounter,
-            Map.of(),
-            history)
-        .recorded("agent.registered", at, Map.of());
+    Builder fresh = new Builder(agentId);
+    fresh.registered = true;
+    fresh.config = newConfig;
+    fresh.fencingCounter = fencingCounter;
+    fresh.history = history;
+    return fresh.build().recorded("agent.registered", at, Map.of());
   }
 
   public AgentState configured(AgentConfig newConfig, Instant at) {
-    return with(newConfig, inbox, deadLetters, lease, snoozedUntil, paused)
-        .recorded("agent.updated", at, Map.of());
+    Builder b = toBuilder();
+    b.config = newConfig;
+    return b.build().recorded("agent.updated", at, Map.of());
   }
 
   /** Back to unregistered; the fencing counter survives so old lease ids stay refused. */
   public AgentState deregistered(Instant at) {
-    return new AgentState(
-        agentId,
-        false,
-        AgentConfig.defaults(agentId),
-        List.of(),
-        List.of(),
-        null,
-        null,
-        0,
-        null,
-        false,
-        fencingCounter,
-        Map.of(),
-        List.of());
+    Builder fresh = new Builder(agentId);
+    fresh.fencingCounter = fencingCounter;
+    return fresh.build();
   }
 
   public AgentState notified(Notification n, Duration dedupeWindow) {
@@ -248,20 +216,10 @@ public record AgentState(
     }
     List<Notification> newInbox = new ArrayList<>(inbox);
     newInbox.add(n);
-    return new AgentState(
-            agentId,
-            registered,
-            config,
-            newInbox,
-            deadLetters,
-            lease,
-            lastActivatedAt,
-            activationCount,
-            snoozedUntil,
-            paused,
-            fencingCounter,
-            newDedupe,
-            history)
+    Builder b = toBuilder();
+    b.inbox = newInbox;
+    b.dedupe = newDedupe;
+    return b.build()
         .recorded(
             "notification.accepted",
             n.receivedAt(),
@@ -269,20 +227,10 @@ public record AgentState(
   }
 
   public AgentState leaseGranted(Lease l) {
-    return new AgentState(
-            agentId,
-            registered,
-            config,
-            inbox,
-            deadLetters,
-            l,
-            lastActivatedAt,
-            activationCount,
-            snoozedUntil,
-            paused,
-            Math.max(fencingCounter, l.fencingToken()),
-            dedupe,
-            history)
+    Builder b = toBuilder();
+    b.lease = l;
+    b.fencingCounter = Math.max(fencingCounter, l.fencingToken());
+    return b.build()
         .recorded(
             "lease.granted",
             l.grantedAt(),
@@ -294,28 +242,20 @@ public record AgentState(
   }
 
   public AgentState leaseExtended(Instant expiresAt) {
-    return with(config, inbox, deadLetters, lease.extendedTo(expiresAt), snoozedUntil, paused);
+    Builder b = toBuilder();
+    b.lease = lease.extendedTo(expiresAt);
+    return b.build();
   }
 
   /** The carried notifications are read; the agent was activated at {@code at}. */
   public AgentState completed(Instant at) {
     Set<String> carried = new HashSet<>(lease.notificationIds());
-    List<Notification> remaining =
-        inbox.stream().filter(n -> !carried.contains(n.notificationId())).toList();
-    return new AgentState(
-            agentId,
-            registered,
-            config,
-            remaining,
-            deadLetters,
-            null,
-            at,
-            activationCount + 1,
-            snoozedUntil,
-            paused,
-            fencingCounter,
-            dedupe,
-            history)
+    Builder b = toBuilder();
+    b.inbox = inbox.stream().filter(n -> !carried.contains(n.notificationId())).toList();
+    b.lease = null;
+    b.lastActivatedAt = at;
+    b.activationCount = activationCount + 1;
+    return b.build()
         .recorded(
             "activation.completed",
             at,
@@ -349,36 +289,31 @@ public record AgentState(
     details.put("leaseId", lease.leaseId());
     details.put("action", action.wireName());
     details.put("error", error == null ? "" : error);
-    return new AgentState(
-            agentId,
-            registered,
-            config,
-            newInbox,
-            newDead,
-            null,
-            lastActivatedAt,
-            activationCount,
-            action == FailureAction.SNOOZE ? snoozeUntil : snoozedUntil,
-            paused,
-            fencingCounter,
-            dedupe,
-            history)
-        .recorded(historyType, at, details);
+    Builder b = toBuilder();
+    b.inbox = newInbox;
+    b.deadLetters = newDead;
+    b.lease = null;
+    if (action == FailureAction.SNOOZE) {
+      b.snoozedUntil = snoozeUntil;
+    }
+    return b.build().recorded(historyType, at, details);
   }
 
   public AgentState pausedAt(Instant at, boolean nowPaused) {
-    return with(config, inbox, deadLetters, lease, snoozedUntil, nowPaused)
-        .recorded(nowPaused ? "agent.paused" : "agent.resumed", at, Map.of());
+    Builder b = toBuilder();
+    b.paused = nowPaused;
+    return b.build().recorded(nowPaused ? "agent.paused" : "agent.resumed", at, Map.of());
   }
 
   /** The dead letter goes back into the inbox with fresh attempts. */
   public AgentState redriven(String deadLetterId, Instant at) {
     DeadLetter dead = deadLetter(deadLetterId).orElseThrow();
-    List<DeadLetter> newDead =
-        deadLetters.stream().filter(d -> !d.id().equals(deadLetterId)).toList();
     List<Notification> newInbox = new ArrayList<>(inbox);
     newInbox.add(dead.notification().redriven(at));
-    return with(config, newInbox, newDead, lease, snoozedUntil, paused)
+    Builder b = toBuilder();
+    b.inbox = newInbox;
+    b.deadLetters = deadLetters.stream().filter(d -> !d.id().equals(deadLetterId)).toList();
+    return b.build()
         .recorded(
             "dead_letter.redriven",
             at,
@@ -393,48 +328,70 @@ public record AgentState(
     return new DeadLetter(Ids.deadLetterId(agentId, n.notificationId()), n, reason, at);
   }
 
-  private AgentState with(
-      AgentConfig c,
-      List<Notification> in,
-      List<DeadLetter> dead,
-      Lease l,
-      Instant snoozed,
-      boolean isPaused) {
-    return new AgentState(
-        agentId,
-        registered,
-        c,
-        in,
-        dead,
-        l,
-        lastActivatedAt,
-        activationCount,
-        snoozed,
-        isPaused,
-        fencingCounter,
-        dedupe,
-        history);
-  }
-
   private AgentState recorded(String type, Instant at, Map<String, String> details) {
     List<HistoryEntry> newHistory = new ArrayList<>(HISTORY_LIMIT);
     newHistory.add(new HistoryEntry(type, at, details));
     for (int i = 0; i < history.size() && newHistory.size() < HISTORY_LIMIT; i++) {
       newHistory.add(history.get(i));
     }
-    return new AgentState(
-        agentId,
-        registered,
-        config,
-        inbox,
-        deadLetters,
-        lease,
-        lastActivatedAt,
-        activationCount,
-        snoozedUntil,
-        paused,
-        fencingCounter,
-        dedupe,
-        newHistory);
+    Builder b = toBuilder();
+    b.history = newHistory;
+    return b.build();
+  }
+
+  private Builder toBuilder() {
+    Builder b = new Builder(agentId);
+    b.registered = registered;
+    b.config = config;
+    b.inbox = inbox;
+    b.deadLetters = deadLetters;
+    b.lease = lease;
+    b.lastActivatedAt = lastActivatedAt;
+    b.activationCount = activationCount;
+    b.snoozedUntil = snoozedUntil;
+    b.paused = paused;
+    b.fencingCounter = fencingCounter;
+    b.dedupe = dedupe;
+    b.history = history;
+    return b;
+  }
+
+  /** One transition's changes; starts as an unregistered agent with defaults. */
+  private static final class Builder {
+    private final String agentId;
+    private boolean registered;
+    private AgentConfig config;
+    private List<Notification> inbox = List.of();
+    private List<DeadLetter> deadLetters = List.of();
+    private Lease lease;
+    private Instant lastActivatedAt;
+    private long activationCount;
+    private Instant snoozedUntil;
+    private boolean paused;
+    private long fencingCounter;
+    private Map<String, DedupeEntry> dedupe = Map.of();
+    private List<HistoryEntry> history = List.of();
+
+    private Builder(String agentId) {
+      this.agentId = agentId;
+      this.config = AgentConfig.defaults(agentId);
+    }
+
+    private AgentState build() {
+      return new AgentState(
+          agentId,
+          registered,
+          config,
+          inbox,
+          deadLetters,
+          lease,
+          lastActivatedAt,
+          activationCount,
+          snoozedUntil,
+          paused,
+          fencingCounter,
+          dedupe,
+          history);
+    }
   }
 }

@@ -17,6 +17,13 @@ public record Notification(
     Instant receivedAt,
     int attempts) {
 
+  public Notification {
+    // JSON null and a missing payload are the same thing, also after a round trip.
+    if (payload == null) {
+      payload = com.fasterxml.jackson.databind.node.NullNode.getInstance();
+    }
+  }
+
   public Notification withAttempts(int newAttempts) {
     return new Notification(notificationId, type, payload, dedupeKey, receivedAt, newAttempts);
   }

@@ -43,9 +43,9 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Three real nodes (three ActorSystems joined over loopback) on one PostgreSQL: agents spread
- * over the nodes, every node's in-cluster runners get work, and an external runner claiming
- * through one node gets an agent that lives on another.
+ * Three real nodes (three ActorSystems joined over loopback) on one PostgreSQL: agents spread over
+ * the nodes, every node's in-cluster runners get work, and an external runner claiming through one
+ * node gets an agent that lives on another.
  */
 @ExtendWith(LogCapturingExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -73,7 +73,8 @@ class ThreeNodeClusterTest {
                         java.util.stream.StreamSupport.stream(
                                     Cluster.get(n.system()).state().getMembers().spliterator(),
                                     false)
-                                .filter(m -> m.status() == org.apache.pekko.cluster.MemberStatus.up())
+                                .filter(
+                                    m -> m.status() == org.apache.pekko.cluster.MemberStatus.up())
                                 .count()
                             == 3));
   }
@@ -109,7 +110,10 @@ class ThreeNodeClusterTest {
     for (int i = 0; i < 30; i++) {
       String id = "spread-" + i;
       agents.add(id);
-      assertEquals(201, send(nodes.get(0), "PUT", "/v1/agents/" + id, "{\"capabilities\":[\"spread\"]}").statusCode());
+      assertEquals(
+          201,
+          send(nodes.get(0), "PUT", "/v1/agents/" + id, "{\"capabilities\":[\"spread\"]}")
+              .statusCode());
     }
     for (RotaNode node : nodes) {
       assertTrue(!hostedAgents(node).isEmpty(), "no agents on " + node.clusterAddress());
@@ -141,7 +145,8 @@ class ThreeNodeClusterTest {
     String remote = null;
     for (int i = 0; i < 60 && remote == null; i++) {
       String id = "external-" + i;
-      assertEquals(201, send(first, "PUT", "/v1/agents/" + id, "{\"capabilities\":[\"ext\"]}").statusCode());
+      assertEquals(
+          201, send(first, "PUT", "/v1/agents/" + id, "{\"capabilities\":[\"ext\"]}").statusCode());
       if (hostedAgents(third).contains(id)) {
         remote = id;
       }
@@ -152,14 +157,15 @@ class ThreeNodeClusterTest {
         send(first, "POST", "/v1/agents/" + remote + "/notifications", "{\"type\":\"mention\"}")
             .statusCode());
 
-    JsonNode claim = JSON.readTree(
-        send(
-                first,
-                "POST",
-                "/v1/claims",
-                "{\"runnerId\":\"ext-runner\",\"mode\":\"notification\",\"capabilities\":[\"ext\"],"
-                    + "\"waitSeconds\":10}")
-            .body());
+    JsonNode claim =
+        JSON.readTree(
+            send(
+                    first,
+                    "POST",
+                    "/v1/claims",
+                    "{\"runnerId\":\"ext-runner\",\"mode\":\"notification\",\"capabilities\":[\"ext\"],"
+                        + "\"waitSeconds\":20}")
+                .body());
     assertEquals("assigned", claim.get("status").asText(), claim.toString());
     assertEquals(remote, claim.get("assignment").get("agentId").asText());
     String leaseId = claim.get("assignment").get("leaseId").asText();

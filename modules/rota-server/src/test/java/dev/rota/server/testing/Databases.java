@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * <pre>{@code
  * abstract class MigrationsContract {
  *   abstract TestDatabase database();
- *   @Test void createsTheTables() { ... database().openMigrated() ... }
+ *   // test methods use database().openMigrated() ...
  * }
  * class MigrationsTest {
  *   @Nested class OnH2 extends MigrationsContract { ... Databases.h2() }

@@ -1,0 +1,290 @@
+package dev.rota.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.cluster.agent.AgentEntity.Done;
+import dev.rota.cluster.agent.AgentEntity.Rejected;
+import dev.rota.cluster.assign.Dispatcher.RunnerSeen;
+import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.cluster.readmodel.Counter;
+import dev.rota.cluster.readmodel.DeadLetterRow;
+import dev.rota.cluster.readmodel.ReadModel;
+import dev.rota.cluster.readmodel.ReadModelException;
+import dev.rota.cluster.readmodel.ReadModelStats;
+import dev.rota.cluster.runner.RunnerPool;
+import dev.rota.core.model.Ids;
+import dev.rota.http.api.AdminStats;
+import dev.rota.http.api.DeadLetterList;
+import dev.rota.http.api.DeadLetterList.DeadLetterView;
+import dev.rota.http.api.PauseView;
+import dev.rota.http.api.Redriven;
+import dev.rota.http.api.RunnerList;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.PathMatchers;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin resource of API.md (role admin) under {@code /admin}: stats, the system pause switch,
+ * runners, dead letters and their redrive. Stats, runners and dead letters read the read model on
+ * the blocking dispatcher; a node started without one (or a read model that fails) answers them 503
+ * {@code unavailable}. Pause, resume and redrive need only the cluster.
+ */
+public final class AdminRoutes extends AllDirectives {
+  private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
+
+  static final int DEFAULT_DEAD_LETTER_LIMIT = 100;
+  static final int MAX_DEAD_LETTER_LIMIT = 1000;
+
+  private final ClusterGateway cluster;
+  private final ReadModel readModel;
+  private final AgentGateway agents;
+  private final RotaMetrics metrics;
+  private final Executor blocking;
+  private final ApiAuth auth;
+
+  /**
+   * @param readModel null when the node has none: the routes that read it answer 503
+   * @param blocking where the (blocking) read model is queried
+   */
+  public AdminRoutes(
+      ClusterGateway cluster,
+      ReadModel readModel,
+      AgentGateway agents,
+      RotaMetrics metrics,
+      Executor blocking,
+      ApiAuth auth) {
+    this.cluster = cluster;
+    this.readModel = readModel;
+    this.agents = agents;
+    this.metrics = metrics;
+    this.blocking = blocking;
+    this.auth = auth;
+  }
+
+  public Route route() {
+    return pathPrefix(
+        "admin",
+        () ->
+            auth.require(
+                Role.ADMIN,
+                () ->
+                    concat(
+                        path("stats", () -> get(this::stats)),
+                        path("pause", () -> post(() -> setPaused(true))),
+                        path("resume", () -> post(() -> setPaused(false))),
+                        path("runners", () -> get(this::runners)),
+                        pathPrefix(
+                            "dead-letters",
+                            () ->
+                                concat(
+                                    pathEnd(() -> get(this::deadLetters)),
+                                    path(
+                                        PathMatchers.segment().slash("redrive"),
+                                        id -> post(() -> redrive(id))))))));
+  }
+
+  /** What the read model says at one moment: totals and who holds which lease. */
+  private record Snapshot(ReadModelStats stats, Map<String, String> leases) {}
+
+  private Route stats() {
+    Instant now = Instant.now();
+    CompletableFuture<Snapshot> snapshot =
+        read(rm -> new Snapshot(rm.stats(now), rm.leasesByRunner()));
+    var paused = cluster.paused().toCompletableFuture();
+    var seen = cluster.runnersSeen().toCompletableFuture();
+    var pools = cluster.pools().toCompletableFuture();
+    var all =
+        CompletableFuture.allOf(snapshot, paused, seen, pools)
+            .thenApply(
+                done ->
+                    stats(
+                        snapshot.join(),
+                        paused.join().paused(),
+                        RunnerCensus.of(now, seen.join(), pools.join(), snapshot.join().leases())));
+    return onSuccess(all, this::ok);
+  }
+
+  private AdminStats stats(Snapshot snapshot, boolean paused, RunnerCensus runners) {
+    ReadModelStats s = snapshot.stats();
+    return new AdminStats(
+        paused,
+        new AdminStats.Agents(s.registered(), s.withInbox(), s.leased(), s.paused()),
+        new AdminStats.Inbox(s.unread(), s.oldestUnreadAge().toSeconds()),
+        new AdminStats.Activations(
+            s.counter(Counter.ACTIVATIONS_INBOX),
+            s.counter(Counter.ACTIVATIONS_EXPLORATION),
+            s.counter(Counter.ACTIVATIONS_COMPLETED),
+            s.counter(Counter.ACTIVATIONS_FAILED),
+            s.counter(Counter.ACTIVATIONS_EXPIRED),
+            rounded(metrics.assignmentsPerSecond1m())),
+        new AdminStats.Latency(
+            rounded(metrics.claimMillis(0.5)),
+            rounded(metrics.claimMillis(0.99)),
+            rounded(metrics.inboxWaitMillis(0.5)),
+            rounded(metrics.inboxWaitMillis(0.99))),
+        new AdminStats.Fairness(
+            s.maxStaleness().toSeconds(),
+            idealIntervalSeconds(
+                s.registered(), metrics.meanActivationDuration(), runners.active())),
+        new AdminStats.Runners(runners.active(), runners.busy(), runners.desired()),
+        s.deadLetters(),
+        new AdminStats.Cluster(cluster.nodesUp(), cluster.partitions()));
+  }
+
+  /** Three decimals: the meters' estimates are not more precise than that. */
+  private static double rounded(double value) {
+    return Math.round(value * 1000) / 1000.0;
+  }
+
+  /**
+   * N·T/R: how long each of N agents waits for its next turn when R runners serve them in turn and
+   * an activation takes T. T is the mean activation this node's agents reported since it started; 0
+   * while there is no runner or nothing was measured yet.
+   */
+  static long idealIntervalSeconds(long agents, Duration meanActivation, long runners) {
+    if (runners <= 0 || meanActivation.isZero() || meanActivation.isNegative()) {
+      return 0;
+    }
+    return Math.round(agents * (meanActivation.toNanos() / 1e9) / runners);
+  }
+
+  private Route setPaused(boolean paused) {
+    return onSuccess(cluster.setPaused(paused), state -> ok(new PauseView(state.paused())));
+  }
+
+  private Route runners() {
+    Instant now = Instant.now();
+    CompletableFuture<Map<String, String>> leases = read(ReadModel::leasesByRunner);
+    CompletableFuture<List<RunnerSeen>> seen = cluster.runnersSeen().toCompletableFuture();
+    CompletableFuture<List<RunnerPool.Runners>> pools = cluster.pools().toCompletableFuture();
+    var all =
+        CompletableFuture.allOf(leases, seen, pools)
+            .thenApply(
+                done ->
+                    new RunnerList(
+                        RunnerCensus.of(now, seen.join(), pools.join(), leases.join()).runners()));
+    return onSuccess(all, this::ok);
+  }
+
+  private Route deadLetters() {
+    return parameterOptional(
+        "agentId",
+        agentIdParam ->
+            parameterOptional(
+                "limit",
+                limitParam -> {
+                  String agentId = agentId(agentIdParam);
+                  int limit = limit(limitParam);
+                  return onSuccess(
+                      read(rm -> rm.deadLetters(agentId, limit)),
+                      rows ->
+                          ok(
+                              new DeadLetterList(
+                                  rows.stream().map(AdminRoutes::deadLetterView).toList())));
+                }));
+  }
+
+  private Route redrive(String deadLetterId) {
+    String agentId =
+        Ids.agentOf(deadLetterId)
+            .orElseThrow(() -> ApiException.notFound("no dead letter " + deadLetterId));
+    return onSuccess(
+        agents.ask(agentId, replyTo -> new AgentEntity.Redrive(deadLetterId, replyTo)),
+        reply -> {
+          if (reply instanceof Rejected rejected) {
+            if (rejected.code() == AgentEntity.ErrorCode.NOT_FOUND) {
+              throw ApiException.notFound("no dead letter " + deadLetterId);
+            }
+            throw ApiErrors.rejected(rejected);
+          }
+          if (!(reply instanceof Done done)) {
+            throw new IllegalStateException("unexpected reply from agent: " + reply);
+          }
+          return ok(new Redriven(deadLetterId, agentId, done.at()));
+        });
+  }
+
+  /** A read-model query on the blocking dispatcher; 503 when there is none or it fails. */
+  private <T> CompletableFuture<T> read(Function<ReadModel, T> query) {
+    if (readModel == null) {
+      throw ApiException.unavailable("this node has no read model; try another node");
+    }
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return query.apply(readModel);
+          } catch (ReadModelException e) {
+            log.warn("read model unavailable: {}", e.getMessage(), e.getCause());
+            throw ApiException.unavailable("the read model is not available; try again later");
+          }
+        },
+        blocking);
+  }
+
+  private Route ok(Object body) {
+    return complete(JsonSupport.response(StatusCodes.OK, body));
+  }
+
+  private static DeadLetterView deadLetterView(DeadLetterRow row) {
+    return new DeadLetterView(
+        row.id(),
+        row.agentId(),
+        row.notificationId(),
+        row.type(),
+        payload(row.payload()),
+        row.attempts(),
+        row.reason(),
+        row.deadAt());
+  }
+
+  /** The stored payload text as JSON; text that is not JSON (it should not happen) as a string. */
+  private static JsonNode payload(String text) {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return JsonSupport.mapper().readTree(text);
+    } catch (JsonProcessingException e) {
+      return TextNode.valueOf(text);
+    }
+  }
+
+  private static String agentId(Optional<String> param) {
+    if (param.isEmpty() || param.get().isEmpty()) {
+      return null;
+    }
+    if (!Ids.isValidAgentId(param.get())) {
+      throw ApiException.invalid(
+          "agentId must be 1 to 128 characters of letters, digits and . _ : -");
+    }
+    return param.get();
+  }
+
+  private static int limit(Optional<String> param) {
+    if (param.isEmpty()) {
+      return DEFAULT_DEAD_LETTER_LIMIT;
+    }
+    try {
+      int limit = Integer.parseInt(param.get());
+      if (limit >= 1 && limit <= MAX_DEAD_LETTER_LIMIT) {
+        return limit;
+      }
+    } catch (NumberFormatException e) {
+      // answered below, with the same message as an out-of-range number
+    }
+    throw ApiException.invalid("limit must be an integer between 1 and " + MAX_DEAD_LETTER_LIMIT);
+  }
+}

@@ -1,0 +1,139 @@
+package dev.rota.http;
+
+import dev.rota.cluster.RotaCluster;
+import dev.rota.cluster.assign.Dispatcher;
+import dev.rota.cluster.assign.Dispatcher.RunnerSeen;
+import dev.rota.cluster.runner.RunnerPool;
+import dev.rota.cluster.system.SystemControl;
+import dev.rota.cluster.system.SystemControl.PauseState;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.japi.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How the admin routes ask the cluster as a whole: the pause switch (a singleton), and the runners
+ * every node's dispatcher has seen and every node's pool runs, found through the receptionist. Each
+ * ask is bounded by {@code rota.http.ask-timeout}; a node that does not answer in time is left out
+ * of a listing (and logged) rather than failing it, so one slow node does not blind the admin.
+ */
+public final class ClusterGateway {
+  private static final Logger log = LoggerFactory.getLogger(ClusterGateway.class);
+
+  private final ActorSystem<?> system;
+  private final ActorRef<SystemControl.Command> systemControl;
+  private final int partitions;
+  private final Duration askTimeout;
+  private final Scheduler scheduler;
+
+  public ClusterGateway(RotaCluster rota, Duration askTimeout) {
+    this.system = rota.system();
+    this.systemControl = rota.systemControl();
+    this.partitions = rota.agentSettings().partitions();
+    this.askTimeout = askTimeout;
+    this.scheduler = system.scheduler();
+  }
+
+  public CompletionStage<PauseState> paused() {
+    return AskPattern.ask(systemControl, SystemControl.GetPaused::new, askTimeout, scheduler);
+  }
+
+  public CompletionStage<PauseState> setPaused(boolean paused) {
+    return AskPattern.ask(
+        systemControl,
+        (ActorRef<PauseState> replyTo) -> new SystemControl.SetPaused(paused, replyTo),
+        askTimeout,
+        scheduler);
+  }
+
+  /** Every runner any dispatcher has seen, once each, as last seen by any of them. */
+  public CompletionStage<List<RunnerSeen>> runnersSeen() {
+    return askEveryNode(Dispatcher.SERVICE_KEY, Dispatcher.GetRunners::new)
+        .thenApply(
+            replies -> {
+              Map<String, RunnerSeen> latest = new HashMap<>();
+              for (Dispatcher.Runners reply : replies) {
+                for (RunnerSeen seen : reply.runners()) {
+                  latest.merge(
+                      seen.runnerId(),
+                      seen,
+                      (a, b) -> a.lastSeenAt().isAfter(b.lastSeenAt()) ? a : b);
+                }
+              }
+              return latest.values().stream()
+                  .sorted(Comparator.comparing(RunnerSeen::runnerId))
+                  .toList();
+            });
+  }
+
+  /** Every node's in-cluster runner pool: its runners and the size each pool is held at. */
+  public CompletionStage<List<RunnerPool.Runners>> pools() {
+    return askEveryNode(RunnerPool.SERVICE_KEY, RunnerPool.GetRunners::new);
+  }
+
+  /** Cluster members that are up, as this node sees them. */
+  public int nodesUp() {
+    int up = 0;
+    for (var member : Cluster.get(system).state().getMembers()) {
+      if (member.status().equals(MemberStatus.up())) {
+        up++;
+      }
+    }
+    return up;
+  }
+
+  public int partitions() {
+    return partitions;
+  }
+
+  private <T, R> CompletionStage<List<R>> askEveryNode(
+      ServiceKey<T> key, Function<ActorRef<R>, T> message) {
+    CompletionStage<Receptionist.Listing> listing =
+        AskPattern.ask(
+            system.receptionist(),
+            (ActorRef<Receptionist.Listing> replyTo) -> Receptionist.find(key, replyTo),
+            askTimeout,
+            scheduler);
+    return listing.thenCompose(
+        found -> {
+          List<CompletableFuture<Optional<R>>> asks =
+              found.getServiceInstances(key).stream()
+                  .map(ref -> askOne(key, ref, message))
+                  .toList();
+          return CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new))
+              .thenApply(
+                  done ->
+                      asks.stream()
+                          .map(CompletableFuture::join)
+                          .flatMap(Optional::stream)
+                          .toList());
+        });
+  }
+
+  private <T, R> CompletableFuture<Optional<R>> askOne(
+      ServiceKey<T> key, ActorRef<T> ref, Function<ActorRef<R>, T> message) {
+    return AskPattern.<T, R>ask(ref, message, askTimeout, scheduler)
+        .thenApply(Optional::of)
+        .exceptionally(
+            failure -> {
+              log.warn("{} at {} did not answer: {}", key.id(), ref.path(), failure.toString());
+              return Optional.empty();
+            })
+        .toCompletableFuture();
+  }
+}

@@ -1,0 +1,124 @@
+package dev.rota.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.cluster.agent.AgentEntity.Command;
+import dev.rota.cluster.agent.AgentEntity.Done;
+import dev.rota.cluster.agent.AgentEntity.Extended;
+import dev.rota.cluster.agent.AgentEntity.Rejected;
+import dev.rota.cluster.agent.AgentEntity.Reply;
+import dev.rota.core.model.Ids;
+import dev.rota.http.api.ActivationCompleted;
+import dev.rota.http.api.ActivationFailed;
+import dev.rota.http.api.CompleteRequest;
+import dev.rota.http.api.FailRequest;
+import dev.rota.http.api.LeaseExtended;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.PathMatchers;
+import org.apache.pekko.http.javadsl.server.Route;
+
+/**
+ * The lease resource of API.md (role runner): heartbeat, complete and fail under {@code
+ * /v1/leases/{leaseId}}. A lease id names its agent, so each request is one ask of that agent, on
+ * whichever node it lives. An id that names no agent, or an agent that does not exist, is 404
+ * {@code not_found}; an existing agent whose current live lease is not this one (it expired, was
+ * completed or failed, or was superseded) is 410 {@code lease_lost}: the runner must stop and must
+ * not report the activation again.
+ */
+public final class LeaseRoutes extends AllDirectives {
+  private final AgentGateway agents;
+  private final ApiAuth auth;
+  private final long maxBodyBytes;
+
+  public LeaseRoutes(AgentGateway agents, ApiAuth auth, HttpSettings settings) {
+    this.agents = agents;
+    this.auth = auth;
+    this.maxBodyBytes = settings.maxBodyBytes();
+  }
+
+  public Route route() {
+    return pathPrefix(
+        PathMatchers.segment("v1").slash("leases"),
+        () ->
+            auth.require(
+                Role.RUNNER,
+                () ->
+                    pathPrefix(
+                        PathMatchers.segment(),
+                        leaseId ->
+                            concat(
+                                path("heartbeat", () -> post(() -> onHeartbeat(leaseId))),
+                                path("complete", () -> post(() -> onComplete(leaseId))),
+                                path("fail", () -> post(() -> onFail(leaseId)))))));
+  }
+
+  private Route onHeartbeat(String leaseId) {
+    return ask(
+        leaseId,
+        replyTo -> new AgentEntity.Heartbeat(leaseId, replyTo),
+        reply -> json(new LeaseExtended(expected(Extended.class, reply).expiresAt())));
+  }
+
+  private Route onComplete(String leaseId) {
+    return JsonSupport.body(
+        CompleteRequest.class,
+        maxBodyBytes,
+        body -> {
+          JsonNode result = body.validatedResult();
+          return ask(
+              leaseId,
+              replyTo -> new AgentEntity.Complete(leaseId, result, replyTo),
+              reply -> json(new ActivationCompleted(expected(Done.class, reply).at())));
+        });
+  }
+
+  private Route onFail(String leaseId) {
+    return JsonSupport.body(
+        FailRequest.class,
+        maxBodyBytes,
+        body -> {
+          FailRequest.Failure failure = body.validated();
+          return ask(
+              leaseId,
+              replyTo ->
+                  new AgentEntity.Fail(
+                      leaseId, failure.action(), failure.error(), failure.snoozeSeconds(), replyTo),
+              reply ->
+                  json(
+                      new ActivationFailed(
+                          failure.action().wireName(), expected(Done.class, reply).at())));
+        });
+  }
+
+  /** One ask of the lease's agent; refusals become 404 or 410. */
+  private Route ask(
+      String leaseId, Function<ActorRef<Reply>, Command> command, Function<Reply, Route> onReply) {
+    String agentId =
+        Ids.agentOf(leaseId).orElseThrow(() -> ApiException.notFound("no lease " + leaseId));
+    return onSuccess(
+        agents.ask(agentId, command),
+        reply -> {
+          if (reply instanceof Rejected rejected) {
+            if (rejected.code() == AgentEntity.ErrorCode.NOT_FOUND) {
+              throw ApiException.notFound("no lease " + leaseId);
+            }
+            throw ApiErrors.rejected(rejected);
+          }
+          return onReply.apply(reply);
+        });
+  }
+
+  private Route json(Object body) {
+    return complete(JsonSupport.response(StatusCodes.OK, body));
+  }
+
+  private static <R extends Reply> R expected(Class<R> type, Reply reply) {
+    if (type.isInstance(reply)) {
+      return type.cast(reply);
+    }
+    throw new IllegalStateException("unexpected reply from agent: " + reply);
+  }
+}

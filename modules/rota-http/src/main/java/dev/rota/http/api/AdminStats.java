@@ -1,0 +1,57 @@
+package dev.rota.http.api;
+
+/**
+ * The answer of {@code GET /admin/stats}. Agent, inbox, activation and dead-letter figures come
+ * from the read model (cluster-wide, as fresh as the projection); latency and {@code perSecond1m}
+ * are this node's meters; runners are what the nodes' dispatchers and pools report.
+ */
+public record AdminStats(
+    boolean paused,
+    Agents agents,
+    Inbox inbox,
+    Activations activations,
+    Latency latency,
+    Fairness fairness,
+    Runners runners,
+    long deadLetters,
+    Cluster cluster) {
+
+  public record Agents(long registered, long withInbox, long leased, long paused) {}
+
+  public record Inbox(long unread, long oldestUnreadAgeSeconds) {}
+
+  /**
+   * @param perSecond1m leases granted on this node over the last minute, per second
+   */
+  public record Activations(
+      long inbox,
+      long exploration,
+      long completed,
+      long failed,
+      long expired,
+      double perSecond1m) {}
+
+  /** Milliseconds, over this node's recent claims. */
+  public record Latency(
+      double claimMsP50, double claimMsP99, double inboxWaitMsP50, double inboxWaitMsP99) {}
+
+  /**
+   * @param maxStalenessSeconds how long the stalest agent has gone without an activation
+   * @param idealIntervalSeconds N·T/R: registered agents times the mean activation duration over
+   *     active runners, the interval every agent would get if runners served them in turn; 0 while
+   *     there is no runner or no activation to measure
+   */
+  public record Fairness(long maxStalenessSeconds, long idealIntervalSeconds) {}
+
+  /**
+   * @param active runners that asked for work in the last minute or hold a lease
+   * @param busy runners holding a lease
+   * @param desired the in-cluster pools' sizes plus the active external runners
+   */
+  public record Runners(long active, long busy, long desired) {}
+
+  /**
+   * @param nodes cluster members that are up
+   */
+  public record Cluster(int nodes, int partitions) {}
+}

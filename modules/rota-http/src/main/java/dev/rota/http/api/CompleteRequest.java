@@ -1,0 +1,23 @@
+package dev.rota.http.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.http.ApiException;
+
+/**
+ * The body of {@code POST /v1/leases/{leaseId}/complete}; the body itself is optional.
+ *
+ * @param result what the activation produced, a JSON object; kept in the agent's journal
+ */
+public record CompleteRequest(JsonNode result) {
+
+  /** The result to store, null when none was given; a 400 naming the field otherwise. */
+  public JsonNode validatedResult() {
+    if (result == null || result.isNull()) {
+      return null;
+    }
+    if (!result.isObject()) {
+      throw ApiException.invalid("result must be a JSON object");
+    }
+    return result;
+  }
+}

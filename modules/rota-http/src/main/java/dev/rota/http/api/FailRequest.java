@@ -1,0 +1,43 @@
+package dev.rota.http.api;
+
+import dev.rota.core.model.FailureAction;
+import dev.rota.http.ApiException;
+
+/**
+ * The body of {@code POST /v1/leases/{leaseId}/fail}. {@code action} defaults to {@code retry};
+ * {@code snoozeSeconds} (0 to 86400) is required with {@code snooze} and refused with any other
+ * action, so that a runner expecting a delay never silently gets none. A snooze of 0 gives the
+ * agent back at once without using up an attempt.
+ *
+ * @param error what went wrong, for the agent's history and dead letters; optional
+ */
+public record FailRequest(String error, String action, Long snoozeSeconds) {
+  public static final long MAX_SNOOZE_SECONDS = 86_400;
+  public static final String NO_ERROR = "no error given";
+
+  /** A failure with every field checked and defaulted. */
+  public record Failure(FailureAction action, String error, long snoozeSeconds) {}
+
+  /** The checked failure; a 400 naming the field otherwise. */
+  public Failure validated() {
+    FailureAction failureAction =
+        action == null ? FailureAction.RETRY : FailureAction.fromWire(action);
+    if (failureAction == null) {
+      throw ApiException.invalid("action must be retry, cancel, discard or snooze");
+    }
+    if (failureAction == FailureAction.SNOOZE) {
+      if (snoozeSeconds == null) {
+        throw ApiException.invalid("snoozeSeconds is required with action snooze");
+      }
+      if (snoozeSeconds < 0 || snoozeSeconds > MAX_SNOOZE_SECONDS) {
+        throw ApiException.invalid(
+            "snoozeSeconds must be between 0 and " + MAX_SNOOZE_SECONDS + ", not " + snoozeSeconds);
+      }
+    } else if (snoozeSeconds != null) {
+      throw ApiException.invalid(
+          "snoozeSeconds is only allowed with action snooze, not " + failureAction.wireName());
+    }
+    return new Failure(
+        failureAction, error == null ? NO_ERROR : error, snoozeSeconds == null ? 0 : snoozeSeconds);
+  }
+}

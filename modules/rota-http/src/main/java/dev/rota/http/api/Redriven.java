@@ -1,0 +1,6 @@
+package dev.rota.http.api;
+
+import java.time.Instant;
+
+/** The answer to a redrive: the notification is back in its agent's inbox with fresh attempts. */
+public record Redriven(String id, String agentId, Instant redrivenAt) {}

@@ -1,0 +1,359 @@
+package dev.rota.http;
+
+import static dev.rota.http.testing.ApiCalls.withToken;
+import static dev.rota.http.testing.RouteAssertions.assertError;
+import static dev.rota.http.testing.RouteAssertions.body;
+import static dev.rota.http.testing.RouteAssertions.fieldNames;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.ConfigFactory;
+import dev.rota.core.model.Ids;
+import dev.rota.http.testing.ApiCalls;
+import dev.rota.http.testing.JUnit5RouteTest;
+import dev.rota.http.testing.RotaTestCluster;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.testkit.TestRouteResult;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The admin resource and {@code /metrics} on a one-node cluster with the whole production wiring on
+ * H2: journal, projection, read model, and an in-cluster pool of two runners that offer only {@code
+ * pool-only} (so they never take a test's agent). The read model trails the agents by the
+ * projection's lag, so read-model figures are awaited.
+ */
+@ExtendWith(LogCapturingExtension.class)
+class AdminRoutesTest extends JUnit5RouteTest {
+  private static RotaTestCluster cluster;
+
+  private final ApiCalls api = new ApiCalls(this::run);
+  private String cap;
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = RotaTestCluster.withDatabase("AdminRoutesTest");
+    cluster.startRunnerPool(
+        """
+        rota.runners.enabled = true
+        rota.runners.pools = [
+          { name = "admin-test", count = 2, mode = hybrid, capabilities = [pool-only], executor = noop }
+        ]
+        """);
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    cluster.shutdown();
+  }
+
+  @BeforeEach
+  void capabilityPerTest(TestInfo info) {
+    cap = info.getTestMethod().orElseThrow().getName();
+  }
+
+  @Override
+  protected ActorSystem<?> typedSystem() {
+    return cluster.system();
+  }
+
+  private TestRouteResult run(HttpRequest request) {
+    return testRoute(cluster.routes(cluster.settings()).route()).run(request);
+  }
+
+  private JsonNode stats() {
+    return api.get("/admin/stats");
+  }
+
+  private static long at(JsonNode node, String path) {
+    return node.at(path).asLong();
+  }
+
+  @Test
+  void statsShowEveryFieldOfApiMdAndCountAClaimAndItsCompletion() {
+    JsonNode before = stats();
+    String agentId = cap + "-a";
+    api.register(agentId, cap);
+    api.notify(agentId, "mention", "{}");
+    String leaseId = api.assignment("runner-stats", cap).get("leaseId").asText();
+    api.post("/v1/leases/" + leaseId + "/complete", "{}").assertStatusCode(200);
+
+    eventually(
+        () -> {
+          JsonNode after = stats();
+          assertTrue(at(after, "/activations/inbox") >= at(before, "/activations/inbox") + 1);
+          assertTrue(
+              at(after, "/activations/completed") >= at(before, "/activations/completed") + 1);
+          assertTrue(at(after, "/agents/registered") >= at(before, "/agents/registered") + 1);
+        });
+
+    JsonNode s = stats();
+    assertEquals(
+        List.of(
+            "paused",
+            "agents",
+            "inbox",
+            "activations",
+            "latency",
+            "fairness",
+            "runners",
+            "deadLetters",
+            "cluster"),
+        fieldNames(s));
+    assertEquals(
+        List.of("registered", "withInbox", "leased", "paused"), fieldNames(s.get("agents")));
+    assertEquals(List.of("unread", "oldestUnreadAgeSeconds"), fieldNames(s.get("inbox")));
+    assertEquals(
+        List.of("inbox", "exploration", "completed", "failed", "expired", "perSecond1m"),
+        fieldNames(s.get("activations")));
+    assertEquals(
+        List.of("claimMsP50", "claimMsP99", "inboxWaitMsP50", "inboxWaitMsP99"),
+        fieldNames(s.get("latency")));
+    assertEquals(
+        List.of("maxStalenessSeconds", "idealIntervalSeconds"), fieldNames(s.get("fairness")));
+    assertEquals(List.of("active", "busy", "desired"), fieldNames(s.get("runners")));
+    assertEquals(List.of("nodes", "partitions"), fieldNames(s.get("cluster")));
+    assertFalse(s.get("paused").asBoolean());
+    assertTrue(s.at("/activations/perSecond1m").asDouble() > 0);
+    assertTrue(s.at("/latency/claimMsP50").asDouble() > 0, s.get("latency").toString());
+    assertTrue(s.at("/latency/claimMsP99").asDouble() > 0, s.get("latency").toString());
+    assertTrue(s.at("/latency/inboxWaitMsP99").asDouble() > 0, s.get("latency").toString());
+    assertTrue(s.get("deadLetters").isIntegralNumber());
+    // The external runner that just claimed, and the two pool runners.
+    assertTrue(at(s, "/runners/active") >= 3, s.get("runners").toString());
+    assertTrue(at(s, "/runners/desired") >= 3, s.get("runners").toString());
+    assertEquals(1, at(s, "/cluster/nodes"));
+    assertEquals(4, at(s, "/cluster/partitions"));
+  }
+
+  @Test
+  void runnersListShowsAnExternalRunnerWithItsLeaseAndThePoolsRunnersWithTheirNode() {
+    String agentId = cap + "-a";
+    api.register(agentId, cap);
+    String leaseId = api.assignment("runner-listed", cap).get("leaseId").asText();
+
+    eventually(() -> assertEquals(leaseId, runner("runner-listed").get("leaseId").asText()));
+
+    JsonNode external = runner("runner-listed");
+    assertEquals(
+        List.of("runnerId", "node", "mode", "capabilities", "leaseId", "lastSeenAt"),
+        fieldNames(external));
+    assertTrue(external.get("node").isNull());
+    assertEquals("hybrid", external.get("mode").asText());
+    assertEquals("[\"" + cap + "\"]", external.get("capabilities").toString());
+    assertTrue(
+        Instant.parse(external.get("lastSeenAt").asText()).isAfter(Instant.now().minusSeconds(60)));
+    List<JsonNode> pooled = new ArrayList<>();
+    runners()
+        .forEach(
+            r -> {
+              if (!r.get("node").isNull()) {
+                pooled.add(r);
+              }
+            });
+    assertEquals(2, pooled.size(), runners().toString());
+    for (JsonNode r : pooled) {
+      assertEquals("[\"pool-only\"]", r.get("capabilities").toString());
+      assertTrue(r.get("runnerId").asText().startsWith(r.get("node").asText() + "/admin-test-"));
+      assertTrue(r.get("leaseId").isNull());
+    }
+    List<String> ids = new ArrayList<>();
+    runners().forEach(r -> ids.add(r.get("runnerId").asText()));
+    assertEquals(ids.stream().sorted().toList(), ids);
+    assertTrue(at(stats(), "/runners/busy") >= 1);
+
+    api.post("/v1/leases/" + leaseId + "/complete", "{}").assertStatusCode(200);
+    eventually(() -> assertTrue(runner("runner-listed").get("leaseId").isNull()));
+  }
+
+  private JsonNode runners() {
+    JsonNode list = api.get("/admin/runners");
+    assertEquals(List.of("runners"), fieldNames(list));
+    return list.get("runners");
+  }
+
+  private JsonNode runner(String runnerId) {
+    for (JsonNode r : runners()) {
+      if (r.get("runnerId").asText().equals(runnerId)) {
+        return r;
+      }
+    }
+    throw new AssertionError("no runner " + runnerId + " in " + runners());
+  }
+
+  @Test
+  void listsDeadLettersWithTheirPayloadAsJsonAndRedrivesThemOnce() {
+    String agentId = cap + "-a";
+    api.register(agentId, cap);
+    String notificationId = api.notify(agentId, "mention", "{\"postId\": \"p9\"}");
+    String leaseId = api.assignment("runner-dead", cap).get("leaseId").asText();
+    api.post(
+            "/v1/leases/" + leaseId + "/fail",
+            "{\"error\": \"not for me\", \"action\": \"cancel\"}")
+        .assertStatusCode(200);
+    String uri = "/admin/dead-letters?agentId=" + agentId;
+
+    eventually(() -> assertEquals(1, api.get(uri).get("deadLetters").size()));
+
+    JsonNode list = api.get(uri);
+    assertEquals(List.of("deadLetters"), fieldNames(list));
+    JsonNode dead = list.get("deadLetters").get(0);
+    assertEquals(
+        List.of(
+            "id", "agentId", "notificationId", "type", "payload", "attempts", "reason", "deadAt"),
+        fieldNames(dead));
+    assertEquals(agentId, dead.get("agentId").asText());
+    assertEquals(notificationId, dead.get("notificationId").asText());
+    assertEquals("mention", dead.get("type").asText());
+    assertEquals("p9", dead.get("payload").get("postId").asText());
+    assertEquals(0, dead.get("attempts").asInt());
+    assertEquals("cancel: not for me", dead.get("reason").asText());
+    Instant.parse(dead.get("deadAt").asText());
+    assertTrue(at(stats(), "/deadLetters") >= 1);
+    String id = dead.get("id").asText();
+
+    JsonNode redriven =
+        body(api.post("/admin/dead-letters/" + id + "/redrive", "").assertStatusCode(200));
+
+    assertEquals(List.of("id", "agentId", "redrivenAt"), fieldNames(redriven));
+    assertEquals(id, redriven.get("id").asText());
+    assertEquals(agentId, redriven.get("agentId").asText());
+    JsonNode view = api.get("/v1/agents/" + agentId);
+    assertEquals(1, view.get("inbox").get("unread").asInt());
+    assertEquals(0, view.get("deadLetters").asInt());
+    assertError(api.post("/admin/dead-letters/" + id + "/redrive", ""), 404, "not_found", id);
+    eventually(() -> assertEquals(0, api.get(uri).get("deadLetters").size()));
+  }
+
+  @Test
+  void listsDeadLettersOfAllAgentsUpToTheLimit() {
+    for (String name : List.of("a", "b")) {
+      String agentId = cap + "-" + name;
+      api.register(agentId, cap);
+      api.notify(agentId, "mention", "{}");
+      String leaseId = api.assignment("runner-limit", cap).get("leaseId").asText();
+      api.post("/v1/leases/" + leaseId + "/fail", "{\"action\": \"discard\"}")
+          .assertStatusCode(200);
+    }
+
+    eventually(() -> assertTrue(api.get("/admin/dead-letters").get("deadLetters").size() >= 2));
+    assertEquals(1, api.get("/admin/dead-letters?limit=1").get("deadLetters").size());
+  }
+
+  @Test
+  void refusesABadAgentIdOrLimitWith400() {
+    assertError(
+        run(HttpRequest.GET("/admin/dead-letters?agentId=bad%20id")), 400, "invalid", "agentId");
+    for (String limit : List.of("0", "1001", "ten")) {
+      assertError(
+          run(HttpRequest.GET("/admin/dead-letters?limit=" + limit)), 400, "invalid", "limit");
+    }
+  }
+
+  @Test
+  void answers404ToTheRedriveOfAnUnknownDeadLetter() {
+    String agentId = cap + "-a";
+    api.register(agentId, cap);
+    String ofAnAgent = Ids.deadLetterId(agentId, "n-unknown");
+
+    assertError(api.post("/admin/dead-letters/garbage/redrive", ""), 404, "not_found", "garbage");
+    assertError(
+        api.post("/admin/dead-letters/" + ofAnAgent + "/redrive", ""), 404, "not_found", ofAnAgent);
+    assertError(
+        api.post("/admin/dead-letters/" + Ids.deadLetterId("nobody-" + cap, "n1") + "/redrive", ""),
+        404,
+        "not_found",
+        "");
+  }
+
+  @Test
+  void pausesAndResumesTheSystem() {
+    try {
+      assertEquals(
+          "{\"paused\":true}", api.post("/admin/pause", "").assertStatusCode(200).entityString());
+      assertTrue(stats().get("paused").asBoolean());
+      assertEquals(
+          "{\"paused\":true}", api.post("/admin/pause", "").assertStatusCode(200).entityString());
+    } finally {
+      assertEquals(
+          "{\"paused\":false}", api.post("/admin/resume", "").assertStatusCode(200).entityString());
+    }
+    assertFalse(stats().get("paused").asBoolean());
+  }
+
+  @Test
+  void servesThisNodesMetricsAsPrometheusText() {
+    TestRouteResult metrics = run(HttpRequest.GET("/metrics"));
+
+    metrics.assertStatusCode(200);
+    assertEquals("text/plain; version=0.0.4; charset=UTF-8", metrics.contentType().toString());
+    String text = metrics.entityString();
+    assertTrue(text.contains("# TYPE rota_claim_latency_seconds summary"), text);
+    assertTrue(text.contains("rota_activation_duration_seconds_count"), text);
+    assertTrue(text.contains("rota_assignments_total{kind=\"inbox\"}"), text);
+  }
+
+  @Test
+  void adminRoutesAndMetricsNeedAnAdminToken() {
+    HttpSettings secured =
+        HttpSettings.from(
+            ConfigFactory.parseString(
+                    """
+                    rota.http.tokens = [
+                      { token = "runner-token", roles = [runner] }
+                      { token = "admin-token", roles = [admin] }
+                    ]
+                    """)
+                .withFallback(cluster.config()));
+    var route = cluster.routes(secured).route();
+
+    for (HttpRequest request :
+        List.of(
+            HttpRequest.GET("/admin/stats"),
+            HttpRequest.GET("/admin/runners"),
+            HttpRequest.GET("/admin/dead-letters"),
+            HttpRequest.POST("/admin/pause"),
+            HttpRequest.POST("/admin/dead-letters/x/redrive"),
+            HttpRequest.GET("/metrics"))) {
+      assertError(testRoute(route).run(request), 401, "unauthenticated", "token");
+      assertError(
+          testRoute(route).run(withToken(request, "runner-token")), 403, "forbidden", "admin");
+    }
+    testRoute(route)
+        .run(withToken(HttpRequest.GET("/admin/stats"), "admin-token"))
+        .assertStatusCode(200);
+    testRoute(route)
+        .run(withToken(HttpRequest.GET("/metrics"), "admin-token"))
+        .assertStatusCode(200);
+  }
+
+  @Test
+  void answers405ForAWrongMethod() {
+    assertError(run(HttpRequest.GET("/admin/pause")), 405, "method_not_allowed", "POST");
+    assertError(run(HttpRequest.POST("/admin/stats")), 405, "method_not_allowed", "GET");
+  }
+
+  private void eventually(Runnable assertion) {
+    TestProbe.create(cluster.system())
+        .awaitAssert(
+            Duration.ofSeconds(15),
+            Duration.ofMillis(200),
+            () -> {
+              assertion.run();
+              return null;
+            });
+  }
+}

@@ -1,0 +1,316 @@
+package dev.rota.http;
+
+import static dev.rota.http.testing.ApiCalls.withToken;
+import static dev.rota.http.testing.RouteAssertions.assertError;
+import static dev.rota.http.testing.RouteAssertions.body;
+import static dev.rota.http.testing.RouteAssertions.fieldNames;
+import static dev.rota.http.testing.RouteAssertions.jsonRequest;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.ConfigFactory;
+import dev.rota.core.model.Ids;
+import dev.rota.http.testing.ApiCalls;
+import dev.rota.http.testing.JUnit5RouteTest;
+import dev.rota.http.testing.RotaTestCluster;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.testkit.TestRouteResult;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Heartbeat, complete and fail under {@code /v1/leases/{leaseId}} on leases claimed through {@code
+ * POST /v1/claims}, against real agents of a one-node cluster (in-memory journal). Each test's
+ * agents require a capability named after the test.
+ */
+@ExtendWith(LogCapturingExtension.class)
+class LeaseRoutesTest extends JUnit5RouteTest {
+  private static RotaTestCluster cluster;
+
+  private final ApiCalls api = new ApiCalls(this::run);
+  private String cap;
+  private String agentId;
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = RotaTestCluster.inMemory("LeaseRoutesTest");
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    cluster.shutdown();
+  }
+
+  @BeforeEach
+  void agentPerTest(TestInfo info) {
+    // Each invocation of a parameterized test gets its own agent too.
+    cap =
+        info.getTestMethod().orElseThrow().getName()
+            + "-"
+            + Integer.toHexString(info.getDisplayName().hashCode());
+    agentId = cap + "-a";
+    api.register(agentId, cap);
+  }
+
+  @Override
+  protected ActorSystem<?> typedSystem() {
+    return cluster.system();
+  }
+
+  private TestRouteResult run(HttpRequest request) {
+    return testRoute(cluster.routes(cluster.settings()).route()).run(request);
+  }
+
+  /** Notifies the test's agent once and claims it; the assignment. */
+  private JsonNode claimWithInbox() {
+    api.notify(agentId, "mention", "{\"postId\": \"p9\"}");
+    return api.assignment("runner-" + cap, cap);
+  }
+
+  private TestRouteResult lease(String leaseId, String action, String json) {
+    return api.post("/v1/leases/" + leaseId + "/" + action, json);
+  }
+
+  private JsonNode agent() {
+    return api.get("/v1/agents/" + agentId);
+  }
+
+  @Test
+  void heartbeatExtendsTheLeaseByItsOwnLengthFromNow() {
+    JsonNode a =
+        api.claim(
+                "{\"runnerId\": \"r-hb\", \"capabilities\": [\""
+                    + cap
+                    + "\"], \"leaseSeconds\": 100}")
+            .get("assignment");
+    Instant before = Instant.now();
+
+    JsonNode beat = body(lease(a.get("leaseId").asText(), "heartbeat", "").assertStatusCode(200));
+
+    assertEquals(List.of("expiresAt"), fieldNames(beat));
+    Instant expiresAt = Instant.parse(beat.get("expiresAt").asText());
+    assertTrue(!expiresAt.isBefore(before.plusSeconds(100)), expiresAt + " vs " + before);
+    assertTrue(expiresAt.isBefore(Instant.now().plusSeconds(101)), expiresAt.toString());
+    assertEquals(expiresAt, Instant.parse(agent().get("lease").get("expiresAt").asText()));
+  }
+
+  @Test
+  void completeAnswers200AndReadsEveryCarriedNotification() {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+
+    JsonNode done =
+        body(
+            lease(leaseId, "complete", "{\"result\": {\"summary\": \"ok\"}}")
+                .assertStatusCode(200));
+
+    assertEquals(List.of("completedAt"), fieldNames(done));
+    Instant completedAt = Instant.parse(done.get("completedAt").asText());
+    JsonNode view = agent();
+    assertEquals(0, view.get("inbox").get("unread").asInt());
+    assertEquals(1, view.get("activationCount").asLong());
+    assertEquals(completedAt, Instant.parse(view.get("lastActivatedAt").asText()));
+    assertTrue(view.get("lease").isNull());
+  }
+
+  @Test
+  void completeNeedsNoBody() {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+
+    lease(leaseId, "complete", "").assertStatusCode(200);
+
+    assertEquals(1, agent().get("activationCount").asLong());
+  }
+
+  @Test
+  void answers410LeaseLostToEveryReportAfterCompletion() {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+    lease(leaseId, "heartbeat", "").assertStatusCode(200);
+    lease(leaseId, "complete", "{}").assertStatusCode(200);
+
+    assertError(lease(leaseId, "heartbeat", ""), 410, "lease_lost", leaseId);
+    assertError(lease(leaseId, "complete", "{}"), 410, "lease_lost", leaseId);
+    assertError(lease(leaseId, "fail", "{\"error\": \"late\"}"), 410, "lease_lost", leaseId);
+    assertEquals(1, agent().get("activationCount").asLong());
+  }
+
+  @Test
+  void failWithRetryUsesAnAttemptSoTheNextClaimIsAttemptTwo() {
+    JsonNode first = claimWithInbox();
+
+    JsonNode failed =
+        body(
+            lease(
+                    first.get("leaseId").asText(),
+                    "fail",
+                    "{\"error\": \"boom\", \"action\": \"retry\"}")
+                .assertStatusCode(200));
+
+    assertEquals(List.of("action", "failedAt"), fieldNames(failed));
+    assertEquals("retry", failed.get("action").asText());
+    Instant.parse(failed.get("failedAt").asText());
+    JsonNode second = api.assignment("runner-" + cap, cap);
+    assertEquals(2, second.get("attempt").asInt());
+    assertEquals(2, second.get("notifications").get(0).get("attempt").asInt());
+    assertEquals(
+        first.get("notifications").get(0).get("notificationId"),
+        second.get("notifications").get(0).get("notificationId"));
+  }
+
+  @Test
+  void failWithoutActionIsARetry() {
+    JsonNode first = claimWithInbox();
+
+    JsonNode failed =
+        body(lease(first.get("leaseId").asText(), "fail", "{}").assertStatusCode(200));
+
+    assertEquals("retry", failed.get("action").asText());
+    assertEquals(2, api.assignment("runner-" + cap, cap).get("attempt").asInt());
+  }
+
+  @Test
+  void failWithSnoozeKeepsTheInboxAndMakesTheAgentWait() {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+
+    JsonNode failed =
+        body(
+            lease(
+                    leaseId,
+                    "fail",
+                    "{\"error\": \"rate limited\", \"action\": \"snooze\", \"snoozeSeconds\": 3600}")
+                .assertStatusCode(200));
+
+    assertEquals("snooze", failed.get("action").asText());
+    JsonNode view = agent();
+    assertEquals("snoozed", view.get("status").asText());
+    assertEquals(1, view.get("inbox").get("unread").asInt());
+    assertEquals("none", api.claim("runner-" + cap, cap).get("status").asText());
+  }
+
+  @Test
+  void failWithCancelDeadLettersTheCarriedNotifications() {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+
+    lease(leaseId, "fail", "{\"error\": \"not for me\", \"action\": \"cancel\"}")
+        .assertStatusCode(200);
+
+    JsonNode view = agent();
+    assertEquals(0, view.get("inbox").get("unread").asInt());
+    assertEquals(1, view.get("deadLetters").asInt());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "unknown action            | {\"action\": \"explode\"}                          | action",
+        "snooze without seconds    | {\"action\": \"snooze\"}                           | snoozeSeconds",
+        "snooze over a day         | {\"action\": \"snooze\", \"snoozeSeconds\": 86401} | snoozeSeconds",
+        "negative snooze           | {\"action\": \"snooze\", \"snoozeSeconds\": -1}    | snoozeSeconds",
+        "snoozeSeconds with retry  | {\"action\": \"retry\", \"snoozeSeconds\": 60}     | snoozeSeconds",
+        "error not text            | {\"error\": 42}                                    | error",
+        "unknown field             | {\"reason\": \"x\"}                                 | reason",
+      })
+  void refusesAnInvalidFailureWith400NamingTheFieldAndKeepsTheLease(
+      String why, String json, String field) {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+
+    assertError(lease(leaseId, "fail", json), 400, "invalid", field);
+
+    assertEquals(leaseId, agent().get("lease").get("leaseId").asText());
+  }
+
+  @Test
+  void refusesACompletionWhoseResultIsNotAnObject() {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+
+    assertError(lease(leaseId, "complete", "{\"result\": [1, 2]}"), 400, "invalid", "result");
+    assertError(lease(leaseId, "complete", "{\"outcome\": {}}"), 400, "invalid", "outcome");
+    assertEquals(leaseId, agent().get("lease").get("leaseId").asText());
+  }
+
+  @Test
+  void answers404ForALeaseIdThatNamesNoAgent() {
+    String malformed = "not-a-lease";
+    String ofNobody = Ids.leaseId("nobody-" + cap, 1);
+
+    assertError(lease(malformed, "heartbeat", ""), 404, "not_found", malformed);
+    assertError(lease(ofNobody, "complete", ""), 404, "not_found", ofNobody);
+    assertError(lease(ofNobody, "fail", "{}"), 404, "not_found", ofNobody);
+  }
+
+  @Test
+  void answers410ForALeaseTheAgentDoesNotHold() {
+    String current = claimWithInbox().get("leaseId").asText();
+    String other = Ids.leaseId(agentId, 99);
+
+    assertError(lease(other, "heartbeat", ""), 410, "lease_lost", other);
+    assertEquals(current, agent().get("lease").get("leaseId").asText());
+  }
+
+  @Test
+  void answers405And404ForOtherMethodsAndPaths() {
+    String leaseId = Ids.leaseId(agentId, 1);
+
+    assertError(
+        run(HttpRequest.GET("/v1/leases/" + leaseId + "/heartbeat")),
+        405,
+        "method_not_allowed",
+        "POST");
+    assertError(api.post("/v1/leases/" + leaseId + "/renew", ""), 404, "not_found", "renew");
+  }
+
+  @Test
+  void leaseReportsNeedARunnerToken() {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+    HttpSettings secured =
+        HttpSettings.from(
+            ConfigFactory.parseString(
+                    """
+                    rota.http.tokens = [
+                      { token = "producer-token", roles = [producer] }
+                      { token = "runner-token", roles = [runner] }
+                    ]
+                    """)
+                .withFallback(cluster.config()));
+    HttpRequest beat = jsonRequest("POST", "/v1/leases/" + leaseId + "/heartbeat", "");
+
+    assertError(
+        testRoute(cluster.routes(secured).route()).run(beat), 401, "unauthenticated", "token");
+    assertError(
+        testRoute(cluster.routes(secured).route()).run(withToken(beat, "producer-token")),
+        403,
+        "forbidden",
+        "runner");
+    testRoute(cluster.routes(secured).route())
+        .run(withToken(beat, "runner-token"))
+        .assertStatusCode(200);
+  }
+
+  @Test
+  void aLeaseThatExpiredIsLost() throws InterruptedException {
+    String leaseId =
+        api.claim(
+                "{\"runnerId\": \"r-short\", \"capabilities\": [\""
+                    + cap
+                    + "\"], \"leaseSeconds\": 5}")
+            .get("assignment")
+            .get("leaseId")
+            .asText();
+
+    Thread.sleep(Duration.ofMillis(5300).toMillis());
+
+    assertError(lease(leaseId, "complete", "{}"), 410, "lease_lost", leaseId);
+  }
+}
