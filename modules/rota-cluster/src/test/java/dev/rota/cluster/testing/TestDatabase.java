@@ -128,7 +128,8 @@ public final class TestDatabase implements AutoCloseable {
 
   /**
    * Journal, snapshot store and read journal on this database through one shared Slick pool, the
-   * read journal polling every 100 ms, and the projection's dialect and dispatcher.
+   * read journal polling every 100 ms through Rota's tag-index DAO (as the server configures it),
+   * and the projection's dialect and dispatcher.
    */
   public Config pekkoConfig() {
     return ConfigFactory.parseString(
@@ -139,6 +140,7 @@ public final class TestDatabase implements AutoCloseable {
             "jdbc-journal.use-shared-db = slick",
             "jdbc-snapshot-store.use-shared-db = slick",
             "jdbc-read-journal.use-shared-db = slick",
+            "jdbc-read-journal.dao = dev.rota.cluster.readmodel.TagIndexReadJournalDao",
             "jdbc-read-journal.refresh-interval = 100ms",
             "jdbc-read-journal.journal-sequence-retrieval.query-delay = 100ms",
             "pekko-persistence-jdbc.shared-databases.slick {",
