@@ -127,15 +127,29 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /**
-   * Journal, snapshot store and read journal on this database through one shared Slick pool, the
-   * read journal polling every 100 ms through Rota's tag-index DAO (as the server configures it),
-   * and the projection's dialect and dispatcher.
+   * Rota's journal, and the snapshot store and read journal through one shared Slick pool, on this
+   * database; the read journal polling every 100 ms through Rota's tag-index DAO (as the server
+   * configures it), and the projection's dialect and dispatcher.
    */
   public Config pekkoConfig() {
     return ConfigFactory.parseString(
         String.join(
             "\n",
-            "pekko.persistence.journal.plugin = jdbc-journal",
+            "pekko.persistence.journal.plugin = rota-journal",
+            "rota-journal {",
+            "  class = dev.rota.cluster.journal.RotaJournal",
+            "  plugin-dispatcher = pekko.actor.default-dispatcher",
+            "  writers = 2",
+            "  readers = 2",
+            "  max-batch-rows = 1000",
+            "  db {",
+            "    driver = \"" + dialect.driver + "\"",
+            "    url = \"" + url + "\"",
+            "    user = " + user,
+            "    password = \"\"",
+            "    connection-timeout = 10s",
+            "  }",
+            "}",
             "pekko.persistence.snapshot-store.plugin = jdbc-snapshot-store",
             "jdbc-journal.use-shared-db = slick",
             "jdbc-snapshot-store.use-shared-db = slick",
