@@ -1,6 +1,7 @@
 package dev.rota.bench;
 
 import dev.rota.bench.report.BenchResults;
+import dev.rota.server.CommonPool;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -113,6 +114,7 @@ public final class BenchMain implements Callable<Integer> {
   Map<String, String> systemOptions;
 
   public static void main(String[] args) {
+    CommonPool.atLeastTwoThreads();
     System.setProperty("java.awt.headless", "true");
     System.setProperty("slf4j.internal.verbosity", "WARN");
     if (System.getProperty("logback.configurationFile") == null) {

@@ -2,6 +2,7 @@ package dev.rota.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,27 +12,31 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The whole harness at tiny sizes, seed SQL only, on the embedded PostgreSQL: every workload runs,
- * the three result files appear, and the counts add up. No timing assertions.
+ * The whole harness at tiny sizes on the embedded PostgreSQL, for the seed SQL baseline and for
+ * Rota with in-cluster runners: every workload runs on both, the three result files appear, and the
+ * counts add up. No timing assertions.
  */
 class BenchSmokeTest {
 
   @TempDir static Path resultsDir;
-  static JsonNode seedSql;
-  static JsonNode rota;
+  static final Map<String, JsonNode> systems = new HashMap<>();
   static String console;
 
   @BeforeAll
   static void runQuickBench() throws Exception {
     System.setProperty("java.awt.headless", "true");
     BenchConfig.Builder config = BenchConfig.quick();
-    config.systems = List.of("seed-sql", "rota", "rota-http");
+    config.systems = List.of("seed-sql", "rota");
     config.resultsDir = resultsDir;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
@@ -40,12 +45,7 @@ class BenchSmokeTest {
     console = captured.toString(StandardCharsets.UTF_8);
     JsonNode results = new ObjectMapper().readTree(resultsDir.resolve("results.json").toFile());
     for (JsonNode system : results.path("systems")) {
-      if (system.path("system").asText().equals("seed-sql")) {
-        seedSql = system;
-      }
-      if (system.path("system").asText().equals("rota")) {
-        rota = system;
-      }
+      systems.put(system.path("system").asText(), system);
     }
   }
 
@@ -59,20 +59,25 @@ class BenchSmokeTest {
     assertEquals('P', png[1], "results.png is a PNG");
     String markdown = Files.readString(resultsDir.resolve("results.md"));
     assertTrue(markdown.contains("| burn-down |"), markdown);
+    assertTrue(markdown.contains("rota ÷ seed-sql"), markdown);
+    assertFalse(console.contains("FAILED"), console);
   }
 
-  @Test
-  void everyWorkloadRanOnTheBaseline() {
-    assertEquals("OK", seedSql.path("status").asText());
-    for (JsonNode workload : seedSql.path("workloads")) {
+  @ParameterizedTest
+  @ValueSource(strings = {"seed-sql", "rota"})
+  void everyWorkloadRan(String system) {
+    JsonNode result = system(system);
+    assertEquals("OK", result.path("status").asText(), result.toString());
+    for (JsonNode workload : result.path("workloads")) {
       assertEquals("OK", workload.path("status").asText(), workload.toString());
     }
-    assertEquals(4, seedSql.path("workloads").size());
+    assertEquals(4, result.path("workloads").size());
   }
 
-  @Test
-  void burnDownReadsEverySeededNotification() {
-    JsonNode details = workload("burn-down").path("details");
+  @ParameterizedTest
+  @ValueSource(strings = {"seed-sql", "rota"})
+  void burnDownReadsEverySeededNotification(String system) {
+    JsonNode details = workload(system, "burn-down").path("details");
     assertTrue(details.path("drained").asBoolean(), details.toString());
     assertEquals(0, details.path("remainingUnread").asLong());
     assertEquals(
@@ -81,18 +86,20 @@ class BenchSmokeTest {
     assertEquals(0, details.path("errors").asLong());
   }
 
-  @Test
-  void backlogMeasuresEveryLevel() {
-    JsonNode backlog = workload("backlog");
+  @ParameterizedTest
+  @ValueSource(strings = {"seed-sql", "rota"})
+  void backlogMeasuresEveryLevel(String system) {
+    JsonNode backlog = workload(system, "backlog");
     assertEquals(3, backlog.path("metrics").size(), "two levels and the flatness ratio");
     for (JsonNode metric : backlog.path("metrics")) {
       assertTrue(metric.path("value").asDouble() > 0, metric.toString());
     }
   }
 
-  @Test
-  void trickleClaimsEveryPublishedNotification() {
-    JsonNode details = workload("trickle").path("details");
+  @ParameterizedTest
+  @ValueSource(strings = {"seed-sql", "rota"})
+  void trickleClaimsEveryPublishedNotification(String system) {
+    JsonNode details = workload(system, "trickle").path("details");
     for (String rate : List.of("rate50", "rate200")) {
       JsonNode phase = details.path(rate);
       assertTrue(phase.path("published").asLong() > 0, phase.toString());
@@ -104,47 +111,26 @@ class BenchSmokeTest {
     }
   }
 
-  @Test
-  void fairnessActivatesEveryAgent() {
-    JsonNode details = workload("fairness").path("details");
+  @ParameterizedTest
+  @ValueSource(strings = {"seed-sql", "rota"})
+  void fairnessActivatesEveryAgent(String system) {
+    JsonNode details = workload(system, "fairness").path("details");
     assertTrue(details.path("activations").asLong() > 0);
     assertEquals(0, details.path("neverActivated").asLong(), details.toString());
   }
 
-  @Test
-  void unavailableSystemIsReportedNotDropped() {
-    assertTrue(console.contains("SKIPPED rota-http:"), console);
-    assertTrue(console.contains("rota-bench"), console);
-    assertFalse(console.contains("FAILED"), console);
+  private static JsonNode system(String name) {
+    JsonNode system = systems.get(name);
+    assertNotNull(system, name + " missing from results: " + console);
+    return system;
   }
 
-  @Test
-  void rotaRanEveryWorkloadToo() {
-    assertTrue(rota != null, console);
-    for (String name : List.of("burn-down", "backlog", "trickle", "fairness")) {
-      JsonNode workload = workloadOf(rota, name);
-      assertTrue(workload != null, name + " missing for rota: " + rota);
-      assertFalse(workload.path("status").asText().equalsIgnoreCase("failed"), workload.toString());
-    }
-    JsonNode fairness = workloadOf(rota, "fairness").path("details");
-    assertTrue(fairness.path("activations").asLong() > 0, fairness.toString());
-  }
-
-  private static JsonNode workloadOf(JsonNode system, String name) {
-    for (JsonNode workload : system.path("workloads")) {
+  private static JsonNode workload(String system, String name) {
+    for (JsonNode workload : system(system).path("workloads")) {
       if (workload.path("workload").asText().equals(name)) {
         return workload;
       }
     }
-    return null;
-  }
-
-  private static JsonNode workload(String name) {
-    for (JsonNode workload : seedSql.path("workloads")) {
-      if (workload.path("workload").asText().equals(name)) {
-        return workload;
-      }
-    }
-    throw new AssertionError("no " + name + " in " + seedSql);
+    throw new AssertionError("no " + name + " in " + system(system));
   }
 }

@@ -20,6 +20,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    CommonPool.atLeastTwoThreads();
     RotaNode node;
     try {
       node = RotaNode.start(ConfigFactory.empty());

@@ -11,11 +11,7 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.server.RotaConfig;
 import dev.rota.server.RotaNode;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.HttpURLConnection;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -46,13 +42,6 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
  */
 final class BenchNode implements AutoCloseable {
 
-  static {
-    // Publishers and external runners each keep a connection; the JDK keeps 5 by default.
-    if (System.getProperty("http.maxConnections") == null) {
-      System.setProperty("http.maxConnections", "256");
-    }
-  }
-
   /** The payload field carrying the harness's token. */
   static final String TOKEN = "benchToken";
 
@@ -76,7 +65,7 @@ final class BenchNode implements AutoCloseable {
   private final BenchDatabase database;
   private final Path dataDir;
   private final ClusterSharding sharding;
-  private final URI notifyBase;
+  private final URI apiBase;
   private Connection readModel;
 
   private BenchNode(RotaNode node, BenchDatabase database, Path dataDir) {
@@ -84,7 +73,7 @@ final class BenchNode implements AutoCloseable {
     this.database = database;
     this.dataDir = dataDir;
     this.sharding = ClusterSharding.get(node.system());
-    this.notifyBase = URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/agents/");
+    this.apiBase = URI.create("http://127.0.0.1:" + node.httpPort() + "/");
   }
 
   /** Starts a node on {@code database}; {@code settings} override anything (runners, pools). */
@@ -175,41 +164,22 @@ final class BenchNode implements AutoCloseable {
         seed.total());
   }
 
-  /**
-   * One notification over the producer API; returns on its 202. Through {@link HttpURLConnection}
-   * with keep-alive: the harness shares the machine with the node, and {@code java.net.http}'s
-   * client spent about a third of the JVM's CPU when publishing 200/s.
-   */
+  /** One notification over the producer API ({@link HttpCalls}); returns on its 202. */
   void publish(String agentId, long token) throws Exception {
-    byte[] body =
-        ("{\"type\":\"bench\",\"payload\":{\"" + TOKEN + "\":" + token + "}}")
-            .getBytes(StandardCharsets.UTF_8);
-    HttpURLConnection c =
-        (HttpURLConnection) notifyBase.resolve(agentId + "/notifications").toURL().openConnection();
-    c.setRequestMethod("POST");
-    c.setDoOutput(true);
-    c.setConnectTimeout(10_000);
-    c.setReadTimeout(30_000);
-    c.setRequestProperty("Content-Type", "application/json");
-    c.setFixedLengthStreamingMode(body.length);
-    try (OutputStream out = c.getOutputStream()) {
-      out.write(body);
-    }
-    int status = c.getResponseCode();
-    InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
-    byte[] answer = in == null ? new byte[0] : in.readAllBytes();
-    if (in != null) {
-      in.close(); // hands the connection back to the keep-alive cache
-    }
-    if (status != 202) {
+    HttpCalls.Response response =
+        HttpCalls.post(
+            apiBase.resolve("v1/agents/" + agentId + "/notifications"),
+            "{\"type\":\"bench\",\"payload\":{\"" + TOKEN + "\":" + token + "}}",
+            Duration.ofSeconds(30));
+    if (response.status() != 202) {
       throw new IllegalStateException(
-          "notification for "
-              + agentId
-              + ": HTTP "
-              + status
-              + " "
-              + new String(answer, StandardCharsets.UTF_8));
+          "notification for " + agentId + ": HTTP " + response.status() + " " + response.body());
     }
+  }
+
+  /** The node's API root, {@code http://127.0.0.1:<port>/}. */
+  URI apiBase() {
+    return apiBase;
   }
 
   /** Unread notifications as the read model has them (it trails the agents by the projection). */

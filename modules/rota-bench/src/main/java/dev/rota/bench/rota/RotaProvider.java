@@ -9,23 +9,35 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code rota}: an in-process node with in-cluster runners. Node settings can be overridden for a
- * run with {@code --system-option rota.node.<key>=<value>}, e.g. {@code
- * rota.node.rota.db.max-pool-size=20}.
+ * {@code rota} (an in-process node with in-cluster runners) and {@code rota-http} (the same node,
+ * external runners over HTTP). Node settings can be overridden for a run with {@code
+ * --system-option rota.node.<key>=<value>}, e.g. {@code rota.node.rota.db.max-pool-size=20}.
  */
 public final class RotaProvider implements BenchSystemProvider {
 
   static final String NODE_OPTION_PREFIX = "rota.node.";
 
+  private final boolean overHttp;
+
+  /**
+   * {@code overHttp}: external runners over HTTP ({@code rota-http}) instead of in-cluster ones.
+   */
+  public RotaProvider(boolean overHttp) {
+    this.overHttp = overHttp;
+  }
+
   @Override
   public String name() {
-    return SystemCatalog.ROTA;
+    return overHttp ? SystemCatalog.ROTA_HTTP : SystemCatalog.ROTA;
   }
 
   @Override
   public String description() {
-    return "one in-process Rota node on PostgreSQL, in-cluster runners (noop executor reporting"
-        + " to the bench)";
+    return overHttp
+        ? "one in-process Rota node on PostgreSQL, external runners over HTTP (long-polling"
+            + " POST /v1/claims, then POST /v1/leases/{id}/complete, keep-alive connections)"
+        : "one in-process Rota node on PostgreSQL, in-cluster runners (noop executor reporting"
+            + " to the bench)";
   }
 
   @Override
@@ -35,7 +47,9 @@ public final class RotaProvider implements BenchSystemProvider {
 
   @Override
   public BenchSystem create(BenchEnvironment environment) {
-    return new RotaSystem(nodeSettings(environment));
+    return overHttp
+        ? new RotaHttpSystem(nodeSettings(environment))
+        : new RotaSystem(nodeSettings(environment));
   }
 
   /** {@code --system-option rota.node.<key>=<value>} as node settings. */

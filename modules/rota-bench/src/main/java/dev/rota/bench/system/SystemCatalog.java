@@ -9,11 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
-/**
- * Every system the bench knows, by command-line name, in report order. Rota's two entries are
- * placeholders until {@code RotaSystem} and {@code RotaHttpSystem} exist: replace {@link
- * #notYetAvailable} with their providers (see {@link BenchSystem} for what they must do).
- */
+/** Every system the bench knows, by command-line name, in report order. */
 public final class SystemCatalog {
 
   public static final String ROTA = "rota";
@@ -22,9 +18,8 @@ public final class SystemCatalog {
   private static final Map<String, Supplier<BenchSystemProvider>> PROVIDERS = new LinkedHashMap<>();
 
   static {
-    PROVIDERS.put(ROTA, RotaProvider::new);
-    PROVIDERS.put(
-        ROTA_HTTP, () -> notYetAvailable(ROTA_HTTP, "Rota node, external runners over HTTP"));
+    PROVIDERS.put(ROTA, () -> new RotaProvider(false));
+    PROVIDERS.put(ROTA_HTTP, () -> new RotaProvider(true));
     PROVIDERS.put(SeedSqlProvider.NAME, SeedSqlProvider::new);
     PROVIDERS.put(
         GraphileSettings.DEFAULT.systemName(),
@@ -47,30 +42,5 @@ public final class SystemCatalog {
           "unknown system '" + name + "'; known: " + String.join(", ", names()));
     }
     return supplier.get();
-  }
-
-  private static BenchSystemProvider notYetAvailable(String name, String description) {
-    return new BenchSystemProvider() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public String description() {
-        return description;
-      }
-
-      @Override
-      public Availability prepare(BenchEnvironment environment) {
-        return Availability.unavailable(
-            "not implemented in this build yet (no " + name + " BenchSystem registered)");
-      }
-
-      @Override
-      public BenchSystem create(BenchEnvironment environment) {
-        throw new IllegalStateException(name + " is not available");
-      }
-    };
   }
 }
