@@ -13,7 +13,9 @@ import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -28,7 +30,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 /**
  * One in-cluster worker slot. It loops: ask the node's dispatcher for work (long poll) → run the
  * activation through its {@link Executor} while heartbeating the lease every third of its length →
- * complete or fail it at the agent → cool down → ask again.
+ * complete or fail it at the agent → cool down → ask again. The agent's answer to the completion is
+ * not waited for before the next request: it arrives while the runner asks for (or runs) its next
+ * activation, so the two durable writes of consecutive turns overlap (failed reports are retried as
+ * before).
  *
  * <p>A runner never runs an activation whose lease it has lost: when a heartbeat is refused it
  * cancels the executor and drops the outcome (the agent has already counted the lease as expired).
@@ -131,6 +136,8 @@ public final class Runner {
 
   private Activation current;
   private CompletableFuture<Outcome> running;
+  private final Map<String, PendingReport> reporting = new HashMap<>();
+  private boolean awaitingWork;
 
   private Runner(
       Identity identity,
@@ -154,6 +161,7 @@ public final class Runner {
 
   private Behavior<Command> requestWork() {
     lastSeenAt = Instant.now();
+    awaitingWork = true;
     changed(Activity.REQUESTING);
     Asks.ask(
         ctx,
@@ -175,9 +183,12 @@ public final class Runner {
         .onMessage(
             Drain.class,
             drain -> {
-              // Nothing in flight; stay only to hand back what the pending request brings.
+              // Nothing executing; stay to hand back what the pending request brings, and until
+              // the last report is answered.
               beginDraining(drain);
-              replyDrained();
+              if (reporting.isEmpty()) {
+                replyDrained();
+              }
               return Behaviors.same();
             })
         .onMessage(Command.class, stale -> Behaviors.same())
@@ -185,15 +196,16 @@ public final class Runner {
   }
 
   private Behavior<Command> onWorkAnswered(WorkAnswered answer) {
+    awaitingWork = false;
     if (answer.reply() instanceof Assigned assigned) {
       if (draining) {
         handBack(assigned.granted());
-        return Behaviors.stopped();
+        return finishReports();
       }
       return execute(Activation.of(assigned.granted()));
     }
     if (draining) {
-      return Behaviors.stopped();
+      return finishReports();
     }
     if (answer.reply() instanceof NoWork) {
       // The dispatcher already waited up to pollWait: ask again at once.
@@ -223,8 +235,7 @@ public final class Runner {
             Drain.class,
             drain -> {
               beginDraining(drain);
-              replyDrained();
-              return Behaviors.stopped();
+              return finishReports();
             })
         .onMessage(Command.class, stale -> Behaviors.same())
         .build();
@@ -357,13 +368,101 @@ public final class Runner {
 
   // ---- reporting ----
 
+  /** An outcome sent to the agent and not yet acknowledged. */
+  private record PendingReport(Activation activation, Outcome outcome, int attempt) {}
+
+  /**
+   * Sends the outcome and moves on without waiting for the agent's answer: the runner asks for its
+   * next activation while the agent persists this one's end, so a runner's turn costs one durable
+   * write on its path instead of two. The answer is handled whenever it comes ({@link
+   * #onReported}); a runner told to drain stops only once every report is answered.
+   */
   private Behavior<Command> report(Outcome outcome, int attempt) {
+    sendReport(new PendingReport(current, outcome, attempt));
+    return afterActivation();
+  }
+
+  private void sendReport(PendingReport report) {
+    String leaseId = report.activation().leaseId();
+    reporting.put(leaseId, report);
+    leases.report(
+        leaseId, report.outcome(), (reply, failure) -> new Reported(leaseId, reply, failure));
+  }
+
+  private Behavior<Command> onReported(Reported reported) {
+    PendingReport report = reporting.remove(reported.leaseId());
+    if (report == null) {
+      return Behaviors.same();
+    }
+    Activation activation = report.activation();
+    if (reported.reply() instanceof AgentEntity.Done) {
+      if (report.outcome() instanceof Outcome.Completed) {
+        completed++;
+      } else {
+        failed++;
+      }
+      try {
+        executor.reported(activation, report.outcome());
+      } catch (RuntimeException e) {
+        ctx.getLog().warn("Runner {}: executor's reported() threw {}", identity.runnerId(), e);
+      }
+    } else if (reported.reply() instanceof AgentEntity.Rejected rejected) {
+      // After a timed-out attempt, a refusal may only mean the earlier attempt got through.
+      abandoned++;
+      ctx.getLog()
+          .warn(
+              "Runner {}: agent {} refused the outcome{}: {}",
+              identity.runnerId(),
+              activation.agentId(),
+              report.attempt() > 1 ? " (an earlier, unanswered report may have landed)" : "",
+              rejected.message());
+    } else if (report.attempt() < settings.reportAttempts()) {
+      ctx.getLog()
+          .warn(
+              "Runner {}: reporting lease {} failed ({}), attempt {} of {}",
+              identity.runnerId(),
+              reported.leaseId(),
+              reported.failure(),
+              report.attempt(),
+              settings.reportAttempts());
+      sendReport(new PendingReport(activation, report.outcome(), report.attempt() + 1));
+      return Behaviors.same();
+    } else {
+      abandoned++;
+      ctx.getLog()
+          .error(
+              "Runner {}: gave up reporting lease {} of agent {}; the lease will expire",
+              identity.runnerId(),
+              reported.leaseId(),
+              activation.agentId());
+    }
+    changed(activity);
+    if (draining && current == null && reporting.isEmpty()) {
+      replyDrained();
+      // A runner still waiting for work stays until it can hand back what that brings.
+      return awaitingWork ? Behaviors.same() : Behaviors.stopped();
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> afterActivation() {
+    current = null;
+    running = null;
+    if (draining) {
+      return finishReports();
+    }
+    return pause(settings.coolDown(), Activity.COOLING_DOWN);
+  }
+
+  /** Draining with nothing in flight: stops once the last report is answered. */
+  private Behavior<Command> finishReports() {
+    if (reporting.isEmpty()) {
+      replyDrained();
+      changed(activity);
+      return Behaviors.stopped();
+    }
     changed(Activity.REPORTING);
-    String leaseId = current.leaseId();
-    leases.report(leaseId, outcome, (reply, failure) -> new Reported(leaseId, reply, failure));
     return common()
-        .onMessage(
-            Reported.class, this::isCurrent, reported -> onReported(reported, outcome, attempt))
         .onMessage(
             Drain.class,
             drain -> {
@@ -372,64 +471,6 @@ public final class Runner {
             })
         .onMessage(Command.class, stale -> Behaviors.same())
         .build();
-  }
-
-  private Behavior<Command> onReported(Reported reported, Outcome outcome, int attempt) {
-    if (reported.reply() instanceof AgentEntity.Done) {
-      if (outcome instanceof Outcome.Completed) {
-        completed++;
-      } else {
-        failed++;
-      }
-      try {
-        executor.reported(current, outcome);
-      } catch (RuntimeException e) {
-        ctx.getLog().warn("Runner {}: executor's reported() threw {}", identity.runnerId(), e);
-      }
-      return afterActivation();
-    }
-    if (reported.reply() instanceof AgentEntity.Rejected rejected) {
-      // After a timed-out attempt, a refusal may only mean the earlier attempt got through.
-      abandoned++;
-      ctx.getLog()
-          .warn(
-              "Runner {}: agent {} refused the outcome{}: {}",
-              identity.runnerId(),
-              current.agentId(),
-              attempt > 1 ? " (an earlier, unanswered report may have landed)" : "",
-              rejected.message());
-      return afterActivation();
-    }
-    if (attempt < settings.reportAttempts()) {
-      ctx.getLog()
-          .warn(
-              "Runner {}: reporting lease {} failed ({}), attempt {} of {}",
-              identity.runnerId(),
-              reported.leaseId(),
-              reported.failure(),
-              attempt,
-              settings.reportAttempts());
-      return report(outcome, attempt + 1);
-    }
-    abandoned++;
-    ctx.getLog()
-        .error(
-            "Runner {}: gave up reporting lease {} of agent {}; the lease will expire",
-            identity.runnerId(),
-            reported.leaseId(),
-            current.agentId());
-    return afterActivation();
-  }
-
-  private Behavior<Command> afterActivation() {
-    current = null;
-    running = null;
-    if (draining) {
-      replyDrained();
-      changed(activity);
-      return Behaviors.stopped();
-    }
-    return pause(settings.coolDown(), Activity.COOLING_DOWN);
   }
 
   // ---- common ----
@@ -442,6 +483,7 @@ public final class Runner {
               get.replyTo().tell(status());
               return Behaviors.same();
             })
+        .onMessage(Reported.class, this::onReported)
         .onSignal(PostStop.class, stop -> cancelRunning())
         .onSignal(PreRestart.class, restart -> cancelRunning());
   }
