@@ -17,13 +17,16 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The in-cluster runners' executor in the bench: the {@code noop} executor's behaviour (complete
- * with {@code {}} after the activation time, on a timer, never a sleeping thread) plus reporting to
- * the harness. It tells {@link RunnerListener#onClaim} when a runner hands it an activation (the
- * lease is committed by then) and {@link RunnerListener#onComplete} when the agent has acknowledged
- * the completion ({@link Executor#reported}), i.e. once it is durable.
+ * with {@code {}} after the activation time, on a timer, never a sleeping runner thread) plus
+ * reporting to the harness. It tells {@link RunnerListener#onClaim} when a runner hands it an
+ * activation (the lease is committed by then) and {@link RunnerListener#onComplete} when the agent
+ * has acknowledged the completion ({@link Executor#reported}), i.e. once it is durable.
  *
  * <p>A node builds its executors from config by class name, so the harness finds its listener
  * through a static registry keyed by the pool's {@code executor-settings.bench-id}.
@@ -47,6 +50,18 @@ public final class BenchExecutor implements Executor {
       };
   private static final Map<String, Hooks> REGISTRY = new ConcurrentHashMap<>();
 
+  /**
+   * The activation time's timer: a thread of its own rather than Pekko's scheduler, whose 10 ms
+   * ticks would stretch a 20 ms activation to up to 30 ms (the other systems sleep exactly T).
+   */
+  private static final ScheduledExecutorService TIMER =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "rota-bench-activation-timer");
+            t.setDaemon(true);
+            return t;
+          });
+
   static Hooks register(String benchId) {
     Hooks hooks = new Hooks();
     REGISTRY.put(benchId, hooks);
@@ -58,10 +73,8 @@ public final class BenchExecutor implements Executor {
   }
 
   private final Hooks hooks;
-  private final ExecutorContext context;
 
   public BenchExecutor(ExecutorContext context) {
-    this.context = context;
     String id = context.config().getString(BENCH_ID);
     this.hooks = REGISTRY.get(id);
     if (hooks == null) {
@@ -85,10 +98,7 @@ public final class BenchExecutor implements Executor {
       return CompletableFuture.completedFuture(done);
     }
     CompletableFuture<Outcome> result = new CompletableFuture<>();
-    context
-        .system()
-        .scheduler()
-        .scheduleOnce(delay, () -> result.complete(done), context.system().executionContext());
+    TIMER.schedule(() -> result.complete(done), delay.toNanos(), TimeUnit.NANOSECONDS);
     return result;
   }
 

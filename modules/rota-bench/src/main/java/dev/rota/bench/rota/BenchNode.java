@@ -96,7 +96,9 @@ final class BenchNode implements AutoCloseable {
     config.put("rota.cluster.host", "127.0.0.1");
     config.putAll(settings);
     Config overrides = ConfigFactory.parseMap(config, "rota-bench");
+    long startNanos = System.nanoTime();
     RotaNode node = RotaNode.startWith(RotaConfig.load(overrides));
+    debug(String.format("node started in %.1f s", (System.nanoTime() - startNanos) / 1e9));
     BenchNode bench = new BenchNode(node, database, dataDir);
     bench.awaitCoordinators();
     return bench;
@@ -288,7 +290,9 @@ final class BenchNode implements AutoCloseable {
       }
     } finally {
       try {
+        long stopNanos = System.nanoTime();
         node.close();
+        debug(String.format("node stopped in %.1f s", (System.nanoTime() - stopNanos) / 1e9));
       } finally {
         deleteQuietly(dataDir);
       }
