@@ -158,7 +158,16 @@ public final class BenchRun {
           trials.systemName(),
           workload.name(),
           (System.nanoTime() - start) / 1e9);
-      return result;
+      List<Map<String, Object>> internals = trials.takeInternals();
+      if (internals.isEmpty()) {
+        return result;
+      }
+      out.println(
+          "  [" + trials.systemName() + "] " + workload.name() + " internals: " + internals);
+      Map<String, Object> details = new LinkedHashMap<>(result.details());
+      details.put("internals", internals);
+      return new WorkloadResult(
+          result.workload(), result.status(), result.note(), result.metrics(), details);
     } catch (Exception | AssertionError e) {
       StringWriter trace = new StringWriter();
       e.printStackTrace(new PrintWriter(trace));

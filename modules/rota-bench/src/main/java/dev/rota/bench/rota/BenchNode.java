@@ -8,6 +8,7 @@ import dev.rota.bench.system.AgentIds;
 import dev.rota.bench.system.BenchDatabase;
 import dev.rota.bench.system.InboxSeed;
 import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.server.RotaConfig;
 import dev.rota.server.RotaNode;
@@ -21,6 +22,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -106,6 +108,23 @@ final class BenchNode implements AutoCloseable {
 
   ActorSystem<?> system() {
     return node.system();
+  }
+
+  /** The node's own meters for the trial (a fresh node per trial, so they cover only it). */
+  Map<String, Object> internals() {
+    RotaMetrics metrics = RotaMetrics.get(node.system());
+    Map<String, Object> internals = new LinkedHashMap<>();
+    internals.put("claimP50Ms", round(metrics.claimMillis(0.5)));
+    internals.put("claimP99Ms", round(metrics.claimMillis(0.99)));
+    internals.put("journalWriteP50Ms", round(metrics.journalWriteMillis(0.5)));
+    internals.put("journalWriteP99Ms", round(metrics.journalWriteMillis(0.99)));
+    internals.put("journalCommits", metrics.journalCommits());
+    internals.put("journalEventsPerCommit", round(metrics.journalEventsPerCommit()));
+    return internals;
+  }
+
+  private static double round(double value) {
+    return Math.round(value * 100) / 100.0;
   }
 
   int httpPort() {

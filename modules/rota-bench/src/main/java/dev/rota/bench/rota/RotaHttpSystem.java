@@ -171,6 +171,11 @@ public final class RotaHttpSystem implements BenchSystem {
   }
 
   @Override
+  public Map<String, Object> internals() {
+    return node == null ? Map.of() : node.internals();
+  }
+
+  @Override
   public long errors() {
     return errors.get();
   }

@@ -117,6 +117,11 @@ public final class RotaSystem implements BenchSystem {
   }
 
   @Override
+  public Map<String, Object> internals() {
+    return node == null ? Map.of() : node.internals();
+  }
+
+  @Override
   public long errors() {
     try {
       return node.counter(Counter.ACTIVATIONS_FAILED.key())

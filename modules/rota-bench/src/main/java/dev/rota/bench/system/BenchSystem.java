@@ -1,6 +1,7 @@
 package dev.rota.bench.system;
 
 import dev.rota.core.model.RunnerMode;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -81,6 +82,15 @@ public interface BenchSystem extends AutoCloseable {
    */
   default long errors() {
     return 0;
+  }
+
+  /**
+   * The system's own view of the trial, e.g. its internal latency meters; the harness reports it in
+   * the workload's details (as {@code internals}) next to what it measured from outside. Called
+   * just before {@link #close}; empty if the system has no such view.
+   */
+  default Map<String, Object> internals() {
+    return Map.of();
   }
 
   /** Stops runners; an activation in flight completes (or is abandoned) before this returns. */

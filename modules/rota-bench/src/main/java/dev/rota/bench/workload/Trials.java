@@ -8,7 +8,10 @@ import dev.rota.bench.system.BenchEnvironment;
 import dev.rota.bench.system.BenchSystem;
 import dev.rota.bench.system.BenchSystemProvider;
 import dev.rota.bench.system.TrialShape;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Opens trials of one system: each a fresh database on the bench's PostgreSQL and a fresh system
@@ -21,6 +24,7 @@ public final class Trials {
   private final BenchEnvironment environment;
   private final BenchConfig config;
   private final Progress progress;
+  private final List<Map<String, Object>> internals = new ArrayList<>();
 
   public Trials(
       BenchPostgres postgres,
@@ -64,7 +68,7 @@ public final class Trials {
     try {
       system = provider.create(environment);
       system.setUp(database, shape);
-      return new Trial(system, database, postgres);
+      return new Trial(system, database, postgres, internals);
     } catch (Exception e) {
       if (system != null) {
         try {
@@ -78,16 +82,32 @@ public final class Trials {
     }
   }
 
-  /** One system on one database; closing stops the system and drops the database. */
+  /** What the systems of the trials closed since the last call said of themselves; clears it. */
+  public List<Map<String, Object>> takeInternals() {
+    List<Map<String, Object>> taken = List.copyOf(internals);
+    internals.clear();
+    return taken;
+  }
+
+  /**
+   * One system on one database; closing keeps the system's {@link BenchSystem#internals}, stops the
+   * system and drops the database.
+   */
   public static final class Trial implements AutoCloseable {
     private final BenchSystem system;
     private final BenchDatabase database;
     private final BenchPostgres postgres;
+    private final List<Map<String, Object>> internals;
 
-    Trial(BenchSystem system, BenchDatabase database, BenchPostgres postgres) {
+    Trial(
+        BenchSystem system,
+        BenchDatabase database,
+        BenchPostgres postgres,
+        List<Map<String, Object>> internals) {
       this.system = system;
       this.database = database;
       this.postgres = postgres;
+      this.internals = internals;
     }
 
     public BenchSystem system() {
@@ -96,6 +116,14 @@ public final class Trials {
 
     @Override
     public void close() throws Exception {
+      try {
+        Map<String, Object> own = system.internals();
+        if (!own.isEmpty()) {
+          internals.add(own);
+        }
+      } catch (RuntimeException e) {
+        internals.add(Map.of("error", e.toString()));
+      }
       try {
         system.close();
       } finally {

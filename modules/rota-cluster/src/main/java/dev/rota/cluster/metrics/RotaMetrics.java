@@ -2,6 +2,7 @@ package dev.rota.cluster.metrics;
 
 import dev.rota.core.model.ActivationKind;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -14,8 +15,9 @@ import org.apache.pekko.actor.typed.ExtensionId;
 
 /**
  * This node's meters (Micrometer, exposed as Prometheus text on {@code /metrics}): claim latency,
- * inbox wait, assignments by kind, activation durations. Percentiles are computed over a decaying
- * window, so they describe recent behaviour rather than all time.
+ * inbox wait, assignments by kind, activation durations, journal write latency and batch sizes.
+ * Percentiles are computed over a decaying window, so they describe recent behaviour rather than
+ * all time.
  */
 public final class RotaMetrics implements Extension {
   private static final double[] PERCENTILES = {0.5, 0.99};
@@ -28,6 +30,8 @@ public final class RotaMetrics implements Extension {
   private final Counter explorationAssignments;
   private final Timer activationDuration;
   private final PerSecondWindow recentAssignments = new PerSecondWindow(60);
+  private final Timer journalWrite;
+  private final DistributionSummary journalBatch;
 
   private RotaMetrics() {
     claimLatency =
@@ -48,6 +52,17 @@ public final class RotaMetrics implements Extension {
             .description(
                 "From a lease's grant to the completion or failure its runner reported, for the"
                     + " agents hosted on this node")
+            .register(registry);
+    journalWrite =
+        Timer.builder("rota.journal.write")
+            .description(
+                "From an event write's arrival at the journal to its commit (queueing included)")
+            .publishPercentiles(PERCENTILES)
+            .register(registry);
+    journalBatch =
+        DistributionSummary.builder("rota.journal.batch")
+            .description("Events committed in one journal transaction")
+            .baseUnit("events")
             .register(registry);
   }
 
@@ -80,6 +95,16 @@ public final class RotaMetrics implements Extension {
     activationDuration.record(duration.isNegative() ? Duration.ZERO : duration);
   }
 
+  /** One journal transaction committed {@code events} events. */
+  public void journalCommitted(int events) {
+    journalBatch.record(events);
+  }
+
+  /** One write (an agent's persist) was committed {@code latency} after it reached the journal. */
+  public void journalWritten(Duration latency) {
+    journalWrite.record(latency.isNegative() ? Duration.ZERO : latency);
+  }
+
   /**
    * The mean activation duration since this node started, zero before the first one. Agents are
    * spread evenly over the nodes, so one node's mean estimates the cluster's.
@@ -99,6 +124,20 @@ public final class RotaMetrics implements Extension {
 
   public double inboxWaitMillis(double percentile) {
     return percentile(inboxWait, percentile);
+  }
+
+  public double journalWriteMillis(double percentile) {
+    return percentile(journalWrite, percentile);
+  }
+
+  /** Journal transactions committed since this node started. */
+  public long journalCommits() {
+    return journalBatch.count();
+  }
+
+  /** Mean events per journal transaction since this node started. */
+  public double journalEventsPerCommit() {
+    return journalBatch.mean();
   }
 
   private static double percentile(Timer timer, double percentile) {
