@@ -11,7 +11,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code java -jar rota-bench.jar}: runs the comparison on an embedded PostgreSQL. Options left out
@@ -113,6 +116,8 @@ public final class BenchMain implements Callable<Integer> {
               + " seed-sql.idle-poll-ms=50.")
   Map<String, String> systemOptions;
 
+  @Spec CommandSpec spec;
+
   public static void main(String[] args) {
     CommonPool.atLeastTwoThreads();
     System.setProperty("java.awt.headless", "true");
@@ -125,7 +130,14 @@ public final class BenchMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    BenchResults results = new BenchRun(config(), System.out).run();
+    BenchConfig config;
+    try {
+      config = config();
+    } catch (IllegalArgumentException e) {
+      // A bad option value: picocli prints the message and the usage, exit code 2.
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    BenchResults results = new BenchRun(config, System.out).run();
     return results.anyFailed() ? 1 : 0;
   }
 

@@ -50,9 +50,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * instead of waiting for a free one. On PostgreSQL the batch is one auto-committed statement (the
  * events and their tags as arrays: one round trip); elsewhere it is a transaction of a batched
  * event insert, a batched tag insert and a commit. Nothing is acknowledged before its transaction
- * committed. If a transaction of
- * several writes fails, each is retried alone, so one agent's failure (a duplicate sequence number)
- * does not fail the others.
+ * committed. If a transaction of several writes fails, each is retried alone, so one agent's
+ * failure (a duplicate sequence number) does not fail the others.
  *
  * <p>Replays and sequence-number reads run on their own threads and connections, so a burst of
  * recoveries does not delay writes. Configured under {@code rota-journal} (the server's {@code
