@@ -178,9 +178,13 @@ class RunnerPoolTest {
     eventually(pool, r -> assertEquals("scale-1", r.runners().get(0).agentId()));
 
     assertEquals(new DesiredSet("w", 0, 0), setDesired(pool, "w", 0));
-    Runners draining = runners(pool);
-    assertTrue(draining.runners().get(0).draining());
-    assertEquals("scale-1", draining.runners().get(0).agentId(), "still running its activation");
+    // The runner reports its draining state to the pool once it has taken the Drain in.
+    eventually(
+        pool,
+        r -> {
+          assertTrue(r.runners().get(0).draining());
+          assertEquals("scale-1", r.runners().get(0).agentId(), "still running its activation");
+        });
 
     eventually(pool, r -> assertTrue(r.runners().isEmpty()));
     AgentState agent = state(KIT, "scale-1");
