@@ -38,10 +38,11 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 
 /**
- * The node-local front for runners: asks the runner's home partition first, then steals from the
- * others in random order (so no partition starves), and when all are empty parks the request at
- * every partition until one hints that fitting work appeared or the wait runs out. It also follows
- * the system pause switch and remembers the runners it has seen.
+ * The node-local front for runners: peeks every partition's coordinator for its best candidate,
+ * ranks the candidates by the rule (the runner's home partition wins ties) and claims from the
+ * first; when all are empty it parks the request at every partition until one hints that fitting
+ * work appeared (then ranks all again) or the wait runs out. It also follows the system pause
+ * switch and remembers the runners it has seen.
  */
 public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
 
