@@ -114,7 +114,7 @@ public final class BenchMain implements Callable<Integer> {
       names = "--system-option",
       description =
           "System option, repeatable: graphile.version=0.17.3, graphile.dir=PATH,"
-              + " seed-sql.idle-poll-ms=50.")
+              + " graphile.node=PATH, seed-sql.idle-poll-ms=50, rota.node.<key>=<value>.")
   Map<String, String> systemOptions;
 
   @Spec CommandSpec spec;

@@ -27,17 +27,31 @@ public final class GraphileInstall {
    */
   public static final String DEFAULT_VERSION = "0.17.3";
 
+  /** The Node.js executable when none is given: {@code node} from the PATH. */
+  public static final String DEFAULT_NODE = "node";
+
   static final String SCRIPT = "bench-worker.cjs";
   private static final long INSTALL_TIMEOUT_SECONDS = 300;
 
   private final Path folder;
   private final String version;
+  private final String node;
   private String nodeVersion = "";
   private Availability availability;
 
-  public GraphileInstall(Path folder, String version) {
+  /**
+   * @param node the Node.js executable: {@code node} from the PATH, or a path; npm is taken from
+   *     the PATH either way
+   */
+  public GraphileInstall(Path folder, String version, String node) {
     this.folder = folder;
     this.version = version;
+    this.node = node;
+  }
+
+  /** The Node.js executable the worker runs with. */
+  public String node() {
+    return node;
   }
 
   public Path folder() {
@@ -62,13 +76,16 @@ public final class GraphileInstall {
 
   private Availability check() {
     try {
-      ProcessResult node = run(List.of("node", "--version"), 30);
-      if (node.exit != 0) {
-        return Availability.unavailable("`node --version` failed: " + node.tail());
+      ProcessResult version = run(List.of(node, "--version"), 30);
+      if (version.exit != 0) {
+        return Availability.unavailable("`" + node + " --version` failed: " + version.tail());
       }
-      nodeVersion = node.output.trim();
+      nodeVersion = version.output.trim();
     } catch (IOException e) {
-      return Availability.unavailable("Node.js is not installed (`node` not found on PATH)");
+      return Availability.unavailable(
+          node.equals(DEFAULT_NODE)
+              ? "Node.js is not installed (`node` not found on PATH)"
+              : "Node.js not found at " + node);
     }
     try {
       ProcessResult npm = run(List.of("npm", "--version"), 60);

@@ -8,12 +8,14 @@ import java.nio.file.Path;
 
 /**
  * {@code graphile} and {@code graphile-tuned}. Both share one install (per folder and version),
- * made on first {@link #prepare}. Options: {@code graphile.version}, {@code graphile.dir}.
+ * made on first {@link #prepare}. Options: {@code graphile.version}, {@code graphile.dir}, {@code
+ * graphile.node}.
  */
 public final class GraphileProvider implements BenchSystemProvider {
 
   static final String VERSION_OPTION = "graphile.version";
   static final String DIR_OPTION = "graphile.dir";
+  static final String NODE_OPTION = "graphile.node";
 
   private static GraphileInstall shared;
 
@@ -67,8 +69,12 @@ public final class GraphileProvider implements BenchSystemProvider {
         environment.options().containsKey(DIR_OPTION)
             ? Path.of(environment.options().get(DIR_OPTION))
             : environment.workDir().resolve("graphile-worker-" + version);
-    if (shared == null || !shared.folder().equals(folder) || !shared.version().equals(version)) {
-      shared = new GraphileInstall(folder, version);
+    String node = environment.option(NODE_OPTION, GraphileInstall.DEFAULT_NODE);
+    if (shared == null
+        || !shared.folder().equals(folder)
+        || !shared.version().equals(version)
+        || !shared.node().equals(node)) {
+      shared = new GraphileInstall(folder, version, node);
     }
     return shared;
   }

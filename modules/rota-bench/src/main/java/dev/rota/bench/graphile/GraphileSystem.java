@@ -258,7 +258,7 @@ public final class GraphileSystem implements BenchSystem {
       }
     }
     List<String> command = new ArrayList<>();
-    command.add("node");
+    command.add(install.node());
     command.add(GraphileInstall.SCRIPT);
     command.addAll(args);
     return new ProcessBuilder(command)
