@@ -5,6 +5,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.rota.server.RotaSettings.DbSettings;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Properties;
 import javax.sql.DataSource;
@@ -71,6 +73,68 @@ public final class Database implements AutoCloseable {
     } catch (FlywayException e) {
       throw new StartupException(
           "migrating database " + settings.displayUrl() + " failed: " + Failures.firstLine(e), e);
+    }
+  }
+
+  /**
+   * Records {@code value} as the database's {@code key} if none is recorded yet, and otherwise
+   * requires the recorded one: for settings a store cannot change once written ({@code
+   * rota.partitions}). Nodes starting together agree on the first one recorded.
+   *
+   * @throws StartupException naming both values when the database holds another one
+   */
+  public void requireSetting(String key, String value) {
+    try (Connection connection = dataSource.getConnection()) {
+      String recorded = recordedSetting(connection, key);
+      if (recorded == null) {
+        try (PreparedStatement insert =
+            connection.prepareStatement(
+                "insert into rota_setting (name, setting_value) values (?, ?)")) {
+          insert.setString(1, key);
+          insert.setString(2, value);
+          insert.executeUpdate();
+          return;
+        } catch (SQLException e) {
+          // Another node recorded it meanwhile: that one counts.
+          recorded = recordedSetting(connection, key);
+          if (recorded == null) {
+            throw e;
+          }
+        }
+      }
+      if (!recorded.equals(value)) {
+        throw new StartupException(
+            key
+                + " is "
+                + value
+                + " but database "
+                + settings.displayUrl()
+                + " was written with "
+                + recorded
+                + ", and it cannot change while the database holds a journal: set "
+                + key
+                + " = "
+                + recorded);
+      }
+    } catch (SQLException e) {
+      throw new StartupException(
+          "reading "
+              + key
+              + " from database "
+              + settings.displayUrl()
+              + " failed: "
+              + Failures.firstLine(e),
+          e);
+    }
+  }
+
+  private static String recordedSetting(Connection connection, String key) throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement("select setting_value from rota_setting where name = ?")) {
+      select.setString(1, key);
+      try (ResultSet row = select.executeQuery()) {
+        return row.next() ? row.getString(1) : null;
+      }
     }
   }
 

@@ -54,6 +54,9 @@ public final class RotaNode implements AutoCloseable {
     return startWith(RotaConfig.load(overrides));
   }
 
+  /** Fixed for the life of a database: events are tagged, read-model rows keyed by partition. */
+  private static final String PARTITIONS = "rota.partitions";
+
   /** Starts a node with an already loaded configuration (see {@link RotaConfig}). */
   public static RotaNode startWith(Config config) {
     RotaSettings settings = RotaSettings.from(config);
@@ -61,6 +64,7 @@ public final class RotaNode implements AutoCloseable {
     ActorSystem<Guardian.Command> system = null;
     try {
       database.migrate();
+      database.requireSetting(PARTITIONS, String.valueOf(config.getInt(PARTITIONS)));
       CompletableFuture<Guardian.Endpoints> started = new CompletableFuture<>();
       system =
           ActorSystem.create(

@@ -2,6 +2,7 @@ package dev.rota.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.rota.server.testing.TestDatabase;
@@ -46,11 +47,36 @@ abstract class MigrationsContract {
   void appliesEveryMigrationOnceAndNothingOnARestart() {
     try (TestDatabase empty = newDatabase()) {
       try (Database first = empty.open()) {
-        assertEquals(5, first.migrate());
+        assertEquals(6, first.migrate());
         assertEquals(0, first.migrate());
       }
       try (Database restarted = empty.open()) {
         assertEquals(0, restarted.migrate());
+      }
+    }
+  }
+
+  @Test
+  void recordsASettingOnceAndRefusesAnotherValueLater() {
+    try (TestDatabase empty = newDatabase()) {
+      try (Database first = empty.openMigrated()) {
+        first.requireSetting("rota.partitions", "16");
+        first.requireSetting("rota.partitions", "16");
+      }
+      try (Database restarted = empty.open()) {
+        restarted.requireSetting("rota.partitions", "16");
+        StartupException refused =
+            assertThrows(
+                StartupException.class, () -> restarted.requireSetting("rota.partitions", "4"));
+        assertTrue(refused.getMessage().startsWith("rota.partitions is 4 but database "));
+        assertTrue(
+            refused
+                .getMessage()
+                .endsWith(
+                    "was written with 16, and it cannot change while the"
+                        + " database holds a journal: set rota.partitions = 16"),
+            refused.getMessage());
+        assertFalse(refused.getMessage().contains("\n"), refused.getMessage());
       }
     }
   }
@@ -69,6 +95,7 @@ abstract class MigrationsContract {
               "agent_schedule",
               "dead_letter",
               "rota_counter",
+              "rota_setting",
               "flyway_schema_history")) {
         assertTrue(tables.contains(table), table + " missing; tables: " + tables);
       }

@@ -1,12 +1,14 @@
 package dev.rota.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
 import dev.rota.server.testing.TestDatabase;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -157,6 +159,26 @@ abstract class RotaNodeContract {
     assertEquals(200, awaitStatus("/ready", 200));
     assertEquals(List.of("first", "second"), read());
     // The agent and its unread notification were persisted before they were acknowledged.
+    assertEquals(1, unreadOf(agentId));
+  }
+
+  @Test
+  @Order(7)
+  void refusesToStartWithAnotherPartitionCountThanItsDatabaseWasWrittenWith() throws Exception {
+    node.stop();
+    node = null;
+    Config otherPartitions =
+        nodeConfig(database).withValue("rota.partitions", ConfigValueFactory.fromAnyRef(4));
+
+    StartupException refused =
+        assertThrows(StartupException.class, () -> RotaNode.startWith(otherPartitions));
+
+    assertTrue(
+        refused.getMessage().startsWith("rota.partitions is 4 but database "),
+        refused.getMessage());
+    // The refused start left the database as it was.
+    node = RotaNode.startWith(nodeConfig(database));
+    assertEquals(200, awaitStatus("/ready", 200));
     assertEquals(1, unreadOf(agentId));
   }
 
