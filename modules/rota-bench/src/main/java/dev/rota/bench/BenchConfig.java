@@ -21,6 +21,7 @@ import java.util.Map;
  * @param trickleRates publish rates, one phase each
  * @param trickleDuration how long each rate is held
  * @param trickleDrain after publishing, how long to wait for the last claims
+ * @param trickleWarmup before the first rate is measured, how long it is published unmeasured
  * @param publishers threads publishing in trickle
  * @param fairnessAgents N of the fairness workload
  * @param activationTime T of the fairness workload (other workloads use no-op activations)
@@ -40,6 +41,7 @@ public record BenchConfig(
     List<Integer> trickleRates,
     Duration trickleDuration,
     Duration trickleDrain,
+    Duration trickleWarmup,
     int publishers,
     int fairnessAgents,
     Duration activationTime,
@@ -73,6 +75,7 @@ public record BenchConfig(
     b.trickleRates = List.of(50, 200);
     b.trickleDuration = Duration.ofSeconds(2);
     b.trickleDrain = Duration.ofSeconds(5);
+    b.trickleWarmup = Duration.ofSeconds(1);
     b.publishers = 4;
     b.fairnessAgents = 40;
     b.activationTime = Duration.ofMillis(5);
@@ -96,6 +99,7 @@ public record BenchConfig(
     public List<Integer> trickleRates = List.of(200, 2_000);
     public Duration trickleDuration = Duration.ofSeconds(10);
     public Duration trickleDrain = Duration.ofSeconds(5);
+    public Duration trickleWarmup = Duration.ofSeconds(5);
     public int publishers = 16;
     public int fairnessAgents = 1_000;
     public Duration activationTime = Duration.ofMillis(20);
@@ -120,6 +124,9 @@ public record BenchConfig(
       if (activationTime.isNegative() || activationTime.isZero()) {
         throw new IllegalArgumentException("the fairness activation time T must be positive");
       }
+      if (trickleWarmup.isNegative()) {
+        throw new IllegalArgumentException("the trickle warm-up cannot be negative");
+      }
       for (String w : workloads) {
         if (!ALL_WORKLOADS.contains(w)) {
           throw new IllegalArgumentException(
@@ -140,6 +147,7 @@ public record BenchConfig(
           List.copyOf(trickleRates),
           trickleDuration,
           trickleDrain,
+          trickleWarmup,
           publishers,
           fairnessAgents,
           activationTime,
@@ -165,6 +173,7 @@ public record BenchConfig(
     d.put("backlogWindowSeconds", backlogWindow.toSeconds());
     d.put("trickleRates", trickleRates);
     d.put("trickleSecondsPerRate", trickleDuration.toSeconds());
+    d.put("trickleWarmupSeconds", trickleWarmup.toSeconds());
     d.put("fairnessAgents", fairnessAgents);
     d.put("activationTimeMs", activationTime.toMillis());
     d.put("fairnessSeconds", fairnessDuration.toSeconds());

@@ -87,6 +87,12 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--trickle-seconds", description = "Per rate (default 10).")
   Integer trickleSeconds;
 
+  @Option(
+      names = "--trickle-warmup-seconds",
+      description =
+          "Published at the first rate before it is measured, for every system alike (default 5).")
+  Integer trickleWarmupSeconds;
+
   @Option(names = "--publishers", description = "Publisher threads in trickle (default 16).")
   Integer publishers;
 
@@ -157,6 +163,7 @@ public final class BenchMain implements Callable<Integer> {
     if (backlogSeconds != null) b.backlogWindow = Duration.ofSeconds(backlogSeconds);
     if (trickleRates != null) b.trickleRates = trickleRates;
     if (trickleSeconds != null) b.trickleDuration = Duration.ofSeconds(trickleSeconds);
+    if (trickleWarmupSeconds != null) b.trickleWarmup = Duration.ofSeconds(trickleWarmupSeconds);
     if (publishers != null) b.publishers = publishers;
     if (fairnessAgents != null) b.fairnessAgents = fairnessAgents;
     if (activationMillis != null) b.activationTime = Duration.ofMillis(activationMillis);

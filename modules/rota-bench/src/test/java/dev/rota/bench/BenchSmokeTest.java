@@ -100,6 +100,7 @@ class BenchSmokeTest {
   @ValueSource(strings = {"seed-sql", "rota"})
   void trickleClaimsEveryPublishedNotification(String system) {
     JsonNode details = workload(system, "trickle").path("details");
+    assertTrue(details.path("warmupPublished").asLong() > 0, "a warm-up ran: " + details);
     for (String rate : List.of("rate50", "rate200")) {
       JsonNode phase = details.path(rate);
       assertTrue(phase.path("published").asLong() > 0, phase.toString());

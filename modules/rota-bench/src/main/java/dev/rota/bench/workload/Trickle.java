@@ -47,8 +47,9 @@ public final class Trickle implements Workload {
     RunnerSpec spec = new RunnerSpec(config.runners(), mode(), Duration.ZERO);
     long expected =
         config.trickleRates().stream()
-            .mapToLong(r -> Math.round(r * (config.trickleDuration().toNanos() / 1e9)))
-            .sum();
+                .mapToLong(r -> Math.round(r * (config.trickleDuration().toNanos() / 1e9)))
+                .sum()
+            + warmupCount(config);
     List<Metric> metrics = new ArrayList<>();
     Map<String, Object> details = new LinkedHashMap<>();
     List<String> notes = new ArrayList<>();
@@ -59,6 +60,16 @@ public final class Trickle implements Workload {
       SwitchableListener listener = new SwitchableListener(new Recorder());
       system.startRunners(spec, listener);
       long firstToken = 1;
+      if (!config.trickleWarmup().isZero() && !config.trickleRates().isEmpty()) {
+        // Compiles and sizes every path a publish takes (a JVM's first seconds on two cores go to
+        // its JIT), so the phases measure the system rather than its start.
+        Recorder unmeasured = new Recorder();
+        listener.switchTo(unmeasured);
+        RatePublisher.Outcome warmup = warmup(trials, system, config, unmeasured, firstToken);
+        firstToken += warmup.planned() + 1;
+        details.put("warmupPublished", warmup.published());
+        details.put("warmupSeconds", config.trickleWarmup().toSeconds());
+      }
       for (int rate : config.trickleRates()) {
         Recorder recorder = new Recorder();
         listener.switchTo(recorder);
@@ -73,6 +84,36 @@ public final class Trickle implements Workload {
       }
     }
     return new WorkloadResult(NAME, Status.OK, String.join("; ", notes), metrics, details);
+  }
+
+  private static long warmupCount(BenchConfig config) {
+    return config.trickleRates().isEmpty()
+        ? 0
+        : Math.round(config.trickleRates().get(0) * (config.trickleWarmup().toNanos() / 1e9));
+  }
+
+  /** The first rate for the warm-up time, then its claims drained; nothing of it is recorded. */
+  private static RatePublisher.Outcome warmup(
+      Trials trials, BenchSystem system, BenchConfig config, Recorder recorder, long firstToken)
+      throws InterruptedException {
+    int rate = config.trickleRates().get(0);
+    RatePublisher.Outcome outcome =
+        new RatePublisher(system, recorder, config.agents(), config.seed() + 1)
+            .run(rate, config.trickleWarmup(), config.publishers(), firstToken);
+    long drainEnd = BenchClock.nowMicros() + config.trickleDrain().toNanos() / 1000;
+    Measurement.until(() -> recorder.tokensPending() == 0, drainEnd);
+    trials
+        .progress()
+        .out()
+        .printf(
+            Locale.ROOT,
+            "  [%s] %s warm-up: %d published at %.0f/s for %d s (not measured)%n",
+            trials.systemName(),
+            NAME,
+            outcome.published(),
+            outcome.achievedRate(),
+            config.trickleWarmup().toSeconds());
+    return outcome;
   }
 
   private RatePublisher.Outcome phase(
