@@ -99,7 +99,7 @@ public record BenchConfig(
     public List<Integer> trickleRates = List.of(200, 2_000);
     public Duration trickleDuration = Duration.ofSeconds(10);
     public Duration trickleDrain = Duration.ofSeconds(5);
-    public Duration trickleWarmup = Duration.ofSeconds(5);
+    public Duration trickleWarmup = Duration.ofSeconds(3);
     public int publishers = 16;
     public int fairnessAgents = 1_000;
     public Duration activationTime = Duration.ofMillis(20);

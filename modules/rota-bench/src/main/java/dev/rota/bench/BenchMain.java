@@ -90,7 +90,7 @@ public final class BenchMain implements Callable<Integer> {
   @Option(
       names = "--trickle-warmup-seconds",
       description =
-          "Published at the first rate before it is measured, for every system alike (default 5).")
+          "Published at the first rate before it is measured, for every system alike (default 3).")
   Integer trickleWarmupSeconds;
 
   @Option(names = "--publishers", description = "Publisher threads in trickle (default 16).")
