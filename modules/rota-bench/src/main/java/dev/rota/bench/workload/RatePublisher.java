@@ -41,13 +41,18 @@ final class RatePublisher {
     this.seed = seed;
   }
 
+  /** How many notifications {@link #run} plans for {@code rate} held for {@code duration}. */
+  static long planned(int rate, Duration duration) {
+    return Math.max(1, Math.round(rate * (duration.toNanos() / 1e9)));
+  }
+
   /**
    * Publishes {@code rate × duration} notifications with tokens from {@code firstToken} up, or as
    * many as the system accepts until {@link #GRACE} × duration has passed.
    */
   Outcome run(int rate, Duration duration, int threads, long firstToken)
       throws InterruptedException {
-    long total = Math.max(1, Math.round(rate * (duration.toNanos() / 1e9)));
+    long total = planned(rate, duration);
     double intervalNanos = 1e9 / rate;
     AtomicLong next = new AtomicLong();
     AtomicLong published = new AtomicLong();

@@ -47,9 +47,11 @@ public final class Trickle implements Workload {
     RunnerSpec spec = new RunnerSpec(config.runners(), mode(), Duration.ZERO);
     long expected =
         config.trickleRates().stream()
-                .mapToLong(r -> Math.round(r * (config.trickleDuration().toNanos() / 1e9)))
+                .mapToLong(r -> RatePublisher.planned(r, config.trickleDuration()))
                 .sum()
-            + warmupCount(config);
+            + (config.trickleRates().isEmpty() || config.trickleWarmup().isZero()
+                ? 0
+                : RatePublisher.planned(config.trickleRates().get(0), config.trickleWarmup()));
     List<Metric> metrics = new ArrayList<>();
     Map<String, Object> details = new LinkedHashMap<>();
     List<String> notes = new ArrayList<>();
@@ -86,22 +88,19 @@ public final class Trickle implements Workload {
     return new WorkloadResult(NAME, Status.OK, String.join("; ", notes), metrics, details);
   }
 
-  private static long warmupCount(BenchConfig config) {
-    return config.trickleRates().isEmpty()
-        ? 0
-        : Math.round(config.trickleRates().get(0) * (config.trickleWarmup().toNanos() / 1e9));
-  }
-
   /** The first rate for the warm-up time, then its claims drained; nothing of it is recorded. */
   private static RatePublisher.Outcome warmup(
       Trials trials, BenchSystem system, BenchConfig config, Recorder recorder, long firstToken)
       throws InterruptedException {
-    int rate = config.trickleRates().get(0);
     RatePublisher.Outcome outcome =
-        new RatePublisher(system, recorder, config.agents(), config.seed() + 1)
-            .run(rate, config.trickleWarmup(), config.publishers(), firstToken);
-    long drainEnd = BenchClock.nowMicros() + config.trickleDrain().toNanos() / 1000;
-    Measurement.until(() -> recorder.tokensPending() == 0, drainEnd);
+        publishAndDrain(
+            config,
+            system,
+            recorder,
+            config.trickleRates().get(0),
+            config.trickleWarmup(),
+            config.seed() + 1,
+            firstToken);
     trials
         .progress()
         .out()
@@ -131,10 +130,8 @@ public final class Trickle implements Workload {
     RatePublisher.Outcome outcome;
     try {
       outcome =
-          new RatePublisher(system, recorder, config.agents(), config.seed())
-              .run(rate, config.trickleDuration(), config.publishers(), firstToken);
-      long drainEnd = BenchClock.nowMicros() + config.trickleDrain().toNanos() / 1000;
-      Measurement.until(() -> recorder.tokensPending() == 0, drainEnd);
+          publishAndDrain(
+              config, system, recorder, rate, config.trickleDuration(), config.seed(), firstToken);
     } finally {
       trials.progress().stop();
     }
@@ -176,6 +173,27 @@ public final class Trickle implements Workload {
       notes.add(
           rate + "/s: " + outcome.failed() + " publishes failed, first: " + outcome.firstError());
     }
+    return outcome;
+  }
+
+  /**
+   * Publishes at {@code rate} for {@code duration}, then waits up to the drain time for the last
+   * claims.
+   */
+  private static RatePublisher.Outcome publishAndDrain(
+      BenchConfig config,
+      BenchSystem system,
+      Recorder recorder,
+      int rate,
+      Duration duration,
+      long seed,
+      long firstToken)
+      throws InterruptedException {
+    RatePublisher.Outcome outcome =
+        new RatePublisher(system, recorder, config.agents(), seed)
+            .run(rate, duration, config.publishers(), firstToken);
+    long drainEnd = BenchClock.nowMicros() + config.trickleDrain().toNanos() / 1000;
+    Measurement.until(() -> recorder.tokensPending() == 0, drainEnd);
     return outcome;
   }
 
