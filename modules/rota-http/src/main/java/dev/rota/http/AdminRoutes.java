@@ -141,7 +141,8 @@ public final class AdminRoutes extends AllDirectives {
                 s.registered(), metrics.meanActivationDuration(), runners.active())),
         new AdminStats.Runners(runners.active(), runners.busy(), runners.desired()),
         s.deadLetters(),
-        new AdminStats.Cluster(cluster.nodesUp(), cluster.partitions()));
+        new AdminStats.Cluster(cluster.nodesUp(), cluster.partitions()),
+        new AdminStats.ReadModel(s.skippedEvents()));
   }
 
   /** Three decimals: the meters' estimates are not more precise than that. */

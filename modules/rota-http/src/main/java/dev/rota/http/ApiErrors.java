@@ -1,6 +1,7 @@
 package dev.rota.http;
 
 import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.core.model.TextRules;
 import dev.rota.http.api.ErrorBody;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -74,6 +75,7 @@ public final class ApiErrors extends AllDirectives {
   public static ApiException rejected(AgentEntity.Rejected rejected) {
     ApiError error =
         switch (rejected.code()) {
+          case INVALID -> ApiError.INVALID;
           case NOT_FOUND -> ApiError.NOT_FOUND;
           case CONFLICT -> ApiError.CONFLICT;
           case LEASE_LOST -> ApiError.LEASE_LOST;
@@ -96,7 +98,9 @@ public final class ApiErrors extends AllDirectives {
       headers.add(WWWAuthenticate.create(HttpChallenge.create("Bearer", "rota")));
     }
     return JsonSupport.response(
-        StatusCodes.get(error.status()), new ErrorBody(error.code(), message), headers);
+        StatusCodes.get(error.status()),
+        new ErrorBody(error.code(), TextRules.printable(message)),
+        headers);
   }
 
   private Route answer(Throwable failure) {
@@ -206,6 +210,7 @@ public final class ApiErrors extends AllDirectives {
             : response.status().reason();
     ApiError error = ApiError.ofStatus(response.status().intValue());
     return response.withEntity(
-        ContentTypes.APPLICATION_JSON, JsonSupport.write(new ErrorBody(error.code(), message)));
+        ContentTypes.APPLICATION_JSON,
+        JsonSupport.write(new ErrorBody(error.code(), TextRules.printable(message))));
   }
 }

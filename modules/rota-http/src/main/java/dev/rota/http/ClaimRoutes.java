@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -43,6 +45,8 @@ public final class ClaimRoutes extends AllDirectives {
   private final Duration askTimeout;
   private final long maxBodyBytes;
   private final long defaultLeaseSeconds;
+  private final int maxLongPolls;
+  private final AtomicInteger longPolls = new AtomicInteger();
 
   /**
    * @param defaultLeaseSeconds the lease length when a claim names none ({@code
@@ -60,6 +64,7 @@ public final class ClaimRoutes extends AllDirectives {
     this.askTimeout = settings.askTimeout();
     this.maxBodyBytes = settings.maxBodyBytes();
     this.defaultLeaseSeconds = defaultLeaseSeconds;
+    this.maxLongPolls = settings.maxLongPolls();
   }
 
   /** The longest a claim can take to answer: the longest wait plus the ask timeout. */
@@ -85,9 +90,38 @@ public final class ClaimRoutes extends AllDirectives {
               answerWithin.plus(REQUEST_TIMEOUT_MARGIN),
               () ->
                   onSuccess(
-                      requestWork(claim, wait, answerWithin),
+                      waiting(claim, () -> requestWork(claim, wait, answerWithin)),
                       reply -> complete(JsonSupport.response(StatusCodes.OK, response(reply)))));
         });
+  }
+
+  /**
+   * Counts a claim that may wait for work while it waits; past {@code rota.http.max-long-polls}
+   * such claims at once, another is answered 503 at once rather than holding one more connection.
+   */
+  private CompletionStage<WorkReply> waiting(
+      ClaimRequest.Claim claim, Supplier<CompletionStage<WorkReply>> ask) {
+    if (claim.waitSeconds() == 0) {
+      return ask.get();
+    }
+    if (longPolls.incrementAndGet() > maxLongPolls) {
+      longPolls.decrementAndGet();
+      throw ApiException.unavailable(
+          "this node already holds "
+              + maxLongPolls
+              + " waiting claims (rota.http.max-long-polls); try again later");
+    }
+    try {
+      return ask.get().whenComplete((reply, failure) -> longPolls.decrementAndGet());
+    } catch (RuntimeException e) {
+      longPolls.decrementAndGet();
+      throw e;
+    }
+  }
+
+  /** Claims waiting for work on this node now. */
+  int longPolls() {
+    return longPolls.get();
   }
 
   private CompletionStage<WorkReply> requestWork(

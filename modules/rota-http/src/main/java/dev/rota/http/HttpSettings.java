@@ -2,6 +2,12 @@ package dev.rota.http;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -10,16 +16,27 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The {@code rota.http.*} settings, read once per node. A malformed token list fails start-up
- * rather than silently leaving the API open.
+ * The {@code rota.http.*} settings, read once per node. Tokens come from three places, merged: the
+ * config list {@code rota.http.tokens}, the text {@code rota.http.tokens-list} ({@code
+ * ROTA_API_TOKENS}) and the file {@code rota.http.tokens-file} ({@code ROTA_API_TOKENS_FILE}, e.g.
+ * a mounted Kubernetes Secret). The text and the file hold entries {@code <token>:<role>[,<role>]}
+ * separated by whitespace, newlines or {@code ;}; {@code #} starts a comment in the file. A
+ * malformed token list fails start-up rather than silently leaving the API open.
  *
  * @param askTimeout how long a request waits for an agent before it is answered 503
  * @param maxBodyBytes largest accepted request body; larger ones are answered 413
  * @param retryAfterSeconds the Retry-After of 429 and 503 answers
  * @param tokens bearer token → roles; empty means every request is allowed
+ * @param allowAnonymous whether the API may serve without tokens on a non-loopback interface
+ * @param maxLongPolls the most claims waiting for work at once on this node; more are answered 503
  */
 public record HttpSettings(
-    Duration askTimeout, long maxBodyBytes, int retryAfterSeconds, Map<String, Set<Role>> tokens) {
+    Duration askTimeout,
+    long maxBodyBytes,
+    int retryAfterSeconds,
+    Map<String, Set<Role>> tokens,
+    boolean allowAnonymous,
+    int maxLongPolls) {
 
   public HttpSettings {
     if (askTimeout.isNegative() || askTimeout.isZero()) {
@@ -31,46 +48,120 @@ public record HttpSettings(
     if (retryAfterSeconds < 0) {
       throw new IllegalArgumentException("rota.http.retry-after-seconds must not be negative");
     }
+    if (maxLongPolls < 1) {
+      throw new IllegalArgumentException("rota.http.max-long-polls must be at least 1");
+    }
     tokens = Map.copyOf(tokens);
   }
 
   public static HttpSettings from(Config config) {
     Config http = config.getConfig("rota.http");
+    Map<String, Set<Role>> tokens = new LinkedHashMap<>();
+    tokensOf(http.getConfigList("tokens"), tokens);
+    if (http.hasPath("tokens-list")) {
+      parseEntries(http.getString("tokens-list"), "rota.http.tokens-list", tokens);
+    }
+    if (http.hasPath("tokens-file") && !http.getString("tokens-file").isBlank()) {
+      Path file = Path.of(http.getString("tokens-file"));
+      try {
+        parseEntries(
+            Files.readString(file, StandardCharsets.UTF_8),
+            "rota.http.tokens-file " + file,
+            tokens);
+      } catch (IOException e) {
+        throw new ConfigException.BadValue(
+            "rota.http.tokens-file", "cannot read " + file + ": " + e.getMessage());
+      }
+    }
     return new HttpSettings(
         http.getDuration("ask-timeout"),
         http.getBytes("max-body-bytes"),
         http.getInt("retry-after-seconds"),
-        tokensOf(http.getConfigList("tokens")));
+        tokens,
+        http.hasPath("allow-anonymous") && http.getBoolean("allow-anonymous"),
+        http.hasPath("max-long-polls") ? http.getInt("max-long-polls") : 1000);
   }
 
   public boolean authEnabled() {
     return !tokens.isEmpty();
   }
 
-  private static Map<String, Set<Role>> tokensOf(List<? extends Config> entries) {
-    Map<String, Set<Role>> tokens = new LinkedHashMap<>();
+  /**
+   * Refuses to serve the API without tokens on an interface other machines can reach, unless
+   * anonymous access was asked for by name ({@code rota.http.allow-anonymous}).
+   *
+   * @throws IllegalStateException with a one-line reason
+   */
+  public void requireSafeExposure(String interfaceName) {
+    if (authEnabled() || allowAnonymous || isLoopback(interfaceName)) {
+      return;
+    }
+    throw new IllegalStateException(
+        "the API would serve "
+            + interfaceName
+            + " without tokens: configure tokens (ROTA_API_TOKENS or ROTA_API_TOKENS_FILE),"
+            + " bind to 127.0.0.1, or set ROTA_HTTP_ALLOW_ANONYMOUS=true to allow anyone");
+  }
+
+  static boolean isLoopback(String interfaceName) {
+    try {
+      return InetAddress.getByName(interfaceName).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+
+  private static void tokensOf(List<? extends Config> entries, Map<String, Set<Role>> tokens) {
     for (int i = 0; i < entries.size(); i++) {
       Config entry = entries.get(i);
       String where = "rota.http.tokens[" + i + "]";
       if (!entry.hasPath("token") || entry.getString("token").isBlank()) {
         throw new ConfigException.Missing(where + ".token");
       }
-      Set<Role> roles = EnumSet.noneOf(Role.class);
-      for (String name : entry.getStringList("roles")) {
-        try {
-          roles.add(Role.fromWire(name));
-        } catch (IllegalArgumentException e) {
-          throw new ConfigException.BadValue(where + ".roles", e.getMessage());
+      add(tokens, where, entry.getString("token"), entry.getStringList("roles"));
+    }
+  }
+
+  /** Entries {@code <token>:<role>[,<role>]}, separated by whitespace or {@code ;}. */
+  static void parseEntries(String text, String where, Map<String, Set<Role>> tokens) {
+    int line = 0;
+    for (String rawLine : text.split("\\R")) {
+      line++;
+      int hash = rawLine.indexOf('#');
+      String content = hash >= 0 ? rawLine.substring(0, hash) : rawLine;
+      for (String entry : content.split("[\\s;]+")) {
+        if (entry.isEmpty()) {
+          continue;
         }
-      }
-      if (roles.isEmpty()) {
-        throw new ConfigException.BadValue(where + ".roles", "a token needs at least one role");
-      }
-      if (tokens.put(entry.getString("token"), Set.copyOf(roles)) != null) {
-        throw new ConfigException.BadValue(where + ".token", "the same token is listed twice");
+        int colon = entry.lastIndexOf(':');
+        String at = where + " (line " + line + ")";
+        if (colon <= 0 || colon == entry.length() - 1) {
+          throw new ConfigException.BadValue(
+              at,
+              "an entry must be <token>:<role>[,<role>] (roles: producer, runner, metrics,"
+                  + " admin)");
+        }
+        add(tokens, at, entry.substring(0, colon), List.of(entry.substring(colon + 1).split(",")));
       }
     }
-    return tokens;
+  }
+
+  private static void add(
+      Map<String, Set<Role>> tokens, String where, String token, List<String> roleNames) {
+    Set<Role> roles = EnumSet.noneOf(Role.class);
+    for (String name : roleNames) {
+      try {
+        roles.add(Role.fromWire(name.trim()));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException.BadValue(where + ".roles", e.getMessage());
+      }
+    }
+    if (roles.isEmpty()) {
+      throw new ConfigException.BadValue(where + ".roles", "a token needs at least one role");
+    }
+    if (tokens.put(token, Set.copyOf(roles)) != null) {
+      throw new ConfigException.BadValue(where, "the same token is listed twice");
+    }
   }
 
   /** Never prints the tokens themselves. */
@@ -84,6 +175,10 @@ public record HttpSettings(
         + retryAfterSeconds
         + ", tokens="
         + tokens.size()
+        + ", allowAnonymous="
+        + allowAnonymous
+        + ", maxLongPolls="
+        + maxLongPolls
         + "]";
   }
 }

@@ -24,6 +24,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.rota.core.model.TextRules;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -119,14 +120,28 @@ public final class JsonSupport {
                                 strict -> inner.apply(parse(strict.getData().toArray(), type))))));
   }
 
-  /** Parses a JSON body into {@code type}; failures are 400s that name the field. */
+  /**
+   * Parses a JSON body into {@code type}; failures are 400s that name the field. Every string in
+   * the body, keys included and at any depth, is checked against {@link TextRules} first: this is
+   * the one place where a request's text is refused before it can reach an agent, the journal or
+   * the read model.
+   */
   public static <T> T parse(byte[] body, Class<T> type) {
     if (isBlank(body)) {
       body = EMPTY_OBJECT;
     }
     T value;
     try {
-      value = MAPPER.readValue(body, type);
+      JsonNode tree = MAPPER.readTree(body);
+      if (tree == null || tree.isMissingNode() || tree.isNull()) {
+        throw ApiException.invalid("the body must be a JSON object, not null");
+      }
+      TextRules.firstViolation(tree, "", TextRules.Kind.NAME)
+          .ifPresent(
+              violation -> {
+                throw ApiException.invalid(violation.message());
+              });
+      value = MAPPER.treeToValue(tree, type);
     } catch (JacksonException e) {
       throw ApiException.invalid(describe(e));
     } catch (java.io.IOException e) {

@@ -14,9 +14,9 @@ import org.apache.pekko.http.javadsl.server.Route;
 
 /**
  * {@code GET /metrics}: this node's meters in the Prometheus text format (version 0.0.4), for a
- * scraper that visits every node. It needs the admin role when tokens are configured (Prometheus
- * sends one with {@code authorization: {credentials: ...}}); like every route, it is open when none
- * are.
+ * scraper that visits every node. It needs the metrics (or admin) role when tokens are configured
+ * (Prometheus sends one with {@code authorization: {credentials: ...}}); like every route, it is
+ * open when none are.
  */
 public final class MetricsRoutes extends AllDirectives {
   /** {@code text/plain; version=0.0.4; charset=UTF-8}, what Prometheus expects. */
@@ -38,7 +38,7 @@ public final class MetricsRoutes extends AllDirectives {
         "metrics",
         () ->
             auth.require(
-                Role.ADMIN,
+                Role.METRICS,
                 () ->
                     get(
                         () ->

@@ -10,10 +10,15 @@ public enum Role {
   PRODUCER,
   /** Claims activations and reports on leases. */
   RUNNER,
+  /** Reads {@code /metrics} and nothing else: what a Prometheus scraper holds. */
+  METRICS,
   /** Everything, including pausing the system and redriving dead letters. */
   ADMIN;
 
-  /** The name used in config and messages: {@code producer}, {@code runner}, {@code admin}. */
+  /**
+   * The name used in config and messages: {@code producer}, {@code runner}, {@code metrics}, {@code
+   * admin}.
+   */
   public String wireName() {
     return name().toLowerCase(Locale.ROOT);
   }
@@ -26,6 +31,6 @@ public enum Role {
       }
     }
     throw new IllegalArgumentException(
-        "unknown role '" + value + "' (expected producer, runner or admin)");
+        "unknown role '" + value + "' (expected producer, runner, metrics or admin)");
   }
 }

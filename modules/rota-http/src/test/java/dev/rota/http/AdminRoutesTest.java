@@ -62,7 +62,12 @@ class AdminRoutesTest extends JUnit5RouteTest {
 
   @BeforeEach
   void capabilityPerTest(TestInfo info) {
-    cap = info.getTestMethod().orElseThrow().getName();
+    // At most 64 characters, like every capability.
+    String method = info.getTestMethod().orElseThrow().getName();
+    cap =
+        method.substring(0, Math.min(40, method.length()))
+            + "-"
+            + Integer.toHexString(method.hashCode());
   }
 
   @Override
@@ -111,7 +116,8 @@ class AdminRoutesTest extends JUnit5RouteTest {
             "fairness",
             "runners",
             "deadLetters",
-            "cluster"),
+            "cluster",
+            "readModel"),
         fieldNames(s));
     assertEquals(
         List.of("registered", "withInbox", "leased", "paused"), fieldNames(s.get("agents")));
@@ -126,6 +132,8 @@ class AdminRoutesTest extends JUnit5RouteTest {
         List.of("maxStalenessSeconds", "idealIntervalSeconds"), fieldNames(s.get("fairness")));
     assertEquals(List.of("active", "busy", "desired"), fieldNames(s.get("runners")));
     assertEquals(List.of("nodes", "partitions"), fieldNames(s.get("cluster")));
+    assertEquals(List.of("skippedEvents"), fieldNames(s.get("readModel")));
+    assertEquals(0, s.at("/readModel/skippedEvents").asLong());
     assertFalse(s.get("paused").asBoolean());
     assertTrue(s.at("/activations/perSecond1m").asDouble() > 0);
     assertTrue(s.at("/latency/claimMsP50").asDouble() > 0, s.get("latency").toString());
@@ -315,6 +323,7 @@ class AdminRoutesTest extends JUnit5RouteTest {
                     rota.http.tokens = [
                       { token = "runner-token", roles = [runner] }
                       { token = "admin-token", roles = [admin] }
+                      { token = "scraper-token", roles = [metrics] }
                     ]
                     """)
                 .withFallback(cluster.config()));
@@ -330,7 +339,10 @@ class AdminRoutesTest extends JUnit5RouteTest {
             HttpRequest.GET("/metrics"))) {
       assertError(testRoute(route).run(request), 401, "unauthenticated", "token");
       assertError(
-          testRoute(route).run(withToken(request, "runner-token")), 403, "forbidden", "admin");
+          testRoute(route).run(withToken(request, "runner-token")),
+          403,
+          "forbidden",
+          request.getUri().path().equals("/metrics") ? "metrics" : "admin");
     }
     testRoute(route)
         .run(withToken(HttpRequest.GET("/admin/stats"), "admin-token"))
@@ -338,6 +350,15 @@ class AdminRoutesTest extends JUnit5RouteTest {
     testRoute(route)
         .run(withToken(HttpRequest.GET("/metrics"), "admin-token"))
         .assertStatusCode(200);
+    // A Prometheus scraper holds the metrics role, and nothing more.
+    testRoute(route)
+        .run(withToken(HttpRequest.GET("/metrics"), "scraper-token"))
+        .assertStatusCode(200);
+    assertError(
+        testRoute(route).run(withToken(HttpRequest.GET("/admin/stats"), "scraper-token")),
+        403,
+        "forbidden",
+        "admin");
   }
 
   @Test

@@ -127,8 +127,10 @@ class ApiErrorsRoutesTest extends JUnit5RouteTest {
   }
 
   @Test
-  void acceptsAnyIntegerPriority() {
-    put("val-prio", "{\"priority\": -2147483648}").assertStatusCode(201);
+  void acceptsPrioritiesWithinTheirRangeAndRefusesOthers() {
+    assertError(put("val-prio", "{\"priority\": -2147483648}"), 400, "invalid", "priority");
+    assertError(put("val-prio", "{\"priority\": 1001}"), 400, "invalid", "priority");
+    put("val-prio", "{\"priority\": -1000}").assertStatusCode(201);
   }
 
   @Test

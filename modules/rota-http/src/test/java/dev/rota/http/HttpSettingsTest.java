@@ -48,6 +48,56 @@ class HttpSettingsTest {
   }
 
   @Test
+  void readsTokensFromTheEnvironmentsTextAndFromAMountedFile() throws Exception {
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("rota-tokens", ".txt");
+    try {
+      java.nio.file.Files.writeString(
+          file, "# the cluster's tokens\nprom-1:metrics\nrun-1:runner,producer  # both\n");
+      HttpSettings settings =
+          settings(
+              "rota.http.tokens-list = \"adm-1:admin; p-2:producer\"\n"
+                  + "rota.http.tokens-file = \""
+                  + file.toString().replace("\\", "/")
+                  + "\"");
+
+      assertEquals(
+          Map.of(
+              "adm-1", Set.of(Role.ADMIN),
+              "p-2", Set.of(Role.PRODUCER),
+              "prom-1", Set.of(Role.METRICS),
+              "run-1", Set.of(Role.RUNNER, Role.PRODUCER)),
+          settings.tokens());
+    } finally {
+      java.nio.file.Files.delete(file);
+    }
+  }
+
+  @Test
+  void refusesAMalformedTokenEntryOrAnUnreadableFileWithoutPrintingTheToken() {
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> settings("rota.http.tokens-list = \"secret-x\""));
+    assertFalse(e.getMessage().contains("secret-x"), e.getMessage());
+    assertThrows(
+        ConfigException.class,
+        () -> settings("rota.http.tokens-file = \"/nonexistent/rota/tokens\""));
+    assertThrows(
+        ConfigException.class, () -> settings("rota.http.tokens-list = \"t:admin t:runner\""));
+  }
+
+  @Test
+  void refusesAnOpenApiOnAReachableInterfaceUnlessAnonymousAccessIsNamed() {
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class, () -> settings("").requireSafeExposure("0.0.0.0"));
+    assertTrue(e.getMessage().contains("ROTA_API_TOKENS"), e.getMessage());
+
+    settings("").requireSafeExposure("127.0.0.1");
+    settings("").requireSafeExposure("localhost");
+    settings("rota.http.allow-anonymous = on").requireSafeExposure("0.0.0.0");
+    settings("rota.http.tokens-list = \"t:admin\"").requireSafeExposure("0.0.0.0");
+  }
+
+  @Test
   void refusesATokenEntryWithoutToken() {
     assertThrows(
         ConfigException.class, () -> settings("rota.http.tokens = [{ roles = [producer] }]"));

@@ -56,8 +56,12 @@ class LeaseRoutesTest extends JUnit5RouteTest {
   @BeforeEach
   void agentPerTest(TestInfo info) {
     // Each invocation of a parameterized test gets its own agent too.
+    // At most 64 characters, like every capability.
+    String method = info.getTestMethod().orElseThrow().getName();
     cap =
-        info.getTestMethod().orElseThrow().getName()
+        method.substring(0, Math.min(40, method.length()))
+            + "-"
+            + Integer.toHexString(method.hashCode())
             + "-"
             + Integer.toHexString(info.getDisplayName().hashCode());
     agentId = cap + "-a";

@@ -60,6 +60,7 @@ public final class RotaNode implements AutoCloseable {
   /** Starts a node with an already loaded configuration (see {@link RotaConfig}). */
   public static RotaNode startWith(Config config) {
     RotaSettings settings = RotaSettings.from(config);
+    requireSafeExposure(config, settings);
     Database database = Database.open(settings.db());
     ActorSystem<Guardian.Command> system = null;
     try {
@@ -80,6 +81,15 @@ public final class RotaNode implements AutoCloseable {
       throw e instanceof StartupException
           ? e
           : new StartupException("node failed to start: " + Failures.firstLine(e), e);
+    }
+  }
+
+  /** Tokens that cannot be read, or an open API on a reachable interface, stop the start. */
+  private static void requireSafeExposure(Config config, RotaSettings settings) {
+    try {
+      dev.rota.http.HttpSettings.from(config).requireSafeExposure(settings.http().interfaceName());
+    } catch (com.typesafe.config.ConfigException | IllegalStateException e) {
+      throw new StartupException(e.getMessage(), e);
     }
   }
 

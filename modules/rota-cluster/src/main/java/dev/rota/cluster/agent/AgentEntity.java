@@ -27,21 +27,27 @@ import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.Partitions;
 import dev.rota.core.model.RunnerMode;
+import dev.rota.core.model.TextRules;
+import dev.rota.core.model.TextRules.Kind;
+import dev.rota.core.model.TextRules.Violation;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.persistence.typed.EventRejectedException;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
@@ -156,6 +162,8 @@ public final class AgentEntity
 
   /** The errors of API.md that an agent itself can decide. */
   public enum ErrorCode {
+    /** The command carries something the journal or the read model cannot hold. */
+    INVALID,
     NOT_FOUND,
     CONFLICT,
     LEASE_LOST,
@@ -171,7 +179,10 @@ public final class AgentEntity
         .init(
             Entity.of(
                 ENTITY_TYPE_KEY,
-                ctx -> create(ctx.getEntityId(), settings, listener, Clock.systemUTC())));
+                ctx ->
+                    Behaviors.supervise(
+                            create(ctx.getEntityId(), settings, listener, Clock.systemUTC()))
+                        .onFailure(EventRejectedException.class, SupervisorStrategy.restart())));
   }
 
   public static Behavior<Command> create(
@@ -190,6 +201,11 @@ public final class AgentEntity
   private final TimerScheduler<Command> timers;
   private final Set<String> tags;
   private final RotaMetrics metrics;
+
+  /** The inbox whose size {@link #sizedBytes} is: sizes are summed again only when it changed. */
+  private List<Notification> sizedInbox;
+
+  private long sizedBytes;
 
   private AgentEntity(
       String agentId,
@@ -277,6 +293,10 @@ public final class AgentEntity
   }
 
   private ReplyEffect<Event, AgentState> onRegister(AgentState state, Register cmd) {
+    Optional<Violation> bad = unstorable(cmd.patch());
+    if (bad.isPresent()) {
+      return Effect().reply(cmd.replyTo(), invalid(bad.get()));
+    }
     Instant now = now();
     if (!state.registered()) {
       AgentConfig config = cmd.patch().applyTo(AgentConfig.defaults(agentId));
@@ -310,6 +330,10 @@ public final class AgentEntity
   }
 
   private ReplyEffect<Event, AgentState> onNotify(AgentState state, Notify cmd) {
+    Optional<Violation> bad = unstorable(cmd.type(), cmd.payload(), cmd.dedupeKey());
+    if (bad.isPresent()) {
+      return Effect().reply(cmd.replyTo(), invalid(bad.get()));
+    }
     Instant now = now();
     var duplicate = state.duplicateOf(cmd.dedupeKey(), now, settings.dedupeWindow());
     if (duplicate.isPresent()) {
@@ -328,7 +352,13 @@ public final class AgentEntity
     }
     Notification n =
         new Notification(Ids.randomId(), cmd.type(), cmd.payload(), cmd.dedupeKey(), now, 0);
+    long bytesBefore = inboxBytes(state);
+    long bytesAfter = bytesBefore + n.estimatedBytes();
+    if (bytesAfter > settings.maxInboxBytes()) {
+      return Effect().reply(cmd.replyTo(), inboxBytesFull());
+    }
     return persist(new NotificationReceived(n))
+        .thenRun(s -> sized(s, bytesAfter))
         .thenReply(cmd.replyTo(), s -> new Accepted(n.notificationId(), s.inbox().size(), false));
   }
 
@@ -337,9 +367,13 @@ public final class AgentEntity
     AgentState after = state;
     List<Event> events = new ArrayList<>(cmd.items().size());
     List<Reply> replies = new ArrayList<>(cmd.items().size());
+    long bytes = inboxBytes(state);
     for (NotifyItem item : cmd.items()) {
       var duplicate = after.duplicateOf(item.dedupeKey(), now, settings.dedupeWindow());
-      if (duplicate.isPresent()) {
+      Optional<Violation> bad = unstorable(item.type(), item.payload(), item.dedupeKey());
+      if (bad.isPresent()) {
+        replies.add(invalid(bad.get()));
+      } else if (duplicate.isPresent()) {
         replies.add(new Accepted(duplicate.get().notificationId(), after.inbox().size(), true));
       } else if (after.inboxFull()) {
         replies.add(
@@ -349,11 +383,17 @@ public final class AgentEntity
       } else {
         Notification n =
             new Notification(Ids.randomId(), item.type(), item.payload(), item.dedupeKey(), now, 0);
+        if (bytes + n.estimatedBytes() > settings.maxInboxBytes()) {
+          replies.add(inboxBytesFull());
+          continue;
+        }
+        bytes += n.estimatedBytes();
         after = after.notified(n, settings.dedupeWindow());
         events.add(new NotificationReceived(n));
         replies.add(new Accepted(n.notificationId(), after.inbox().size(), false));
       }
     }
+    long bytesAfter = bytes;
     AcceptedAll reply = new AcceptedAll(replies);
     if (events.isEmpty()) {
       return Effect().reply(cmd.replyTo(), reply);
@@ -361,6 +401,7 @@ public final class AgentEntity
     return Effect()
         .persist(events)
         .thenRun(s -> listener.changed(s, lastSequenceNumber(context)))
+        .thenRun(s -> sized(s, bytesAfter))
         .thenReply(cmd.replyTo(), s -> reply);
   }
 
@@ -374,6 +415,11 @@ public final class AgentEntity
   }
 
   private ReplyEffect<Event, AgentState> onClaim(AgentState state, Claim cmd) {
+    if (TextRules.problem(cmd.runnerId(), Kind.NAME).isPresent()) {
+      return Effect()
+          .reply(
+              cmd.replyTo(), new Denied("invalid_runner_id", state, lastSequenceNumber(context)));
+    }
     Instant now = now();
     AgentState.Eligibility eligibility = state.eligibility(cmd.mode(), cmd.capabilities(), now);
     if (!eligibility.granted()) {
@@ -418,6 +464,10 @@ public final class AgentEntity
   }
 
   private ReplyEffect<Event, AgentState> onComplete(AgentState state, Complete cmd) {
+    Optional<Violation> bad = TextRules.firstViolation(cmd.result(), "result", Kind.TEXT);
+    if (bad.isPresent()) {
+      return Effect().reply(cmd.replyTo(), invalid(bad.get()));
+    }
     Instant now = now();
     return withLiveLease(
         state,
@@ -433,6 +483,10 @@ public final class AgentEntity
   }
 
   private ReplyEffect<Event, AgentState> onFail(AgentState state, Fail cmd) {
+    Optional<Violation> bad = TextRules.check("error", cmd.error(), Kind.TEXT);
+    if (bad.isPresent()) {
+      return Effect().reply(cmd.replyTo(), invalid(bad.get()));
+    }
     Instant now = now();
     Instant snoozedUntil =
         cmd.action() == FailureAction.SNOOZE ? now.plusSeconds(cmd.snoozeSeconds()) : null;
@@ -498,7 +552,7 @@ public final class AgentEntity
     return handler.apply(lease);
   }
 
-  private static ActivationFailed failedEvent(
+  private ActivationFailed failedEvent(
       AgentState state,
       Lease lease,
       FailureAction action,
@@ -513,13 +567,81 @@ public final class AgentEntity
         snoozedUntil,
         now,
         InboxSummary.of(after),
-        newDeadLetters(state, after));
+        newDeadLetters(state, after),
+        overCap(after));
   }
 
-  private static LeaseExpired expiredEvent(AgentState state, Instant now) {
+  private LeaseExpired expiredEvent(AgentState state, Instant now) {
     AgentState after = state.failed(FailureAction.RETRY, LEASE_EXPIRED, now, null, "lease.expired");
     return new LeaseExpired(
-        state.lease().leaseId(), now, InboxSummary.of(after), newDeadLetters(state, after));
+        state.lease().leaseId(),
+        now,
+        InboxSummary.of(after),
+        newDeadLetters(state, after),
+        overCap(after));
+  }
+
+  /** The oldest dead letters past {@code rota.agent.max-dead-letters}, to drop. */
+  private List<String> overCap(AgentState after) {
+    int over = after.deadLetters().size() - settings.maxDeadLetters();
+    if (over <= 0) {
+      return List.of();
+    }
+    return after.deadLetters().subList(0, over).stream().map(DeadLetter::id).toList();
+  }
+
+  // ---- what the journal and the read model can hold ----
+
+  /**
+   * The first string of a notification the journal or the read model could not hold. The HTTP edge
+   * refuses these already; this guards every other way in, since an event the journal rejects would
+   * stop this entity.
+   */
+  private static Optional<Violation> unstorable(String type, JsonNode payload, String dedupeKey) {
+    return TextRules.check("type", type, Kind.NAME)
+        .or(() -> TextRules.check("dedupeKey", dedupeKey, Kind.NAME))
+        .or(() -> TextRules.firstViolation(payload, "payload", Kind.TEXT));
+  }
+
+  private static Optional<Violation> unstorable(AgentConfigPatch patch) {
+    Optional<Violation> bad =
+        TextRules.check("name", patch.name(), Kind.NAME)
+            .or(() -> TextRules.firstViolation(patch.metadata(), "metadata", Kind.TEXT));
+    if (bad.isEmpty() && patch.capabilities() != null) {
+      for (String capability : patch.capabilities()) {
+        bad = TextRules.check("capabilities", capability, Kind.NAME);
+        if (bad.isPresent()) {
+          break;
+        }
+      }
+    }
+    return bad;
+  }
+
+  private static Rejected invalid(Violation violation) {
+    return new Rejected(ErrorCode.INVALID, violation.message());
+  }
+
+  private Rejected inboxBytesFull() {
+    return new Rejected(
+        ErrorCode.INBOX_FULL,
+        "inbox of "
+            + agentId
+            + " holds its most bytes of unread notifications ("
+            + settings.maxInboxBytes()
+            + ")");
+  }
+
+  private long inboxBytes(AgentState state) {
+    if (state.inbox() != sizedInbox) {
+      sized(state, state.inboxBytes());
+    }
+    return sizedBytes;
+  }
+
+  private void sized(AgentState state, long bytes) {
+    sizedInbox = state.inbox();
+    sizedBytes = bytes;
   }
 
   private static List<DeadLetter> newDeadLetters(AgentState before, AgentState after) {
@@ -577,10 +699,13 @@ public final class AgentEntity
         .onEvent(
             ActivationFailed.class,
             (s, e) ->
-                s.failed(e.action(), e.error(), e.at(), e.snoozedUntil(), "activation.failed"))
+                s.failed(e.action(), e.error(), e.at(), e.snoozedUntil(), "activation.failed")
+                    .withoutDeadLetters(e.droppedDeadLetters()))
         .onEvent(
             LeaseExpired.class,
-            (s, e) -> s.failed(FailureAction.RETRY, LEASE_EXPIRED, e.at(), null, "lease.expired"))
+            (s, e) ->
+                s.failed(FailureAction.RETRY, LEASE_EXPIRED, e.at(), null, "lease.expired")
+                    .withoutDeadLetters(e.droppedDeadLetters()))
         .onEvent(AgentPaused.class, (s, e) -> s.pausedAt(e.at(), true))
         .onEvent(AgentResumed.class, (s, e) -> s.pausedAt(e.at(), false))
         .onEvent(DeadLetterRedriven.class, (s, e) -> s.redriven(e.deadLetterId(), e.at()))

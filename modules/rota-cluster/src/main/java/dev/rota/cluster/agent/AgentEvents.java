@@ -60,6 +60,14 @@ public final class AgentEvents {
 
     /** Notifications this event moved to the dead letters. */
     List<DeadLetter> deadLettered();
+
+    /**
+     * Dead letters (ids) this event dropped, oldest first, to keep the agent within {@code
+     * rota.agent.max-dead-letters}.
+     */
+    default List<String> droppedDeadLetters() {
+      return List.of();
+    }
   }
 
   public record ActivationCompleted(
@@ -78,13 +86,43 @@ public final class AgentEvents {
       Instant snoozedUntil,
       Instant at,
       InboxSummary inboxAfter,
-      List<DeadLetter> deadLettered)
-      implements ActivationEnded {}
+      List<DeadLetter> deadLettered,
+      List<String> droppedDeadLetters)
+      implements ActivationEnded {
+    public ActivationFailed {
+      // Events written before the dead-letter cap have no such field.
+      droppedDeadLetters = droppedDeadLetters == null ? List.of() : List.copyOf(droppedDeadLetters);
+    }
+
+    public ActivationFailed(
+        String leaseId,
+        FailureAction action,
+        String error,
+        Instant snoozedUntil,
+        Instant at,
+        InboxSummary inboxAfter,
+        List<DeadLetter> deadLettered) {
+      this(leaseId, action, error, snoozedUntil, at, inboxAfter, deadLettered, List.of());
+    }
+  }
 
   /** The runner stopped heartbeating: counts as a retry. */
   public record LeaseExpired(
-      String leaseId, Instant at, InboxSummary inboxAfter, List<DeadLetter> deadLettered)
-      implements ActivationEnded {}
+      String leaseId,
+      Instant at,
+      InboxSummary inboxAfter,
+      List<DeadLetter> deadLettered,
+      List<String> droppedDeadLetters)
+      implements ActivationEnded {
+    public LeaseExpired {
+      droppedDeadLetters = droppedDeadLetters == null ? List.of() : List.copyOf(droppedDeadLetters);
+    }
+
+    public LeaseExpired(
+        String leaseId, Instant at, InboxSummary inboxAfter, List<DeadLetter> deadLettered) {
+      this(leaseId, at, inboxAfter, deadLettered, List.of());
+    }
+  }
 
   public record AgentPaused(Instant at) implements Event {}
 

@@ -3,13 +3,40 @@ package dev.rota.cluster.agent;
 import com.typesafe.config.Config;
 import java.time.Duration;
 
-/** The {@code rota.*} settings an agent entity needs, read once per node. */
+/**
+ * The {@code rota.*} settings an agent entity needs, read once per node.
+ *
+ * @param maxInboxBytes the most an agent's unread notifications may hold ({@link
+ *     dev.rota.core.model.Notification#estimatedBytes()}); past it a notification is refused 429
+ * @param maxDeadLetters the most dead letters an agent keeps; past it the oldest are dropped
+ */
 public record AgentSettings(
     int partitions,
     long defaultLeaseSeconds,
     Duration dedupeWindow,
     int snapshotEvery,
-    Duration expiryGrace) {
+    Duration expiryGrace,
+    long maxInboxBytes,
+    int maxDeadLetters) {
+
+  public static final long DEFAULT_MAX_INBOX_BYTES = 4L * 1024 * 1024;
+  public static final int DEFAULT_MAX_DEAD_LETTERS = 1000;
+
+  public AgentSettings(
+      int partitions,
+      long defaultLeaseSeconds,
+      Duration dedupeWindow,
+      int snapshotEvery,
+      Duration expiryGrace) {
+    this(
+        partitions,
+        defaultLeaseSeconds,
+        dedupeWindow,
+        snapshotEvery,
+        expiryGrace,
+        DEFAULT_MAX_INBOX_BYTES,
+        DEFAULT_MAX_DEAD_LETTERS);
+  }
 
   public static AgentSettings from(Config config) {
     Config rota = config.getConfig("rota");
@@ -18,7 +45,9 @@ public record AgentSettings(
         rota.getLong("agent.default-lease-seconds"),
         rota.getDuration("agent.dedupe-window"),
         rota.getInt("agent.snapshot-every"),
-        rota.getDuration("agent.expiry-grace"));
+        rota.getDuration("agent.expiry-grace"),
+        rota.getBytes("agent.max-inbox-bytes"),
+        rota.getInt("agent.max-dead-letters"));
   }
 
   public int partitionOf(String agentId) {

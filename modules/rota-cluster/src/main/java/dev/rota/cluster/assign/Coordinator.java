@@ -23,6 +23,7 @@ import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -112,15 +113,21 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
 
   public static Behavior<Command> create(
       int partition, CoordinatorSettings settings, PartitionLoader loader, Clock clock) {
-    return Behaviors.setup(
-        ctx ->
-            Behaviors.withStash(
-                10_000,
-                stash ->
-                    Behaviors.withTimers(
-                        timers ->
-                            new Coordinator(
-                                ctx, stash, timers, partition, settings, loader, clock))));
+    // One agent's data must not take a partition down: a message whose handling throws is logged
+    // and dropped, and the coordinator goes on with its index (reconciliation repairs what the
+    // message would have changed) instead of restarting and reloading its whole partition.
+    Behavior<Command> coordinator =
+        Behaviors.setup(
+            ctx ->
+                Behaviors.withStash(
+                    10_000,
+                    stash ->
+                        Behaviors.withTimers(
+                            timers ->
+                                new Coordinator(
+                                    ctx, stash, timers, partition, settings, loader, clock))));
+    return Behaviors.supervise(coordinator)
+        .onFailure(RuntimeException.class, SupervisorStrategy.resume());
   }
 
   private final StashBuffer<Command> stash;
@@ -342,11 +349,25 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
           .ifPresent(
               at ->
                   timers.startSingleTimer(
-                      Tick.CHECK_PARKED,
-                      Tick.CHECK_PARKED,
-                      Duration.between(now, at).plusMillis(1)));
+                      Tick.CHECK_PARKED, Tick.CHECK_PARKED, untilEligibilityChange(now, at)));
     }
   }
+
+  /**
+   * How long parked requests sleep until the next agent may become eligible, at most {@link
+   * #LONGEST_PARK_CHECK}: an agent's data (a snooze, a minimum interval) can put that moment
+   * arbitrarily far ahead, past what the scheduler can time, so a far moment is looked at again
+   * sooner instead.
+   */
+  static Duration untilEligibilityChange(Instant now, Instant at) {
+    Duration delay = Duration.between(now, at).plusMillis(1);
+    if (delay.isNegative()) {
+      return Duration.ZERO;
+    }
+    return delay.compareTo(LONGEST_PARK_CHECK) > 0 ? LONGEST_PARK_CHECK : delay;
+  }
+
+  static final Duration LONGEST_PARK_CHECK = Duration.ofHours(1);
 
   private Behavior<Command> onCatchUp() {
     reload();

@@ -117,6 +117,10 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
 
   private final TimerScheduler<Command> timers;
   private final Coordinators coordinators;
+
+  /** The most runners a dispatcher remembers for listings (docs/configuration.md, limits). */
+  public static final int MAX_REMEMBERED_RUNNERS = 10_000;
+
   private final ClusterSharding sharding;
   private final RotaMetrics metrics;
   private final ActorRef<TryResult> tryAdapter;
@@ -124,7 +128,19 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   private final CoordinatorSettings settings;
   private final ActorRef<Hint> hintAdapter;
   private final Map<Long, Pending> pending = new HashMap<>();
-  private final Map<String, RunnerSeen> runners = new HashMap<>();
+
+  /**
+   * The runners seen, least recently seen first; at most {@link #MAX_REMEMBERED_RUNNERS}, so that
+   * clients inventing a runner id per request cannot grow a node's memory without bound.
+   */
+  private final Map<String, RunnerSeen> runners =
+      new java.util.LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, RunnerSeen> eldest) {
+          return size() > MAX_REMEMBERED_RUNNERS;
+        }
+      };
+
   private final List<RequestWork> early = new ArrayList<>();
   private final long startedNanos = System.nanoTime();
   private boolean directoryComplete;
@@ -166,6 +182,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   }
 
   private Behavior<Command> onRequest(RequestWork request) {
+    runners.remove(request.runnerId());
     runners.put(
         request.runnerId(),
         new RunnerSeen(

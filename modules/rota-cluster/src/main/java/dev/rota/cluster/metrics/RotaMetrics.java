@@ -32,6 +32,7 @@ public final class RotaMetrics implements Extension {
   private final PerSecondWindow recentAssignments = new PerSecondWindow(60);
   private final Timer journalWrite;
   private final DistributionSummary journalBatch;
+  private final Counter readModelSkipped;
 
   private RotaMetrics() {
     claimLatency =
@@ -64,6 +65,12 @@ public final class RotaMetrics implements Extension {
             .description("Events committed in one journal transaction")
             .baseUnit("events")
             .register(registry);
+    readModelSkipped =
+        Counter.builder("rota.readmodel.skipped")
+            .description(
+                "Events the read-model projection could not apply and skipped (recorded in"
+                    + " rota_skipped_event)")
+            .register(registry);
   }
 
   public static RotaMetrics get(ActorSystem<?> system) {
@@ -93,6 +100,11 @@ public final class RotaMetrics implements Extension {
    */
   public void activationEnded(Duration duration) {
     activationDuration.record(duration.isNegative() ? Duration.ZERO : duration);
+  }
+
+  /** The read-model projection skipped an event it could not apply. */
+  public void readModelEventSkipped() {
+    readModelSkipped.increment();
   }
 
   /** One journal transaction committed {@code events} events. */

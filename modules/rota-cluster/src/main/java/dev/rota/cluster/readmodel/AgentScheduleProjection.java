@@ -2,6 +2,7 @@ package dev.rota.cluster.readmodel;
 
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentSettings;
+import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.Partitions;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -63,7 +64,11 @@ public final class AgentScheduleProjection {
             projectionId(partition),
             source,
             () -> new PlainJdbcSession(dataSource),
-            () -> new AgentScheduleProjectionHandler(partition, settings.partitions()),
+            () ->
+                new AgentScheduleProjectionHandler(
+                    partition,
+                    settings.partitions(),
+                    RotaMetrics.get(system)::readModelEventSkipped),
             system)
         .withGroup(
             projectionSettings.groupAfterEnvelopes(), projectionSettings.groupAfterDuration())

@@ -500,7 +500,7 @@ final class AgentScheduleWriter implements AutoCloseable {
             s -> {
               s.setInt(1, e.inboxAfter().unread());
               Sql.setInstant(s, 2, e.inboxAfter().oldestUnreadAt());
-              s.setInt(3, e.deadLettered().size());
+              s.setInt(3, e.deadLettered().size() - e.droppedDeadLetters().size());
               if (hasExtra) {
                 Sql.setInstant(s, 4, extraValue);
                 return 5;
@@ -517,6 +517,9 @@ final class AgentScheduleWriter implements AutoCloseable {
     }
     for (DeadLetter dead : e.deadLettered()) {
       update.then(() -> insertDeadLetter(agentId, dead));
+    }
+    for (String dropped : e.droppedDeadLetters()) {
+      update.then(() -> deleteDeadLetter(dropped));
     }
     return update
         .counting(counter, 1)

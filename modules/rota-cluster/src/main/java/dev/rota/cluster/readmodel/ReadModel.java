@@ -93,6 +93,7 @@ public final class ReadModel {
             + " min(coalesce(last_activated_at, registered_at, updated_at)) as stalest_at"
             + " from agent_schedule";
     Map<String, Long> counters = counters();
+    long skippedEvents = skippedEvents();
     return query(
         "stats",
         sql,
@@ -110,7 +111,20 @@ public final class ReadModel {
               Sql.getInstant(rs, "oldest_unread_at"),
               rs.getLong("dead_letters"),
               Sql.getInstant(rs, "stalest_at"),
-              counters);
+              counters,
+              skippedEvents);
+        });
+  }
+
+  /** Events the projection skipped because it could not apply them (rota_skipped_event). */
+  public long skippedEvents() {
+    return query(
+        "skipped events",
+        "select count(*) as skipped from rota_skipped_event",
+        s -> {},
+        rs -> {
+          rs.next();
+          return rs.getLong("skipped");
         });
   }
 

@@ -20,6 +20,7 @@ import java.util.Map;
  *     counting from its registration; null when there are no agents
  * @param counters every {@link Counter} by {@link Counter#key()}, summed over partitions, 0 when
  *     never counted
+ * @param skippedEvents events the projection could not apply and skipped (rota_skipped_event)
  */
 public record ReadModelStats(
     Instant at,
@@ -32,7 +33,8 @@ public record ReadModelStats(
     Instant oldestUnreadAt,
     long deadLetters,
     Instant stalestAt,
-    Map<String, Long> counters) {
+    Map<String, Long> counters,
+    long skippedEvents) {
 
   public ReadModelStats {
     counters = Map.copyOf(counters);

@@ -67,6 +67,11 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /** An H2 in-memory database in native mode, kept until {@link #close()}. */
+  /** Whether a text column holds NUL (H2 does; PostgreSQL refuses it). */
+  public boolean holdsNul() {
+    return dialect == Dialect.H2;
+  }
+
   public static TestDatabase h2() {
     String name = "rota-" + UUID.randomUUID();
     TestDatabase db =
@@ -177,7 +182,9 @@ public final class TestDatabase implements AutoCloseable {
 
   /** Empties the read model (not the journal), so each test starts from no agents. */
   public void clearReadModel() {
-    execute("delete from dead_letter; delete from agent_schedule; delete from rota_counter");
+    execute(
+        "delete from dead_letter; delete from agent_schedule; delete from rota_counter;"
+            + " delete from rota_skipped_event");
   }
 
   /** Runs statements separated by semicolons; for assertions and set-up. */

@@ -299,6 +299,26 @@ public record AgentState(
     return b.build().recorded(historyType, at, details);
   }
 
+  /** The same state without these dead letters (dropped to stay within a cap). */
+  public AgentState withoutDeadLetters(java.util.Collection<String> deadLetterIds) {
+    if (deadLetterIds.isEmpty()) {
+      return this;
+    }
+    Set<String> dropped = new HashSet<>(deadLetterIds);
+    Builder b = toBuilder();
+    b.deadLetters = deadLetters.stream().filter(d -> !dropped.contains(d.id())).toList();
+    return b.build();
+  }
+
+  /** Sum of {@link Notification#estimatedBytes()} over the inbox. */
+  public long inboxBytes() {
+    long bytes = 0;
+    for (Notification n : inbox) {
+      bytes += n.estimatedBytes();
+    }
+    return bytes;
+  }
+
   public AgentState pausedAt(Instant at, boolean nowPaused) {
     Builder b = toBuilder();
     b.paused = nowPaused;

@@ -24,6 +24,44 @@ public record Notification(
     }
   }
 
+  /**
+   * About how many bytes this notification takes as JSON text: its type, dedupe key and payload
+   * (strings by their length, every other value a few bytes). Cheap enough to sum over an inbox,
+   * close enough to bound one.
+   */
+  public long estimatedBytes() {
+    return length(notificationId) + length(type) + length(dedupeKey) + estimatedBytes(payload);
+  }
+
+  private static long length(String s) {
+    return s == null ? 0 : s.length() + 2;
+  }
+
+  private static long estimatedBytes(JsonNode node) {
+    if (node == null) {
+      return 4;
+    }
+    if (node.isTextual()) {
+      return length(node.textValue());
+    }
+    if (node.isContainerNode()) {
+      long bytes = 2;
+      var fields = node.fields();
+      if (node.isObject()) {
+        while (fields.hasNext()) {
+          var field = fields.next();
+          bytes += length(field.getKey()) + 1 + estimatedBytes(field.getValue()) + 1;
+        }
+      } else {
+        for (JsonNode element : node) {
+          bytes += estimatedBytes(element) + 1;
+        }
+      }
+      return bytes;
+    }
+    return 8;
+  }
+
   public Notification withAttempts(int newAttempts) {
     return new Notification(notificationId, type, payload, dedupeKey, receivedAt, newAttempts);
   }

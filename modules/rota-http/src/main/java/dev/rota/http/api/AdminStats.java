@@ -14,7 +14,8 @@ public record AdminStats(
     Fairness fairness,
     Runners runners,
     long deadLetters,
-    Cluster cluster) {
+    Cluster cluster,
+    ReadModel readModel) {
 
   public record Agents(long registered, long withInbox, long leased, long paused) {}
 
@@ -49,6 +50,13 @@ public record AdminStats(
    * @param desired the in-cluster pools' sizes plus the active external runners
    */
   public record Runners(long active, long busy, long desired) {}
+
+  /**
+   * @param skippedEvents events the read-model projection could not apply (a value a column cannot
+   *     hold): skipped so that their partition keeps moving, logged at ERROR and listed in the
+   *     table {@code rota_skipped_event}; anything but 0 needs an operator's look
+   */
+  public record ReadModel(long skippedEvents) {}
 
   /**
    * @param nodes cluster members that are up

@@ -36,36 +36,19 @@ public record ClaimRequest(
   /** The checked claim; a 400 naming the field otherwise. */
   public Claim validated(long defaultLeaseSeconds) {
     if (runnerId == null) {
-      throw ApiException.invalid("runnerId is required");
+      throw ApiException.invalid("field 'runnerId' is required");
     }
-    if (runnerId.isBlank() || runnerId.length() > MAX_RUNNER_ID_LENGTH) {
-      throw ApiException.invalid(
-          "runnerId must be 1 to " + MAX_RUNNER_ID_LENGTH + " characters, not blank");
-    }
-    if (runnerId.chars().anyMatch(Character::isISOControl)) {
-      throw ApiException.invalid("runnerId must not contain control characters");
-    }
+    Fields.checkText("runnerId", runnerId, MAX_RUNNER_ID_LENGTH);
     RunnerMode runnerMode = mode == null ? RunnerMode.HYBRID : RunnerMode.fromWire(mode);
     if (runnerMode == null) {
-      throw ApiException.invalid("mode must be notification, exploration or hybrid");
+      throw ApiException.invalid("field 'mode' must be notification, exploration or hybrid");
     }
-    List<String> offered = capabilities == null ? List.of() : capabilities;
-    for (int i = 0; i < offered.size(); i++) {
-      if (offered.get(i) == null || offered.get(i).isBlank()) {
-        throw ApiException.invalid("capabilities[" + i + "] must be a non-blank string");
-      }
-    }
+    List<String> offered =
+        capabilities == null ? List.of() : Fields.checkCapabilities(capabilities);
     int wait = waitSeconds == null ? 0 : waitSeconds;
-    checkRange("waitSeconds", wait, 0, MAX_WAIT_SECONDS);
+    Fields.checkRange("waitSeconds", wait, 0, MAX_WAIT_SECONDS);
     long lease = leaseSeconds == null ? defaultLeaseSeconds : leaseSeconds;
-    checkRange("leaseSeconds", lease, MIN_LEASE_SECONDS, MAX_LEASE_SECONDS);
+    Fields.checkRange("leaseSeconds", lease, MIN_LEASE_SECONDS, MAX_LEASE_SECONDS);
     return new Claim(runnerId, runnerMode, Set.copyOf(offered), wait, lease);
-  }
-
-  private static void checkRange(String field, long value, long min, long max) {
-    if (value < min || value > max) {
-      throw ApiException.invalid(
-          field + " must be between " + min + " and " + max + ", not " + value);
-    }
   }
 }

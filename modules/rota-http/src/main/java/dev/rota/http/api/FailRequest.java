@@ -13,6 +13,7 @@ import dev.rota.http.ApiException;
  */
 public record FailRequest(String error, String action, Long snoozeSeconds) {
   public static final long MAX_SNOOZE_SECONDS = 86_400;
+  public static final int MAX_ERROR_LENGTH = 4096;
   public static final String NO_ERROR = "no error given";
 
   /** A failure with every field checked and defaulted. */
@@ -20,22 +21,33 @@ public record FailRequest(String error, String action, Long snoozeSeconds) {
 
   /** The checked failure; a 400 naming the field otherwise. */
   public Failure validated() {
+    if (error != null && error.length() > MAX_ERROR_LENGTH) {
+      throw ApiException.invalid(
+          "field 'error' must be at most "
+              + MAX_ERROR_LENGTH
+              + " characters, not "
+              + error.length());
+    }
     FailureAction failureAction =
         action == null ? FailureAction.RETRY : FailureAction.fromWire(action);
     if (failureAction == null) {
-      throw ApiException.invalid("action must be retry, cancel, discard or snooze");
+      throw ApiException.invalid("field 'action' must be retry, cancel, discard or snooze");
     }
     if (failureAction == FailureAction.SNOOZE) {
       if (snoozeSeconds == null) {
-        throw ApiException.invalid("snoozeSeconds is required with action snooze");
+        throw ApiException.invalid("field 'snoozeSeconds' is required with action snooze");
       }
       if (snoozeSeconds < 0 || snoozeSeconds > MAX_SNOOZE_SECONDS) {
         throw ApiException.invalid(
-            "snoozeSeconds must be between 0 and " + MAX_SNOOZE_SECONDS + ", not " + snoozeSeconds);
+            "field 'snoozeSeconds' must be between 0 and "
+                + MAX_SNOOZE_SECONDS
+                + ", not "
+                + snoozeSeconds);
       }
     } else if (snoozeSeconds != null) {
       throw ApiException.invalid(
-          "snoozeSeconds is only allowed with action snooze, not " + failureAction.wireName());
+          "field 'snoozeSeconds' is only allowed with action snooze, not "
+              + failureAction.wireName());
     }
     return new Failure(
         failureAction, error == null ? NO_ERROR : error, snoozeSeconds == null ? 0 : snoozeSeconds);

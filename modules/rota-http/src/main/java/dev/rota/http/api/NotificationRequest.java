@@ -14,17 +14,16 @@ import dev.rota.http.ApiException;
  */
 public record NotificationRequest(String type, JsonNode payload, String dedupeKey) {
 
+  public static final int MAX_TYPE_LENGTH = 128;
+  public static final int MAX_DEDUPE_KEY_LENGTH = 256;
+
   /** Checks the fields; a 400 naming the field otherwise. */
   public NotificationRequest validated() {
     if (type == null) {
-      throw ApiException.invalid("type is required");
+      throw ApiException.invalid("field 'type' is required");
     }
-    if (type.isBlank()) {
-      throw ApiException.invalid("type must not be blank");
-    }
-    if (dedupeKey != null && dedupeKey.isBlank()) {
-      throw ApiException.invalid("dedupeKey must not be blank when given");
-    }
+    Fields.checkText("type", type, MAX_TYPE_LENGTH);
+    Fields.checkText("dedupeKey", dedupeKey, MAX_DEDUPE_KEY_LENGTH);
     return new NotificationRequest(
         type, payload == null ? JsonNodeFactory.instance.objectNode() : payload, dedupeKey);
   }

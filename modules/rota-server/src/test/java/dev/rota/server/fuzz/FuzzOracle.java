@@ -1,0 +1,86 @@
+package dev.rota.server.fuzz;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rota.server.testing.RawHttp.Response;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What every answer of the API must be, whatever the request (API.md): a 5xx only as the documented
+ * 503 {@code unavailable} with {@code Retry-After}; every error a JSON body {@code {"error",
+ * "message"}} whose code fits its status; 405 with {@code Allow}; 429 with {@code Retry-After};
+ * every JSON success parseable. Pure, so it is tested on answers made by hand.
+ */
+public final class FuzzOracle {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The codes of API.md by status. */
+  private static final Map<Integer, String> CODES =
+      Map.ofEntries(
+          Map.entry(400, "invalid"),
+          Map.entry(401, "unauthenticated"),
+          Map.entry(403, "forbidden"),
+          Map.entry(404, "not_found"),
+          Map.entry(405, "method_not_allowed"),
+          Map.entry(409, "conflict"),
+          Map.entry(410, "lease_lost"),
+          Map.entry(413, "too_large"),
+          Map.entry(414, "too_large"),
+          Map.entry(431, "too_large"),
+          Map.entry(429, "inbox_full"),
+          Map.entry(503, "unavailable"));
+
+  private FuzzOracle() {}
+
+  /** What is wrong with this answer, or empty when it keeps the contract. */
+  public static Optional<String> problem(Response response) {
+    int status = response.status();
+    if (status >= 400) {
+      return errorProblem(response);
+    }
+    if (status == 204 || status == 202 && response.body().length == 0) {
+      return Optional.empty();
+    }
+    String type = response.header("content-type");
+    if (type != null && type.startsWith("application/json")) {
+      try {
+        JSON.readTree(response.body());
+      } catch (Exception e) {
+        return Optional.of(status + " with a body that is not JSON");
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<String> errorProblem(Response response) {
+    int status = response.status();
+    String expected = CODES.get(status);
+    if (expected == null) {
+      return Optional.of("status " + status + " is not one of API.md's");
+    }
+    String type = response.header("content-type");
+    if (type == null || !type.startsWith("application/json")) {
+      return Optional.of(status + " answered as " + type + ", not the JSON error body");
+    }
+    JsonNode body;
+    try {
+      body = JSON.readTree(response.body());
+    } catch (Exception e) {
+      return Optional.of(status + " with an error body that is not JSON");
+    }
+    if (body == null || !body.path("error").isTextual() || !body.path("message").isTextual()) {
+      return Optional.of(status + " without {\"error\", \"message\"}: " + response.text());
+    }
+    if (!expected.equals(body.get("error").asText())) {
+      return Optional.of(status + " with code " + body.get("error").asText() + ", not " + expected);
+    }
+    if ((status == 503 || status == 429) && response.header("retry-after") == null) {
+      return Optional.of(status + " without Retry-After");
+    }
+    if (status == 405 && response.header("allow") == null) {
+      return Optional.of("405 without Allow");
+    }
+    return Optional.empty();
+  }
+}
