@@ -59,6 +59,19 @@ abstract class HostileInputContract {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * Every agent requires a capability, and every claim offers only its test's: an agent that
+   * requires nothing would be given to any runner, and tests would take each other's agents.
+   */
+  private static final String IDLE = "{\"capabilities\": [\"idle\"]}";
+
+  /** A value Jackson cannot write: its getter throws. */
+  public static final class Unwritable {
+    public String getBoom() {
+      throw new IllegalStateException("cannot be written");
+    }
+  }
+
   private TestDatabase database;
   private RotaNode node;
   private final Set<String> registered = new HashSet<>();
@@ -90,7 +103,7 @@ abstract class HostileInputContract {
   @Test
   @Order(1)
   void refusesALoneSurrogateAnywhereInANotificationAndTheAgentKeepsServing() throws Exception {
-    String agent = register("surrogate-1", "{}");
+    String agent = register("surrogate-1", IDLE);
 
     assertInvalid(
         notify(agent, "{\"type\": \"m\", \"payload\": {\"text\": \"a\\ud800b\"}}"), "payload.text");
@@ -113,7 +126,10 @@ abstract class HostileInputContract {
     assertInvalid(put("nul-name", "{\"metadata\": {\"x\": \"\\u0000\"}}"), "metadata.x");
     assertEquals(404, get("/v1/agents/nul-name").status(), "nothing was registered");
 
-    String agent = register("text-ok", "{\"metadata\": {\"note\": \"line\\none\\ttab\"}}");
+    String agent =
+        register(
+            "text-ok",
+            "{\"capabilities\": [\"idle\"], \"metadata\": {\"note\": \"line\\none\\ttab\"}}");
     assertEquals(
         202, notify(agent, "{\"type\": \"m\", \"payload\": {\"t\": \"a\\r\\nb\"}}").status());
     assertInvalid(
@@ -123,7 +139,7 @@ abstract class HostileInputContract {
   @Test
   @Order(3)
   void refusesABadRunnerIdWithoutLeavingAnAgentIdleOrARunnerBehind() throws Exception {
-    String agent = register("waiting-for-a-runner", "{}");
+    String agent = register("waiting-for-a-runner", "{\"capabilities\": [\"t3\"]}");
     assertEquals(202, notify(agent, "{\"type\": \"m\"}").status());
 
     assertInvalid(
@@ -135,7 +151,7 @@ abstract class HostileInputContract {
     for (JsonNode runner : runners.get("runners")) {
       assertFalse(runner.get("runnerId").asText().startsWith("r\\"), runners.toString());
     }
-    assertClaimsAll(Set.of(agent), "notification");
+    assertClaimsAll(Set.of(agent), "notification", "t3");
   }
 
   // ---- numbers that once overflowed a timer ----
@@ -150,7 +166,10 @@ abstract class HostileInputContract {
     assertInvalid(
         put("a-year", "{\"capabilities\": [\"" + "c".repeat(65) + "\"]}"), "capabilities[0]");
     assertInvalid(put("a-year", "{\"name\": \"" + "n".repeat(257) + "\"}"), "name");
-    assertEquals(201, put("a-year", "{\"minActivationIntervalSeconds\": 2592000}").status());
+    assertEquals(
+        201,
+        put("a-year", "{\"capabilities\": [\"idle\"], \"minActivationIntervalSeconds\": 2592000}")
+            .status());
     registered.add("a-year");
   }
 
@@ -188,9 +207,10 @@ abstract class HostileInputContract {
             .get("status")
             .asText());
     // The same partition still assigns.
-    String neighbour = register(idInPartitionOf("neighbour-", far), "{}");
+    String neighbour =
+        register(idInPartitionOf("neighbour-", far), "{\"capabilities\": [\"far-n\"]}");
     assertEquals(202, notify(neighbour, "{\"type\": \"m\"}").status());
-    assertClaimsAll(Set.of(neighbour), "notification");
+    assertClaimsAll(Set.of(neighbour), "notification", "far-n");
   }
 
   // ---- failures behind the edge ----
@@ -198,10 +218,10 @@ abstract class HostileInputContract {
   @Test
   @Order(6)
   void anEventTheJournalRejectsLeavesTheAgentServing() throws Exception {
-    String agent = register("rejected-write", "{}");
+    String agent = register("rejected-write", IDLE);
     ObjectNode payload = JsonNodeFactory.instance.objectNode();
-    // Jackson cannot write a plain Object: the journal rejects the event.
-    payload.set("thing", new POJONode(new Object()));
+    // Jackson cannot write this value: the journal rejects the event.
+    payload.set("thing", new POJONode(new Unwritable()));
     CompletableFuture<AgentEntity.Reply> lost =
         sharding()
             .entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agent)
@@ -266,7 +286,7 @@ abstract class HostileInputContract {
   @Test
   @Order(8)
   void anInboxFullOfBytesIsRefusedWithRetryAfter() throws Exception {
-    String agent = register("byte-bound", "{}");
+    String agent = register("byte-bound", IDLE);
     String payload = "{\"type\": \"m\", \"payload\": {\"p\": \"" + "x".repeat(600) + "\"}}";
     int accepted = 0;
     Response last = null;
@@ -285,12 +305,14 @@ abstract class HostileInputContract {
   @Test
   @Order(9)
   void anAgentKeepsAtMostItsCapOfDeadLetters() throws Exception {
-    String agent = register("dead-bound", "{}");
+    String agent = register("dead-bound", "{\"capabilities\": [\"t9\"]}");
     for (int i = 0; i < 3; i++) {
       assertEquals(202, notify(agent, "{\"type\": \"m" + i + "\"}").status());
     }
     JsonNode claim =
-        claim("{\"runnerId\": \"dl-runner\", \"mode\": \"notification\", \"waitSeconds\": 10}");
+        claim(
+            "{\"runnerId\": \"dl-runner\", \"mode\": \"notification\", \"capabilities\": [\"t9\"],"
+                + " \"waitSeconds\": 10}");
     assertEquals(agent, claim.at("/assignment/agentId").asText(), claim.toString());
     assertEquals(
         200,
@@ -341,7 +363,7 @@ abstract class HostileInputContract {
     for (int i = 0; partitions.size() < PARTITIONS; i++) {
       String id = "spread-" + i;
       if (partitions.add(Partitions.of(id, PARTITIONS))) {
-        spread.add(register(id, "{}"));
+        spread.add(register(id, "{\"capabilities\": [\"spread\"]}"));
       }
     }
     assertEverythingListedAndCounted();
@@ -352,7 +374,7 @@ abstract class HostileInputContract {
     for (String id : spread) {
       assertEquals(202, notify(id, "{\"type\": \"after-restart\"}").status());
     }
-    assertClaimsAll(spread, "notification");
+    assertClaimsAll(spread, "notification", "spread");
     JsonNode stats = json(get("/admin/stats"));
     assertEquals(0, stats.at("/readModel/skippedEvents").asLong(), stats.toString());
   }
@@ -412,11 +434,17 @@ abstract class HostileInputContract {
   }
 
   /** Claims until every one of {@code agents} was assigned once, completing each. */
-  private void assertClaimsAll(Set<String> agents, String mode) throws Exception {
+  private void assertClaimsAll(Set<String> agents, String mode, String capability)
+      throws Exception {
     Set<String> left = new HashSet<>(agents);
     for (int i = 0; i < agents.size() * 3 && !left.isEmpty(); i++) {
       JsonNode claim =
-          claim("{\"runnerId\": \"sweeper\", \"mode\": \"" + mode + "\", \"waitSeconds\": 5}");
+          claim(
+              "{\"runnerId\": \"sweeper\", \"mode\": \""
+                  + mode
+                  + "\", \"capabilities\": [\""
+                  + capability
+                  + "\"], \"waitSeconds\": 5}");
       if (!"assigned".equals(claim.get("status").asText())) {
         continue;
       }

@@ -29,8 +29,7 @@ import org.junit.jupiter.api.TestInstance;
  * -Pfuzz} runs ten minutes), then checks that no answer broke the contract (no 5xx but the
  * documented 503, every error in the JSON error body), that no agent is left unable to serve a
  * valid request, and that no partition's read model stopped. Its report goes to stdout and to
- * {@code target/fuzz-report-<database>.txt}. The seed is printed; {@code -Drota.fuzz.seed=N}
- * replays a run.
+ * {@code target/fuzz-report-<database>.txt}, each problem with the request that caused it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class HttpFuzzContract {
@@ -62,9 +61,8 @@ abstract class HttpFuzzContract {
 
   @Test
   void hostileRequestsGetTheContractsAnswersAndLeaveEveryAgentServing() throws Exception {
-    long seed = Long.getLong("rota.fuzz.seed", System.nanoTime());
     Duration budget = Duration.ofSeconds(Long.getLong("rota.fuzz.seconds", 20));
-    HttpFuzzer fuzzer = new HttpFuzzer(node.httpPort(), seed);
+    HttpFuzzer fuzzer = new HttpFuzzer(node.httpPort());
 
     HttpFuzzer.Report report = fuzzer.run(budget, Long.MAX_VALUE);
     fuzzer.settle();
@@ -73,11 +71,10 @@ abstract class HttpFuzzContract {
 
     String summary =
         String.format(
-            "fuzz on %s: seed %d, %d requests in %d s, answers by status %s, 5xx %d,"
+            "fuzz on %s: %d requests in %d s, answers by status %s, 5xx %d,"
                 + " contract breaches %d, wedged agents %d, read-model skipped events %d%n"
                 + "requests by route %s%n%s",
             database.displayName(),
-            seed,
             report.requests(),
             budget.toSeconds(),
             report.byStatus(),

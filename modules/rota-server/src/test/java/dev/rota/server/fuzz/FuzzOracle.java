@@ -35,7 +35,18 @@ public final class FuzzOracle {
 
   /** What is wrong with this answer, or empty when it keeps the contract. */
   public static Optional<String> problem(Response response) {
+    return problem("GET", response);
+  }
+
+  /**
+   * What is wrong with this answer to a request with this method. An answer to HEAD has no body
+   * (RFC 9110), so only its status and headers are judged.
+   */
+  public static Optional<String> problem(String method, Response response) {
     int status = response.status();
+    if ("HEAD".equals(method)) {
+      return headProblem(response);
+    }
     if (status >= 400) {
       return errorProblem(response);
     }
@@ -49,6 +60,20 @@ public final class FuzzOracle {
       } catch (Exception e) {
         return Optional.of(status + " with a body that is not JSON");
       }
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<String> headProblem(Response response) {
+    int status = response.status();
+    if (status >= 500 && !(status == 503 && response.header("retry-after") != null)) {
+      return Optional.of("HEAD answered " + status);
+    }
+    if (status >= 400 && !CODES.containsKey(status)) {
+      return Optional.of("HEAD answered status " + status + ", not one of API.md's");
+    }
+    if (status == 405 && response.header("allow") == null) {
+      return Optional.of("405 without Allow");
     }
     return Optional.empty();
   }

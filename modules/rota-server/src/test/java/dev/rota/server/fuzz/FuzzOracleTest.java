@@ -46,6 +46,15 @@ class FuzzOracleTest {
   }
 
   @Test
+  void judgesAnAnswerToHeadByItsStatusAndHeadersAlone() {
+    assertEquals(
+        Optional.empty(), FuzzOracle.problem("HEAD", answer(405, JSON, "", "allow", "GET, PUT")));
+    assertTrue(FuzzOracle.problem("HEAD", answer(405, JSON, "")).isPresent());
+    assertTrue(FuzzOracle.problem("HEAD", answer(500, JSON, "")).isPresent());
+    assertTrue(FuzzOracle.problem("GET", answer(405, JSON, "", "allow", "GET")).isPresent());
+  }
+
+  @Test
   void flagsA500() {
     assertTrue(
         FuzzOracle.problem(answer(500, JSON, "{\"error\": \"internal\", \"message\": \"m\"}"))
