@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,7 +33,8 @@ public final class EventStream implements Iterator<RotaEvent>, AutoCloseable {
   private final String path;
   private final Consumer<EventStream> onClose;
   private volatile boolean closed;
-  private volatile HttpURLConnection connection;
+  private volatile java.net.Socket socket;
+  private SseConnection connection;
   private BufferedReader reader;
   private RotaEvent next;
   private String lastEventId;
@@ -98,34 +98,39 @@ public final class EventStream implements Iterator<RotaEvent>, AutoCloseable {
       return;
     }
     closed = true;
-    HttpURLConnection c = connection;
-    if (c != null) {
-      c.disconnect();
+    java.net.Socket s = socket;
+    if (s != null) {
+      try {
+        s.close();
+      } catch (IOException ignored) {
+        // already closed
+      }
     }
     onClose.accept(this);
   }
 
   private void connect() throws IOException {
-    HttpURLConnection c = http.openStream(path, lastEventId, READ_TIMEOUT);
-    connection = c;
+    java.net.Socket s = new java.net.Socket();
+    socket = s;
     if (closed) {
       throw new IOException("closed");
     }
     connects++;
-    int status = c.getResponseCode();
-    if (status != 200) {
+    SseConnection c = http.openStream(path, lastEventId, READ_TIMEOUT, s);
+    connection = c;
+    if (c.status() != 200) {
       HttpTransport.Response response =
-          new HttpTransport.Response(status, readError(c), retryAfter(c));
-      c.disconnect();
+          new HttpTransport.Response(c.status(), readAll(c), retryAfter(c));
+      c.close();
       RotaException error = HttpTransport.error(response);
-      if (!(error instanceof RotaException.Unavailable) && status < 500) {
+      if (!(error instanceof RotaException.Unavailable) && c.status() < 500) {
         closed = true;
         onClose.accept(this);
         throw error;
       }
       throw new IOException(error.getMessage());
     }
-    reader = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.UTF_8));
+    reader = new BufferedReader(new InputStreamReader(c.body(), StandardCharsets.UTF_8));
     backoff = FIRST_BACKOFF;
   }
 
@@ -181,9 +186,9 @@ public final class EventStream implements Iterator<RotaEvent>, AutoCloseable {
   }
 
   private void disconnect() {
-    HttpURLConnection c = connection;
+    SseConnection c = connection;
     if (c != null) {
-      c.disconnect();
+      c.close();
     }
     connection = null;
     reader = null;
@@ -200,16 +205,16 @@ public final class EventStream implements Iterator<RotaEvent>, AutoCloseable {
         backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
   }
 
-  private static byte[] readError(HttpURLConnection c) {
-    try (var in = c.getErrorStream()) {
-      return in == null ? new byte[0] : in.readAllBytes();
+  private static byte[] readAll(SseConnection c) {
+    try {
+      return c.body().readAllBytes();
     } catch (IOException e) {
       return new byte[0];
     }
   }
 
-  private static Duration retryAfter(HttpURLConnection c) {
-    String header = c.getHeaderField("Retry-After");
+  private static Duration retryAfter(SseConnection c) {
+    String header = c.header("Retry-After");
     try {
       return header == null ? null : Duration.ofSeconds(Long.parseLong(header.trim()));
     } catch (NumberFormatException e) {

@@ -94,15 +94,12 @@ final class HttpTransport {
     }
   }
 
-  /** An open GET for a stream (server-sent events); the caller reads and disconnects it. */
-  HttpURLConnection openStream(String path, String lastEventId, Duration readTimeout)
+  /** Opens a GET of an event stream on its own socket; the caller reads and closes it. */
+  SseConnection openStream(
+      String path, String lastEventId, Duration readTimeout, java.net.Socket socket)
       throws IOException {
-    HttpURLConnection c = open(path, readTimeout);
-    c.setRequestProperty("Accept", "text/event-stream");
-    if (lastEventId != null) {
-      c.setRequestProperty("Last-Event-ID", lastEventId);
-    }
-    return c;
+    return SseConnection.open(
+        base.resolve(path), authorization, lastEventId, connectTimeout, readTimeout, socket);
   }
 
   private HttpURLConnection open(String path, Duration readTimeout) throws IOException {
