@@ -87,7 +87,9 @@ public final class RotaClient implements AutoCloseable {
 
   /** One page of agents; follow {@link AgentPage#next()} with {@link AgentQuery#after}. */
   public AgentPage listAgents(AgentQuery query) {
-    StringBuilder path = new StringBuilder("v1/agents?order=").append(encode(query.order()));
+    StringBuilder path =
+        new StringBuilder("v1/agents?order=")
+            .append(encode(query.order() == null ? "stalest" : query.order()));
     if (query.limit() != null) {
       path.append("&limit=").append(query.limit());
     }

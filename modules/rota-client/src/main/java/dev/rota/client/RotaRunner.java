@@ -37,7 +37,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * cancelled ({@link CancellationToken.Reason#SHUTDOWN}) and their leases handed back (a snooze of 0
  * s: no attempt is used up, the agent is at once eligible again). A slot waiting in a long poll
  * finishes it first, so stopping can take up to {@code waitSeconds} longer; an activation granted
- * to it then is handed back. When {@code close} returns, every thread the runner started has ended.
+ * to it then is handed back. When {@code close} returns, every thread the runner started has ended,
+ * unless a handler ignores both the interrupt and its token for {@code waitSeconds} + 30 s after
+ * the grace period: its slot thread is then left to end by itself and reported to the listener.
  */
 public final class RotaRunner implements AutoCloseable {
   private static final AtomicInteger INSTANCES = new AtomicInteger();
@@ -250,8 +252,15 @@ public final class RotaRunner implements AutoCloseable {
     for (LeaseKeeper keeper : left) {
       keeper.cancel(CancellationToken.Reason.SHUTDOWN);
     }
+    // A slot ends once its long poll returns and its handler heeds the cancellation; a handler
+    // that ignores both is left running (its thread is a daemon) rather than blocking forever.
+    long joinDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(waitSeconds + 30L);
     for (Thread t : slotThreads) {
-      joinQuietly(t);
+      joinUntil(t, joinDeadline);
+      if (t.isAlive()) {
+        listener.onError(
+            "stop", new IllegalStateException(t.getName() + ": its handler ignores cancellation"));
+      }
     }
     timers.shutdownNow();
     try {
@@ -275,9 +284,10 @@ public final class RotaRunner implements AutoCloseable {
     }
   }
 
-  private static void joinQuietly(Thread t) {
+  private static void joinUntil(Thread t, long deadlineNanos) {
+    long left = deadlineNanos - System.nanoTime();
     try {
-      t.join();
+      t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
