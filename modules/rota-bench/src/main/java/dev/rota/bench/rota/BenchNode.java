@@ -7,6 +7,8 @@ import com.typesafe.config.ConfigFactory;
 import dev.rota.bench.system.AgentIds;
 import dev.rota.bench.system.BenchDatabase;
 import dev.rota.bench.system.InboxSeed;
+import dev.rota.client.Notification;
+import dev.rota.client.RotaClient;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.AgentConfigPatch;
@@ -68,6 +70,7 @@ final class BenchNode implements AutoCloseable {
   private final Path dataDir;
   private final ClusterSharding sharding;
   private final URI apiBase;
+  private final RotaClient client;
   private Connection readModel;
 
   private BenchNode(RotaNode node, BenchDatabase database, Path dataDir) {
@@ -76,6 +79,7 @@ final class BenchNode implements AutoCloseable {
     this.dataDir = dataDir;
     this.sharding = ClusterSharding.get(node.system());
     this.apiBase = URI.create("http://127.0.0.1:" + node.httpPort() + "/");
+    this.client = RotaClient.builder(apiBase).retries(0).build();
   }
 
   /** Starts a node on {@code database}; {@code settings} override anything (runners, pools). */
@@ -185,17 +189,18 @@ final class BenchNode implements AutoCloseable {
         seed.total());
   }
 
-  /** One notification over the producer API ({@link HttpCalls}); returns on its 202. */
-  void publish(String agentId, long token) throws Exception {
-    HttpCalls.Response response =
-        HttpCalls.post(
-            apiBase.resolve("v1/agents/" + agentId + "/notifications"),
-            "{\"type\":\"bench\",\"payload\":{\"" + TOKEN + "\":" + token + "}}",
-            Duration.ofSeconds(30));
-    if (response.status() != 202) {
-      throw new IllegalStateException(
-          "notification for " + agentId + ": HTTP " + response.status() + " " + response.body());
-    }
+  /** One notification over the producer API (the SDK's {@link RotaClient}); returns on its 202. */
+  void publish(String agentId, long token) {
+    client.notify(
+        agentId, Notification.of("bench", JsonNodeFactory.instance.objectNode().put(TOKEN, token)));
+  }
+
+  /**
+   * The SDK's client of this node, without retries: a refusal is the system's error, counted as
+   * such, not hidden by a second try.
+   */
+  RotaClient client() {
+    return client;
   }
 
   /** The node's API root, {@code http://127.0.0.1:<port>/}. */
@@ -303,6 +308,7 @@ final class BenchNode implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    client.close();
     try {
       if (readModel != null) {
         readModel.close();

@@ -1,7 +1,6 @@
 package dev.rota.bench.rota;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rota.bench.system.BenchClock;
 import dev.rota.bench.system.BenchDatabase;
 import dev.rota.bench.system.BenchSystem;
@@ -11,39 +10,39 @@ import dev.rota.bench.system.InboxSeed;
 import dev.rota.bench.system.RunnerListener;
 import dev.rota.bench.system.RunnerSpec;
 import dev.rota.bench.system.TrialShape;
+import dev.rota.client.Assignment;
+import dev.rota.client.CancellationToken;
+import dev.rota.client.Outcome;
+import dev.rota.client.RotaRunner;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.RunnerMode;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code rota-http}: the same node as {@link RotaSystem} with no in-cluster runners; R external
- * runner threads in the harness speak the runner API of API.md over HTTP with their own keep-alive
- * connections ({@link HttpCalls}): long-poll {@code POST /v1/claims}, wait out the activation time,
- * {@code POST /v1/leases/{id}/complete}. A claim is reported when its 200 arrives (the lease is
- * committed by then), a completion when its 200 arrives (the completion is committed by then).
+ * {@code rota-http}: the same node as {@link RotaSystem} with no in-cluster runners; an external
+ * runner of the SDK ({@link RotaRunner}) with R slots in the harness speaks the runner API of
+ * API.md over HTTP, each slot with its own keep-alive connection: long-poll {@code POST
+ * /v1/claims}, wait out the activation time, {@code POST /v1/leases/{id}/complete}. A claim is
+ * reported when its 200 arrives (the lease is committed by then), a completion when its 200 arrives
+ * (the completion is committed by then).
  */
 public final class RotaHttpSystem implements BenchSystem {
 
   /** How long a claim waits at the node for work; also bounds how long stopping takes. */
   static final int WAIT_SECONDS = 2;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration READ_TIMEOUT = Duration.ofSeconds(WAIT_SECONDS + 30);
+  private static final Duration LEASE = Duration.ofSeconds(60);
+  private static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
   private final Map<String, Object> extraSettings;
   private final AtomicLong errors = new AtomicLong();
-  private final List<Thread> runners = new ArrayList<>();
-  private volatile boolean running;
+  private RotaRunner runner;
   private BenchNode node;
 
   public RotaHttpSystem(Map<String, Object> extraSettings) {
@@ -75,89 +74,78 @@ public final class RotaHttpSystem implements BenchSystem {
 
   @Override
   public void startRunners(RunnerSpec spec, RunnerListener listener) {
-    running = true;
-    for (int i = 0; i < spec.runners(); i++) {
-      String runnerId = "bench-http-" + (i + 1);
-      Thread thread = new Thread(() -> runLoop(runnerId, spec, listener), runnerId);
-      thread.setDaemon(true);
-      runners.add(thread);
-      thread.start();
+    Duration activationTime = spec.activationTime();
+    runner =
+        RotaRunner.builder(
+                node.client(),
+                activation -> {
+                  if (!activationTime.isZero()) {
+                    Thread.sleep(
+                        activationTime.toMillis(), activationTime.toNanosPart() % 1_000_000);
+                  }
+                  return Outcome.complete();
+                })
+            .runnerId("bench-http")
+            .mode(dev.rota.client.RunnerMode.valueOf(spec.mode().name()))
+            .slots(spec.runners())
+            .waitSeconds(WAIT_SECONDS)
+            .lease(LEASE)
+            .shutdownGrace(STOP_GRACE)
+            .listener(new Reports(listener))
+            .start();
+  }
+
+  /** Turns the runner's reports into the harness's claims and completions. */
+  private final class Reports implements dev.rota.client.RunnerListener {
+    private final RunnerListener listener;
+
+    Reports(RunnerListener listener) {
+      this.listener = listener;
+    }
+
+    @Override
+    public void onClaimed(Assignment assignment) {
+      listener.onClaim(
+          new Claim(
+              assignment.agentId(),
+              ActivationKind.fromWire(assignment.kind()),
+              assignment.notifications().size(),
+              tokens(assignment),
+              BenchClock.nowMicros()));
+    }
+
+    @Override
+    public void onReported(Assignment assignment, Outcome outcome) {
+      listener.onComplete(
+          new Completion(
+              assignment.agentId(),
+              ActivationKind.fromWire(assignment.kind()),
+              assignment.notifications().size(),
+              BenchClock.nowMicros()));
+    }
+
+    @Override
+    public void onCancelled(Assignment assignment, CancellationToken.Reason reason) {
+      errors.incrementAndGet();
+    }
+
+    @Override
+    public void onError(String what, RuntimeException error) {
+      errors.incrementAndGet();
     }
   }
 
-  private void runLoop(String runnerId, RunnerSpec spec, RunnerListener listener) {
-    URI claims = node.apiBase().resolve("v1/claims");
-    String claimBody =
-        "{\"runnerId\":\""
-            + runnerId
-            + "\",\"mode\":\""
-            + spec.mode().wireName()
-            + "\",\"capabilities\":[],\"waitSeconds\":"
-            + WAIT_SECONDS
-            + ",\"leaseSeconds\":60}";
-    while (running) {
-      try {
-        HttpCalls.Response claimed = HttpCalls.post(claims, claimBody, READ_TIMEOUT);
-        if (claimed.status() != 200) {
-          errors.incrementAndGet();
-          Thread.sleep(100);
-          continue;
-        }
-        JsonNode answer = JSON.readTree(claimed.body());
-        if (!"assigned".equals(answer.path("status").asText())) {
-          continue; // none (the wait ran out) or paused: ask again
-        }
-        // An activation granted after stopRunners began still completes: nothing is abandoned.
-        execute(answer.path("assignment"), spec, listener);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (Exception e) {
-        errors.incrementAndGet();
-      }
-    }
-  }
-
-  private void execute(JsonNode assignment, RunnerSpec spec, RunnerListener listener)
-      throws Exception {
-    String agentId = assignment.path("agentId").asText();
-    ActivationKind kind = ActivationKind.fromWire(assignment.path("kind").asText());
-    JsonNode notifications = assignment.path("notifications");
-    long[] tokens = new long[notifications.size()];
+  private static long[] tokens(Assignment assignment) {
+    long[] tokens = new long[assignment.notifications().size()];
     int n = 0;
-    for (JsonNode notification : notifications) {
-      JsonNode token = notification.path("payload").path(BenchNode.TOKEN);
-      if (token.canConvertToLong()) {
+    for (Assignment.Item notification : assignment.notifications()) {
+      JsonNode token =
+          notification.payload() == null ? null : notification.payload().get(BenchNode.TOKEN);
+      if (token != null && token.canConvertToLong()) {
         tokens[n++] = token.asLong();
       }
     }
-    listener.onClaim(
-        new Claim(
-            agentId,
-            kind,
-            notifications.size(),
-            java.util.Arrays.copyOf(tokens, n),
-            BenchClock.nowMicros()));
-    if (!spec.activationTime().isZero()) {
-      Thread.sleep(
-          spec.activationTime().toMillis(), spec.activationTime().toNanosPart() % 1_000_000);
-    }
-    String leaseId = assignment.path("leaseId").asText();
-    HttpCalls.Response completed =
-        HttpCalls.post(
-            node.apiBase()
-                .resolve(
-                    "v1/leases/"
-                        + URLEncoder.encode(leaseId, StandardCharsets.UTF_8)
-                        + "/complete"),
-            "{}",
-            READ_TIMEOUT);
-    if (completed.status() != 200) {
-      errors.incrementAndGet();
-      return;
-    }
-    listener.onComplete(
-        new Completion(agentId, kind, notifications.size(), BenchClock.nowMicros()));
+    return Arrays.copyOf(tokens, n);
   }
 
   @Override
@@ -180,13 +168,16 @@ public final class RotaHttpSystem implements BenchSystem {
     return errors.get();
   }
 
+  /**
+   * Stops claiming and lets running activations finish and report; an activation granted to a long
+   * poll after this began is handed back (a snooze of 0 s), not abandoned.
+   */
   @Override
-  public void stopRunners() throws InterruptedException {
-    running = false;
-    for (Thread thread : runners) {
-      thread.join(READ_TIMEOUT.toMillis() + 5_000);
+  public void stopRunners() {
+    if (runner != null) {
+      runner.stop(STOP_GRACE);
+      runner = null;
     }
-    runners.clear();
   }
 
   @Override

@@ -1,0 +1,82 @@
+package dev.rota.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.rota.client.RotaClient;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+
+/** The options every command shares: where the node is, the token, and the output format. */
+final class ConnectionOptions {
+  static final String DEFAULT_URL = "http://127.0.0.1:8080";
+  static final ObjectMapper JSON =
+      new ObjectMapper()
+          .registerModule(new JavaTimeModule())
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+
+  @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+  CommandLine.Model.CommandSpec command;
+
+  @Option(
+      names = "--url",
+      paramLabel = "URL",
+      description = "The node's API (env ROTA_URL; default " + DEFAULT_URL + ").")
+  String url;
+
+  @Option(names = "--token", paramLabel = "TOKEN", description = "Bearer token (env ROTA_TOKEN).")
+  String token;
+
+  @Option(names = "--json", description = "Print JSON instead of a table.")
+  boolean json;
+
+  RotaClient client() {
+    return RotaClient.builder(URI.create(url == null || url.isBlank() ? DEFAULT_URL : url))
+        .token(token)
+        .retries(2)
+        .backoff(Duration.ofMillis(200), Duration.ofSeconds(1))
+        .build();
+  }
+
+  PrintWriter out() {
+    return command.commandLine().getOut();
+  }
+
+  /** Prints {@code value} as indented JSON. */
+  void printJson(Object value) {
+    try {
+      out().println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(value));
+      out().flush();
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** ROTA_URL and ROTA_TOKEN as the defaults of {@code --url} and {@code --token}. */
+  static final class FromEnvironment implements CommandLine.IDefaultValueProvider {
+    private final Map<String, String> environment;
+
+    FromEnvironment(Map<String, String> environment) {
+      this.environment = environment;
+    }
+
+    @Override
+    public String defaultValue(ArgSpec arg) {
+      if (arg instanceof OptionSpec option) {
+        return switch (option.longestName()) {
+          case "--url" -> environment.getOrDefault("ROTA_URL", DEFAULT_URL);
+          case "--token" -> environment.get("ROTA_TOKEN");
+          default -> null;
+        };
+      }
+      return null;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package dev.rota.cli;
+
+import dev.rota.client.DeadLetter;
+import dev.rota.client.RotaClient;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code rota dead-letters list|redrive}. */
+@Command(
+    name = "dead-letters",
+    description = "List dead-lettered notifications and put them back.",
+    subcommands = {DeadLettersCommand.ListDeadLetters.class, DeadLettersCommand.Redrive.class})
+final class DeadLettersCommand implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "a sub-command is required");
+  }
+
+  @Command(name = "list", description = "Dead letters, newest first.")
+  static final class ListDeadLetters implements Runnable {
+    @Mixin ConnectionOptions options;
+
+    @Option(names = "--agent", paramLabel = "AGENT_ID", description = "Only this agent's.")
+    String agentId;
+
+    @Option(names = "--limit", description = "At most this many.")
+    Integer limit;
+
+    @Override
+    public void run() {
+      List<DeadLetter> letters;
+      try (RotaClient client = options.client()) {
+        letters = client.deadLetters(agentId, limit);
+      }
+      if (options.json) {
+        options.printJson(Map.of("deadLetters", letters));
+        return;
+      }
+      Table table = new Table("ID", "AGENT", "TYPE", "ATTEMPTS", "DEAD AT", "REASON");
+      for (DeadLetter d : letters) {
+        table.row(d.id(), d.agentId(), d.type(), d.attempts(), d.deadAt(), d.reason());
+      }
+      table.print(options.out());
+    }
+  }
+
+  @Command(name = "redrive", description = "Put dead letters back into their agents' inboxes.")
+  static final class Redrive implements Runnable {
+    @Mixin ConnectionOptions options;
+
+    @Parameters(paramLabel = "ID", arity = "1..*", description = "Dead letter ids (from list).")
+    List<String> ids;
+
+    @Override
+    public void run() {
+      try (RotaClient client = options.client()) {
+        for (String id : ids) {
+          client.redrive(id);
+          if (options.json) {
+            options.printJson(Map.of("redriven", id));
+          } else {
+            options.out().println("redriven " + id);
+            options.out().flush();
+          }
+        }
+      }
+    }
+  }
+}

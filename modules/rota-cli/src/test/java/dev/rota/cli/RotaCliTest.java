@@ -1,0 +1,236 @@
+package dev.rota.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.client.AgentSpec;
+import dev.rota.client.ClaimResult;
+import dev.rota.client.Notification;
+import dev.rota.client.Outcome;
+import dev.rota.client.RotaClient;
+import dev.rota.client.RunnerMode;
+import dev.rota.client.testing.Eventually;
+import dev.rota.client.testing.RealNode;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The {@code rota} commands against a real node, run in-process as {@code main} would. */
+@ExtendWith(RealNode.class)
+class RotaCliTest {
+  private RotaClient client;
+  private String capability;
+
+  /** One run of the command line. */
+  record Run(int exit, String out, String err) {}
+
+  @BeforeEach
+  void connect() {
+    client = RotaClient.builder(RealNode.uri()).build();
+    capability = "cap-" + UUID.randomUUID();
+  }
+
+  @AfterEach
+  void disconnect() {
+    client.close();
+  }
+
+  /** Runs {@code rota args} with ROTA_URL pointing at the node. */
+  private Run rota(String... args) {
+    return rotaWith(Map.of("ROTA_URL", RealNode.uri().toString()), args);
+  }
+
+  private Run rotaWith(Map<String, String> environment, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    var cli = RotaCli.commandLine(environment);
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    int exit = cli.execute(args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  private String newAgent() {
+    String id = "agent-" + UUID.randomUUID();
+    client.registerAgent(id, AgentSpec.create().capabilities(capability));
+    return id;
+  }
+
+  private static JsonNode json(Run run) throws Exception {
+    assertEquals(0, run.exit(), run.err());
+    return ConnectionOptions.JSON.readTree(run.out());
+  }
+
+  @Test
+  void statsAsATableAndAsJson() throws Exception {
+    Run table = rota("stats");
+    assertEquals(0, table.exit(), table.err());
+    assertTrue(table.out().contains("registered"), table.out());
+    assertTrue(table.out().contains("partitions"), table.out());
+
+    JsonNode stats = json(rota("stats", "--json"));
+    assertEquals(1, stats.path("cluster").path("nodes").asInt(), stats.toString());
+    assertTrue(stats.path("paused").isBoolean());
+  }
+
+  @Test
+  void agentsGetListPauseAndResume() throws Exception {
+    String id = newAgent();
+    Run get = rota("agents", "get", id);
+    assertEquals(0, get.exit(), get.err());
+    assertTrue(get.out().contains(id) && get.out().contains("idle"), get.out());
+
+    assertEquals("paused", json(rota("agents", "pause", id, "--json")).path("status").asText());
+    assertEquals("idle", json(rota("agents", "resume", id, "--json")).path("status").asText());
+
+    JsonNode page = json(rota("agents", "list", "--limit", "5", "--json"));
+    assertTrue(page.path("agents").size() > 0, page.toString());
+    Run list = rota("agents", "list", "--order", "inbox", "--limit", "5");
+    assertTrue(list.out().startsWith("AGENT"), list.out());
+  }
+
+  @Test
+  void notifiesAndReportsADuplicate() {
+    String id = newAgent();
+    Run first =
+        rota(
+            "notify",
+            id,
+            "--type",
+            "mention",
+            "--payload",
+            "{\"postId\":\"p9\"}",
+            "--dedupe-key",
+            "p9");
+    assertEquals(0, first.exit(), first.err());
+    assertTrue(first.out().startsWith("accepted "), first.out());
+
+    Run again = rota("notify", id, "--type", "mention", "--dedupe-key", "p9");
+    assertTrue(again.out().startsWith("duplicate of "), again.out());
+    assertEquals(1, client.getAgent(id).inbox().unread());
+  }
+
+  @Test
+  void explainSaysClearlyWhenTheServerAnswers404() {
+    String id = newAgent();
+    Run explain = rota("agents", "explain", id);
+    if (explain.exit() == RotaCli.OK) {
+      assertTrue(explain.out().contains("eligible"), explain.out());
+    } else {
+      assertEquals(RotaCli.NOT_FOUND, explain.exit(), explain.err());
+      assertTrue(
+          explain.err().contains("/v1/agents/" + id + "/explain answered 404"), explain.err());
+      assertTrue(explain.err().contains("does not serve explain yet"), explain.err());
+      assertEquals("", explain.out());
+    }
+  }
+
+  @Test
+  void listsAndRedrivesADeadLetter() throws Exception {
+    String id = "agent-" + UUID.randomUUID();
+    client.registerAgent(id, AgentSpec.create().capabilities(capability).maxAttempts(1));
+    client.notify(id, Notification.of("mention"));
+    ClaimResult claim =
+        client.claim("r-" + capability, RunnerMode.NOTIFICATION, Set.of(capability), 10, 30);
+    client.fail(claim.assignment().leaseId(), Outcome.cancel("bad input"));
+
+    JsonNode letters =
+        Eventually.await(
+            "the dead letter listed",
+            Duration.ofSeconds(20),
+            () -> {
+              try {
+                JsonNode list = json(rota("dead-letters", "list", "--agent", id, "--json"));
+                return list.path("deadLetters").size() > 0 ? list.path("deadLetters") : null;
+              } catch (Exception e) {
+                throw new AssertionError(e);
+              }
+            });
+    String deadLetterId = letters.get(0).path("id").asText();
+    Run table = rota("dead-letters", "list", "--agent", id);
+    assertTrue(
+        table.out().contains(deadLetterId) && table.out().contains("bad input"), table.out());
+
+    Run redrive = rota("dead-letters", "redrive", deadLetterId);
+    assertEquals(0, redrive.exit(), redrive.err());
+    assertEquals("redriven " + deadLetterId, redrive.out().strip());
+    assertEquals(1, client.getAgent(id).inbox().unread());
+  }
+
+  @Test
+  void pausesAndResumesTheSystem() {
+    try {
+      Run pause = rota("pause");
+      assertEquals(0, pause.exit(), pause.err());
+      assertEquals("paused", pause.out().strip());
+    } finally {
+      Run resume = rota("resume");
+      assertEquals("running", resume.out().strip());
+    }
+  }
+
+  @Test
+  void printsEventsForOneAgent() throws Exception {
+    String id = newAgent();
+    Thread producer =
+        new Thread(
+            () -> {
+              for (int i = 0; i < 8; i++) {
+                try {
+                  Thread.sleep(500);
+                } catch (InterruptedException e) {
+                  return;
+                }
+                client.notify(id, Notification.of("mention").dedupeKey("k" + i));
+              }
+            });
+    producer.start();
+    Run events = rota("events", "--agent", id, "--seconds", "5", "--json");
+    producer.join();
+    assertEquals(0, events.exit(), events.err());
+    String first =
+        events.out().lines().findFirst().orElseThrow(() -> new AssertionError("no events"));
+    JsonNode event = ConnectionOptions.JSON.readTree(first);
+    assertEquals("notification.accepted", event.path("type").asText());
+    assertEquals(id, event.path("agentId").asText());
+  }
+
+  @Test
+  void exitCodesScriptsCanRelyOn() throws Exception {
+    Run unknown = rota("agents", "get", "no-such-agent-" + capability);
+    assertEquals(RotaCli.NOT_FOUND, unknown.exit());
+    assertTrue(unknown.err().startsWith("rota: 404 not_found"), unknown.err());
+
+    Run invalid = rota("notify", newAgent(), "--type", "x", "--payload", "{not json");
+    assertEquals(RotaCli.USAGE, invalid.exit(), invalid.err());
+
+    Run usage = rota("agents", "get");
+    assertEquals(RotaCli.USAGE, usage.exit());
+
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closedPort = socket.getLocalPort();
+    }
+    Run down = rotaWith(Map.of("ROTA_URL", "http://127.0.0.1:" + closedPort), "stats");
+    assertEquals(RotaCli.UNAVAILABLE, down.exit(), down.err());
+    assertTrue(down.err().contains("cannot connect"), down.err());
+
+    Run flagWins =
+        rotaWith(
+            Map.of("ROTA_URL", "http://127.0.0.1:" + closedPort),
+            "stats",
+            "--url",
+            RealNode.uri().toString());
+    assertEquals(0, flagWins.exit(), flagWins.err());
+  }
+}

@@ -1,0 +1,123 @@
+package dev.rota.client;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The body of {@code PUT /v1/agents/{id}}: every field optional. On create an absent field takes
+ * the server's default; on update it keeps its value.
+ *
+ * <pre>{@code
+ * client.putAgent("a1", AgentSpec.create().name("reviewer").capabilities("code").maxAttempts(5));
+ * }</pre>
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public final class AgentSpec {
+  private String name;
+  private List<String> capabilities;
+  private Integer priority;
+  private Long minActivationIntervalSeconds;
+  private Integer maxInboxDepth;
+  private Integer maxAttempts;
+  private JsonNode metadata;
+  private JsonNode schedules;
+
+  private AgentSpec() {}
+
+  /** An empty spec: registers with the defaults, or changes nothing on update. */
+  public static AgentSpec create() {
+    return new AgentSpec();
+  }
+
+  public AgentSpec name(String name) {
+    this.name = name;
+    return this;
+  }
+
+  public AgentSpec capabilities(String... capabilities) {
+    return capabilities(List.of(capabilities));
+  }
+
+  public AgentSpec capabilities(List<String> capabilities) {
+    this.capabilities = List.copyOf(capabilities);
+    return this;
+  }
+
+  /** −1000…1000; breaks ties between agents with equally many unread notifications. */
+  public AgentSpec priority(int priority) {
+    this.priority = priority;
+    return this;
+  }
+
+  public AgentSpec minActivationIntervalSeconds(long seconds) {
+    this.minActivationIntervalSeconds = seconds;
+    return this;
+  }
+
+  public AgentSpec maxInboxDepth(int depth) {
+    this.maxInboxDepth = depth;
+    return this;
+  }
+
+  public AgentSpec maxAttempts(int attempts) {
+    this.maxAttempts = attempts;
+    return this;
+  }
+
+  /** Free JSON the runner receives with every activation. */
+  public AgentSpec metadata(JsonNode metadata) {
+    this.metadata = metadata;
+    return this;
+  }
+
+  /** The schedules array of API.md, as JSON; sent only when set (older servers reject it). */
+  public AgentSpec schedules(JsonNode schedules) {
+    this.schedules = schedules;
+    return this;
+  }
+
+  public String getName() {
+    return name;
+  }
+
+  public List<String> getCapabilities() {
+    return capabilities;
+  }
+
+  public Integer getPriority() {
+    return priority;
+  }
+
+  public Long getMinActivationIntervalSeconds() {
+    return minActivationIntervalSeconds;
+  }
+
+  public Integer getMaxInboxDepth() {
+    return maxInboxDepth;
+  }
+
+  public Integer getMaxAttempts() {
+    return maxAttempts;
+  }
+
+  public JsonNode getMetadata() {
+    return metadata;
+  }
+
+  public JsonNode getSchedules() {
+    return schedules;
+  }
+
+  @Override
+  public String toString() {
+    return "AgentSpec[name="
+        + name
+        + ", capabilities="
+        + capabilities
+        + ", priority="
+        + Objects.toString(priority)
+        + "]";
+  }
+}

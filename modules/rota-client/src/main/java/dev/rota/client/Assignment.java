@@ -1,0 +1,41 @@
+package dev.rota.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * An activation granted by {@code POST /v1/claims}: the lease and everything the agent's turn
+ * carries.
+ *
+ * @param kind {@code inbox}, {@code scheduled} or {@code exploration}
+ * @param attempt 1 on the first try of the carried notifications
+ * @param expiresAt by the server's clock; heartbeat well before it
+ * @param more true when some unread notifications stay for the next turn
+ * @param schedule the schedule that fired, for a {@code scheduled} turn; null otherwise
+ */
+public record Assignment(
+    String leaseId,
+    String agentId,
+    String kind,
+    int attempt,
+    Instant grantedAt,
+    Instant expiresAt,
+    List<Item> notifications,
+    AgentInfo agent,
+    boolean more,
+    Schedule schedule) {
+
+  public Assignment {
+    notifications = notifications == null ? List.of() : notifications;
+  }
+
+  /** One carried notification. */
+  public record Item(
+      String notificationId, String type, JsonNode payload, Instant receivedAt, int attempt) {}
+
+  /** The agent's configuration that a runner needs. */
+  public record AgentInfo(String name, List<String> capabilities, JsonNode metadata) {}
+
+  public record Schedule(String name, Instant firedAt, JsonNode payload) {}
+}

@@ -1,0 +1,481 @@
+package dev.rota.client;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The client of Rota's HTTP API (API.md) for producers, admins and runners. Thread-safe; share one
+ * per process. Each call blocks its thread; the client starts no thread of its own (an event
+ * {@linkplain #subscribe subscription} runs on one thread that it owns and stops).
+ *
+ * <pre>{@code
+ * try (RotaClient rota = RotaClient.builder(URI.create("http://localhost:8080"))
+ *     .token(System.getenv("ROTA_TOKEN"))
+ *     .build()) {
+ *   rota.registerAgent("reviewer-1", AgentSpec.create().capabilities("code"));
+ *   rota.notify("reviewer-1", Notification.of("mention").dedupeKey("post-p9"));
+ *   System.out.println(rota.stats().inbox().unread());
+ * }
+ * }</pre>
+ *
+ * <p>Errors are {@link RotaException} subclasses, one per API.md code. Requests that cannot
+ * duplicate anything are retried on 503 {@code unavailable} and on connection failures, waiting the
+ * server's {@code Retry-After} (capped) or a growing back-off: reads, registrations, pause and
+ * resume, deletions, and notifications that carry a {@code dedupeKey}. A notification without one,
+ * a claim, and lease reports are retried only when nothing can have been accepted (503, or no
+ * connection could be opened).
+ */
+public final class RotaClient implements AutoCloseable {
+  private static final TypeReference<Map<String, List<DeadLetter>>> DEAD_LETTERS =
+      new TypeReference<>() {};
+  private static final TypeReference<Map<String, List<JsonNode>>> HISTORY =
+      new TypeReference<>() {};
+
+  private final HttpTransport http;
+  private final Duration readTimeout;
+  private final int retries;
+  private final Duration initialBackoff;
+  private final Duration maxBackoff;
+  private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private RotaClient(Builder builder) {
+    this.http = new HttpTransport(builder.baseUri, builder.token, builder.connectTimeout);
+    this.readTimeout = builder.readTimeout;
+    this.retries = builder.retries;
+    this.initialBackoff = builder.initialBackoff;
+    this.maxBackoff = builder.maxBackoff;
+  }
+
+  /** A client of the node (or load balancer) at {@code baseUri}, e.g. {@code http://host:8080}. */
+  public static Builder builder(URI baseUri) {
+    return new Builder(baseUri);
+  }
+
+  /** The API's base URI. */
+  public URI baseUri() {
+    return http.base();
+  }
+
+  // ---- agents (role producer) ----
+
+  /** Registers an agent, or updates it: fields absent from {@code spec} keep their values. */
+  public Agent registerAgent(String agentId, AgentSpec spec) {
+    return read(call("PUT", agentPath(agentId), body(spec), Retry.ANY), Agent.class);
+  }
+
+  /**
+   * @throws RotaException.NotFound if no such agent is registered
+   */
+  public Agent getAgent(String agentId) {
+    return read(call("GET", agentPath(agentId), null, Retry.ANY), Agent.class);
+  }
+
+  /** One page of agents; follow {@link AgentPage#next()} with {@link AgentQuery#after}. */
+  public AgentPage listAgents(AgentQuery query) {
+    StringBuilder path =
+        new StringBuilder("v1/agents?order=")
+            .append(encode(query.order() == null ? "stalest" : query.order()));
+    if (query.limit() != null) {
+      path.append("&limit=").append(query.limit());
+    }
+    if (query.after() != null) {
+      path.append("&after=").append(encode(query.after()));
+    }
+    return read(call("GET", path.toString(), null, Retry.ANY), AgentPage.class);
+  }
+
+  /**
+   * Deletes an agent and its inbox.
+   *
+   * @throws RotaException.Conflict while it holds a lease
+   * @throws RotaException.NotFound if no such agent is registered
+   */
+  public void deleteAgent(String agentId) {
+    call("DELETE", agentPath(agentId), null, Retry.ANY_DELETE);
+  }
+
+  /** Pauses one agent: it is not activated until {@link #resumeAgent}. */
+  public Agent pauseAgent(String agentId) {
+    return read(call("POST", agentPath(agentId) + "/pause", null, Retry.ANY), Agent.class);
+  }
+
+  public Agent resumeAgent(String agentId) {
+    return read(call("POST", agentPath(agentId) + "/resume", null, Retry.ANY), Agent.class);
+  }
+
+  /**
+   * Why the agent is or is not being picked.
+   *
+   * @throws RotaException.NotFound for an unknown agent, or from a server without the endpoint
+   */
+  public Explanation explain(String agentId) {
+    return read(call("GET", agentPath(agentId) + "/explain", null, Retry.ANY), Explanation.class);
+  }
+
+  /** The agent's recent events, newest first, as the server's JSON objects. */
+  public List<JsonNode> history(String agentId, int limit) {
+    byte[] body = call("GET", agentPath(agentId) + "/history?limit=" + limit, null, Retry.ANY);
+    return read(body, HISTORY).getOrDefault("events", List.of());
+  }
+
+  /**
+   * Puts a notification in an agent's inbox; returns once it is persisted (202).
+   *
+   * @throws RotaException.NotFound for an unknown agent
+   * @throws RotaException.InboxFull when the inbox is at its {@code maxInboxDepth}
+   */
+  public NotifyResult notify(String agentId, Notification notification) {
+    Retry retry = notification.dedupeKey() != null ? Retry.ANY : Retry.UNSENT;
+    byte[] body = call("POST", agentPath(agentId) + "/notifications", body(notification), retry);
+    return read(body, NotifyResult.class);
+  }
+
+  // ---- admin ----
+
+  public Stats stats() {
+    return read(call("GET", "admin/stats", null, Retry.ANY), Stats.class);
+  }
+
+  /** Pauses the whole system: running activations finish, claims answer {@code paused}. */
+  public boolean pause() {
+    return read(call("POST", "admin/pause", null, Retry.ANY), JsonNode.class)
+        .path("paused")
+        .asBoolean();
+  }
+
+  public boolean resume() {
+    return read(call("POST", "admin/resume", null, Retry.ANY), JsonNode.class)
+        .path("paused")
+        .asBoolean();
+  }
+
+  /**
+   * Dead letters, newest first.
+   *
+   * @param agentId only this agent's; null for all
+   * @param limit at most this many; null for the server's default
+   */
+  public List<DeadLetter> deadLetters(String agentId, Integer limit) {
+    List<String> params = new ArrayList<>();
+    if (agentId != null) {
+      params.add("agentId=" + encode(agentId));
+    }
+    if (limit != null) {
+      params.add("limit=" + limit);
+    }
+    String path = "admin/dead-letters" + (params.isEmpty() ? "" : "?" + String.join("&", params));
+    return read(call("GET", path, null, Retry.ANY), DEAD_LETTERS)
+        .getOrDefault("deadLetters", List.of());
+  }
+
+  /** Puts a dead letter back into its agent's inbox with fresh attempts. */
+  public void redrive(String deadLetterId) {
+    call("POST", "admin/dead-letters/" + encode(deadLetterId) + "/redrive", null, Retry.UNSENT);
+  }
+
+  /** {@code GET /admin/pools} as the server's JSON. */
+  public JsonNode pools() {
+    return read(call("GET", "admin/pools", null, Retry.ANY), JsonNode.class);
+  }
+
+  /** {@code GET /admin/runners} as the server's JSON. */
+  public JsonNode runners() {
+    return read(call("GET", "admin/runners", null, Retry.ANY), JsonNode.class);
+  }
+
+  /**
+   * The event stream as a blocking iterator that reconnects by itself, resuming after the last
+   * event it returned ({@code Last-Event-ID}). Close it to stop; closing the client closes it too.
+   *
+   * <pre>{@code
+   * try (EventStream events = client.events(EventQuery.all().types("activation.failed"))) {
+   *   while (events.hasNext()) {
+   *     RotaEvent e = events.next();
+   *     System.out.println(e.type() + " " + e.agentId());
+   *   }
+   * }
+   * }</pre>
+   */
+  public EventStream events(EventQuery query) {
+    requireOpen();
+    EventStream stream = new EventStream(http, eventsPath(query), query.since(), open::remove);
+    open.add(stream);
+    return stream;
+  }
+
+  /**
+   * Follows the event stream on a thread of its own, calling {@code listener} for every event in
+   * order, until the returned subscription (or this client) is closed.
+   */
+  public EventSubscription subscribe(EventQuery query, Consumer<RotaEvent> listener) {
+    EventSubscription subscription = new EventSubscription(events(query), listener, open::remove);
+    open.add(subscription);
+    return subscription;
+  }
+
+  // ---- runners (role runner); RotaRunner uses these ----
+
+  /**
+   * Asks for work, waiting up to {@code waitSeconds} at the server.
+   *
+   * @param leaseSeconds null for the server's default
+   */
+  public ClaimResult claim(
+      String runnerId,
+      RunnerMode mode,
+      Set<String> capabilities,
+      int waitSeconds,
+      Integer leaseSeconds) {
+    ObjectNode request = Json.MAPPER.createObjectNode();
+    request.put("runnerId", runnerId);
+    request.put("mode", mode.wireName());
+    request.set("capabilities", Json.MAPPER.valueToTree(capabilities));
+    request.put("waitSeconds", waitSeconds);
+    if (leaseSeconds != null) {
+      request.put("leaseSeconds", leaseSeconds);
+    }
+    Duration timeout = Duration.ofSeconds(waitSeconds).plus(readTimeout);
+    return read(call("POST", "v1/claims", body(request), Retry.UNSENT, timeout), ClaimResult.class);
+  }
+
+  /**
+   * Extends a lease by its own length from now; returns the new expiry (server clock).
+   *
+   * @throws RotaException.LeaseLost if the lease expired or was superseded
+   */
+  public Instant heartbeat(String leaseId) {
+    byte[] body = call("POST", leasePath(leaseId) + "/heartbeat", null, Retry.UNSENT);
+    String expiresAt = read(body, JsonNode.class).path("expiresAt").asText(null);
+    return expiresAt == null ? null : Instant.parse(expiresAt);
+  }
+
+  /**
+   * Completes the activation: every carried notification is read.
+   *
+   * @param result any JSON for the agent's history; null for none
+   * @throws RotaException.LeaseLost if the lease expired or was superseded
+   */
+  public void complete(String leaseId, JsonNode result) {
+    ObjectNode request = Json.MAPPER.createObjectNode();
+    if (result != null) {
+      request.set("result", result);
+    }
+    call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
+  }
+
+  /**
+   * Fails the activation with the outcome's action ({@link Outcome#retry}, {@code cancel}, {@code
+   * discard} or {@code snooze}).
+   *
+   * @throws IllegalArgumentException if {@code outcome} is a completion
+   * @throws RotaException.LeaseLost if the lease expired or was superseded
+   */
+  public void fail(String leaseId, Outcome outcome) {
+    if (!(outcome instanceof Outcome.Failed failed)) {
+      throw new IllegalArgumentException("not a failure: " + outcome);
+    }
+    ObjectNode request = Json.MAPPER.createObjectNode();
+    request.put("action", failed.action().wireName());
+    if (failed.error() != null) {
+      request.put("error", failed.error());
+    }
+    if (failed.action() == Outcome.Action.SNOOZE) {
+      request.put("snoozeSeconds", failed.snooze().toSeconds());
+    }
+    call("POST", leasePath(leaseId) + "/fail", body(request), Retry.UNSENT);
+  }
+
+  /** Closes every open event stream and subscription; later calls throw. */
+  @Override
+  public void close() {
+    closed = true;
+    for (AutoCloseable stream : List.copyOf(open)) {
+      try {
+        stream.close();
+      } catch (Exception ignored) {
+        // closing is best effort
+      }
+    }
+  }
+
+  // ---- plumbing ----
+
+  /** When a failed call may be repeated. */
+  private enum Retry {
+    /** The request cannot duplicate anything: retry on 503 and every connection failure. */
+    ANY,
+    /** As ANY; a 404 after a lost answer means the first try deleted it. */
+    ANY_DELETE,
+    /** Retry only when nothing was accepted: 503, or no connection could be opened. */
+    UNSENT
+  }
+
+  private byte[] call(String method, String path, byte[] body, Retry retry) {
+    return call(method, path, body, retry, readTimeout);
+  }
+
+  private byte[] call(String method, String path, byte[] body, Retry retry, Duration timeout) {
+    requireOpen();
+    Duration backoff = initialBackoff;
+    boolean answerLost = false;
+    for (int attempt = 0; ; attempt++) {
+      RotaException failure;
+      try {
+        HttpTransport.Response response = http.call(method, path, body, timeout);
+        if (response.status() < 300) {
+          return response.body();
+        }
+        if (retry == Retry.ANY_DELETE && answerLost && response.status() == 404) {
+          return response.body();
+        }
+        failure = HttpTransport.error(response);
+      } catch (RotaException.Connection e) {
+        failure = e;
+        answerLost |= e.requestSent();
+      }
+      if (attempt >= retries || closed || !retriable(failure, retry)) {
+        throw failure;
+      }
+      Duration wait = failure.retryAfter().orElse(backoff);
+      sleep(wait.compareTo(maxBackoff) > 0 ? maxBackoff : wait);
+      backoff =
+          backoff.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : backoff.multipliedBy(2);
+    }
+  }
+
+  private static boolean retriable(RotaException failure, Retry retry) {
+    if (failure instanceof RotaException.Unavailable) {
+      return true;
+    }
+    if (failure instanceof RotaException.Connection connection) {
+      return retry != Retry.UNSENT || !connection.requestSent();
+    }
+    return false;
+  }
+
+  private static void sleep(Duration wait) {
+    try {
+      Thread.sleep(wait.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RotaException.Connection("interrupted while waiting to retry", true, e);
+    }
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("RotaClient is closed");
+    }
+  }
+
+  private static String eventsPath(EventQuery query) {
+    List<String> params = new ArrayList<>();
+    if (query.agentId() != null) {
+      params.add("agentId=" + encode(query.agentId()));
+    }
+    if (!query.types().isEmpty()) {
+      params.add("types=" + encode(String.join(",", query.types())));
+    }
+    return "v1/events" + (params.isEmpty() ? "" : "?" + String.join("&", params));
+  }
+
+  private static String agentPath(String agentId) {
+    return "v1/agents/" + encode(agentId);
+  }
+
+  private static String leasePath(String leaseId) {
+    return "v1/leases/" + encode(leaseId);
+  }
+
+  private static String encode(String value) {
+    return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  private static byte[] body(Object value) {
+    try {
+      return Json.MAPPER.writeValueAsBytes(value);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static <T> T read(byte[] body, Class<T> type) {
+    try {
+      return Json.MAPPER.readValue(body, type);
+    } catch (IOException e) {
+      throw new RotaException(200, "bad_answer", "unreadable answer: " + e.getMessage(), null, e);
+    }
+  }
+
+  private static <T> T read(byte[] body, TypeReference<T> type) {
+    try {
+      return Json.MAPPER.readValue(body, type);
+    } catch (IOException e) {
+      throw new RotaException(200, "bad_answer", "unreadable answer: " + e.getMessage(), null, e);
+    }
+  }
+
+  /** Settings of a {@link RotaClient}. */
+  public static final class Builder {
+    private final URI baseUri;
+    private String token;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration readTimeout = Duration.ofSeconds(30);
+    private int retries = 4;
+    private Duration initialBackoff = Duration.ofMillis(200);
+    private Duration maxBackoff = Duration.ofSeconds(5);
+
+    private Builder(URI baseUri) {
+      this.baseUri = baseUri;
+    }
+
+    /** The bearer token; null or empty for none (a node without tokens allows everything). */
+    public Builder token(String token) {
+      this.token = token;
+      return this;
+    }
+
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = timeout;
+      return this;
+    }
+
+    /** How long an answer may take (a claim adds its {@code waitSeconds}); default 30 s. */
+    public Builder readTimeout(Duration timeout) {
+      this.readTimeout = timeout;
+      return this;
+    }
+
+    /** How many times a retriable failure is retried (default 4; 0 turns retries off). */
+    public Builder retries(int retries) {
+      this.retries = retries;
+      return this;
+    }
+
+    /** The first wait between tries and the cap on every wait (default 200 ms, 5 s). */
+    public Builder backoff(Duration initial, Duration max) {
+      this.initialBackoff = initial;
+      this.maxBackoff = max;
+      return this;
+    }
+
+    public RotaClient build() {
+      return new RotaClient(this);
+    }
+  }
+}

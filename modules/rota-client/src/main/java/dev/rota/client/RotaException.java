@@ -1,0 +1,151 @@
+package dev.rota.client;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A request Rota refused, or one that never got an answer. Every error body of API.md ({@code
+ * {"error": "<code>", "message": "..."}}) becomes the subclass of its code, so callers catch what
+ * they can handle:
+ *
+ * <pre>{@code
+ * try {
+ *   client.notify("a1", Notification.of("mention").dedupeKey("p9"));
+ * } catch (RotaException.InboxFull e) {
+ *   // back off for e.retryAfter()
+ * } catch (RotaException.NotFound e) {
+ *   // register the agent first
+ * }
+ * }</pre>
+ *
+ * <p>{@link #status()} is the HTTP status, 0 for {@link Connection} (no answer at all).
+ */
+public class RotaException extends RuntimeException {
+  private final int status;
+  private final String code;
+  private final Duration retryAfter;
+
+  RotaException(int status, String code, String message, Duration retryAfter, Throwable cause) {
+    super(message, cause);
+    this.status = status;
+    this.code = code;
+    this.retryAfter = retryAfter;
+  }
+
+  /** The HTTP status; 0 when no answer arrived ({@link Connection}). */
+  public int status() {
+    return status;
+  }
+
+  /** API.md's error code ({@code invalid}, {@code not_found}, ...); {@code connection} for I/O. */
+  public String code() {
+    return code;
+  }
+
+  /** The server's {@code Retry-After}, when it sent one (429 and 503). */
+  public Optional<Duration> retryAfter() {
+    return Optional.ofNullable(retryAfter);
+  }
+
+  /** Builds the exception for an error answer. */
+  static RotaException of(int status, String code, String message, Duration retryAfter) {
+    String text = status + " " + code + ": " + message;
+    return switch (status) {
+      case 400 -> new Invalid(text);
+      case 401 -> new Unauthenticated(text);
+      case 403 -> new Forbidden(text);
+      case 404 -> new NotFound(text);
+      case 405 -> new RotaException(status, code, text, null, null);
+      case 409 -> new Conflict(text);
+      case 410 -> new LeaseLost(text);
+      case 413, 414, 431 -> new TooLarge(status, text);
+      case 429 -> new InboxFull(text, retryAfter);
+      case 503 -> new Unavailable(text, retryAfter);
+      default -> new RotaException(status, code, text, retryAfter, null);
+    };
+  }
+
+  /** 400 {@code invalid}: the message names the field. */
+  public static final class Invalid extends RotaException {
+    Invalid(String message) {
+      super(400, "invalid", message, null, null);
+    }
+  }
+
+  /** 401 {@code unauthenticated}: no token, or an unknown one. */
+  public static final class Unauthenticated extends RotaException {
+    Unauthenticated(String message) {
+      super(401, "unauthenticated", message, null, null);
+    }
+  }
+
+  /** 403 {@code forbidden}: the token lacks the role. */
+  public static final class Forbidden extends RotaException {
+    Forbidden(String message) {
+      super(403, "forbidden", message, null, null);
+    }
+  }
+
+  /** 404 {@code not_found}: unknown agent, lease, dead letter or path. */
+  public static final class NotFound extends RotaException {
+    NotFound(String message) {
+      super(404, "not_found", message, null, null);
+    }
+  }
+
+  /** 409 {@code conflict}, e.g. deleting an agent that holds a lease. */
+  public static final class Conflict extends RotaException {
+    Conflict(String message) {
+      super(409, "conflict", message, null, null);
+    }
+  }
+
+  /**
+   * 410 {@code lease_lost}: the lease expired or was superseded. The runner must stop and must not
+   * report the activation again.
+   */
+  public static final class LeaseLost extends RotaException {
+    LeaseLost(String message) {
+      super(410, "lease_lost", message, null, null);
+    }
+  }
+
+  /** 413, 414 or 431 {@code too_large}: body, URI or headers over the server's limits. */
+  public static final class TooLarge extends RotaException {
+    TooLarge(int status, String message) {
+      super(status, "too_large", message, null, null);
+    }
+  }
+
+  /** 429 {@code inbox_full}: the agent's inbox is at {@code maxInboxDepth}. */
+  public static final class InboxFull extends RotaException {
+    InboxFull(String message, Duration retryAfter) {
+      super(429, "inbox_full", message, retryAfter, null);
+    }
+  }
+
+  /** 503 {@code unavailable}: store or cluster not ready; nothing was accepted. */
+  public static final class Unavailable extends RotaException {
+    Unavailable(String message, Duration retryAfter) {
+      super(503, "unavailable", message, retryAfter, null);
+    }
+  }
+
+  /** No answer: the connection failed or timed out. Whether the request took effect is unknown. */
+  public static final class Connection extends RotaException {
+    private final boolean sent;
+
+    Connection(String message, boolean sent, Throwable cause) {
+      super(0, "connection", message, null, cause);
+      this.sent = sent;
+    }
+
+    /**
+     * False when the request provably never reached the server (the connection could not be
+     * opened), so retrying cannot duplicate it.
+     */
+    public boolean requestSent() {
+      return sent;
+    }
+  }
+}

@@ -1,0 +1,152 @@
+package dev.rota.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.networknt.schema.ValidationMessage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** deploy/kubernetes/*.yaml against Kubernetes' schemas, and what the deployment must carry. */
+class KubernetesManifestsTest {
+  static final Path MANIFESTS = Path.of("../../deploy/kubernetes");
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static KubernetesSchemas schemas;
+
+  @BeforeAll
+  static void loadSchemas() {
+    schemas = new KubernetesSchemas();
+  }
+
+  static List<JsonNode> documents(Path file) throws IOException {
+    List<JsonNode> documents = new ArrayList<>();
+    try (MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class).readValues(file.toFile())) {
+      while (it.hasNext()) {
+        JsonNode document = it.next();
+        if (document != null && !document.isNull() && !document.isEmpty()) {
+          documents.add(document);
+        }
+      }
+    }
+    return documents;
+  }
+
+  static List<Path> manifests() throws IOException {
+    try (Stream<Path> files = Files.list(MANIFESTS)) {
+      return files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
+    }
+  }
+
+  @Test
+  void everyDocumentOfEveryManifestMatchesItsKubernetesSchema() throws IOException {
+    List<Path> files = manifests();
+    assertTrue(
+        files.size() >= 2, "manifests found in " + MANIFESTS.toAbsolutePath() + ": " + files);
+    List<String> problems = new ArrayList<>();
+    int checked = 0;
+    for (Path file : files) {
+      for (JsonNode document : documents(file)) {
+        String what =
+            file.getFileName()
+                + " "
+                + document.path("kind").asText()
+                + " "
+                + document.path("metadata").path("name").asText();
+        if (!schemas.knows(document.path("apiVersion").asText(), document.path("kind").asText())) {
+          problems.add(what + ": no schema for " + document.path("apiVersion").asText());
+          continue;
+        }
+        Set<ValidationMessage> messages = schemas.validate(document);
+        messages.forEach(m -> problems.add(what + ": " + m.getMessage()));
+        checked++;
+      }
+    }
+    assertEquals(List.of(), problems);
+    assertTrue(checked >= 7, checked + " documents checked");
+  }
+
+  @Test
+  void aMisspeltFieldOrAWrongTypeFailsValidation() throws IOException {
+    ObjectNode deployment = rotaDeployment().deepCopy();
+    ObjectNode container = (ObjectNode) deployment.at("/spec/template/spec/containers/0");
+    ((ObjectNode) container.get("securityContext")).put("readOnlyRootFileSystem", true);
+    assertFalse(schemas.validate(deployment).isEmpty(), "a misspelt field is refused");
+
+    ObjectNode wrongType = rotaDeployment().deepCopy();
+    ((ObjectNode) wrongType.get("spec")).put("replicas", "three");
+    assertFalse(schemas.validate(wrongType).isEmpty(), "a string for an integer is refused");
+  }
+
+  @Test
+  void theNodeStartsSafelyLeavesGracefullyAndTakesItsSecretsFromSecrets() throws IOException {
+    JsonNode pod = rotaDeployment().at("/spec/template/spec");
+    JsonNode container = pod.at("/containers/0");
+
+    assertEquals("/alive", container.at("/startupProbe/httpGet/path").asText());
+    assertTrue(pod.at("/securityContext/runAsNonRoot").asBoolean());
+    assertTrue(container.at("/securityContext/readOnlyRootFilesystem").asBoolean());
+    assertFalse(container.at("/securityContext/allowPrivilegeEscalation").asBoolean(true));
+    assertTrue(container.at("/lifecycle/preStop").isObject());
+    assertTrue(container.at("/resources/requests/memory").isTextual());
+    assertTrue(
+        env(container, "JAVA_TOOL_OPTIONS")
+            .path("value")
+            .asText()
+            .contains("-XX:MaxRAMPercentage="));
+
+    for (String secret : List.of("ROTA_DB_URL", "ROTA_DB_USER", "ROTA_DB_PASSWORD")) {
+      assertEquals(
+          "rota-db", env(container, secret).at("/valueFrom/secretKeyRef/name").asText(), secret);
+    }
+    String tokensFile = env(container, "ROTA_API_TOKENS_FILE").path("value").asText();
+    JsonNode mount = named(container.path("volumeMounts"), "api-tokens");
+    assertTrue(tokensFile.startsWith(mount.path("mountPath").asText() + "/"), tokensFile);
+    assertEquals(
+        "rota-api-tokens",
+        named(pod.path("volumes"), "api-tokens").at("/secret/secretName").asText());
+  }
+
+  @Test
+  void theRunnerExampleTakesItsTokenFromASecretAndRunsUnprivileged() throws IOException {
+    JsonNode runner = documents(MANIFESTS.resolve("runner-example.yaml")).get(0);
+    JsonNode container = runner.at("/spec/template/spec/containers/0");
+    assertEquals(
+        "rota-runner-token",
+        env(container, "ROTA_TOKEN").at("/valueFrom/secretKeyRef/name").asText());
+    assertTrue(runner.at("/spec/template/spec/securityContext/runAsNonRoot").asBoolean());
+    assertTrue(container.at("/securityContext/readOnlyRootFilesystem").asBoolean());
+  }
+
+  private static JsonNode rotaDeployment() throws IOException {
+    return documents(MANIFESTS.resolve("rota.yaml")).stream()
+        .filter(d -> d.path("kind").asText().equals("Deployment"))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no Deployment in rota.yaml"));
+  }
+
+  private static JsonNode env(JsonNode container, String name) {
+    return named(container.path("env"), name);
+  }
+
+  private static JsonNode named(JsonNode list, String name) {
+    for (JsonNode item : list) {
+      if (name.equals(item.path("name").asText())) {
+        return item;
+      }
+    }
+    throw new AssertionError("no " + name + " in " + list);
+  }
+}
