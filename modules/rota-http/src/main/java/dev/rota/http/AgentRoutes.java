@@ -162,7 +162,7 @@ public final class AgentRoutes extends AllDirectives {
               agentId,
               AgentEntity.Get::new,
               reply ->
-                  json(StatusCodes.OK, AgentHistory.of(details(reply).state().history(), limit)));
+                  json(StatusCodes.OK, AgentHistory.of(details(reply).agent().history(), limit)));
         });
   }
 
@@ -234,7 +234,7 @@ public final class AgentRoutes extends AllDirectives {
   }
 
   private static AgentView view(AgentDetails details) {
-    return AgentView.of(details.state(), details.at());
+    return AgentView.of(details.agent(), details.at());
   }
 
   private static AgentDetails details(Reply reply) {

@@ -20,6 +20,7 @@ import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Ids;
@@ -30,6 +31,7 @@ import dev.rota.core.model.RunnerMode;
 import dev.rota.core.model.TextRules;
 import dev.rota.core.model.TextRules.Kind;
 import dev.rota.core.model.TextRules.Violation;
+import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -81,6 +83,13 @@ public final class AgentEntity
   public record Register(AgentConfigPatch patch, ActorRef<Reply> replyTo) implements Command {}
 
   public record Get(ActorRef<Reply> replyTo) implements Command {}
+
+  /**
+   * Replies {@link FullState}: the whole state, inbox and dead letters included, for diagnostics
+   * and tests on the agent's own node. It can exceed Artery's frame size: never ask it across
+   * nodes; {@link Get} answers the bounded view.
+   */
+  public record GetState(ActorRef<Reply> replyTo) implements Command {}
 
   /** Replies {@link Done}; {@link ErrorCode#CONFLICT} while leased. */
   public record Deregister(ActorRef<Reply> replyTo) implements Command {}
@@ -136,10 +145,20 @@ public final class AgentEntity
   /** Every reply of an agent. */
   public sealed interface Reply extends CborSerializable {}
 
-  /** The agent as it is now; {@code created} when this command registered it. */
-  public record AgentDetails(AgentState state, boolean created, Instant at) implements Reply {}
+  /**
+   * The agent as it is now, without its inbox and dead letters themselves (bounded, to cross
+   * nodes); {@code created} when this command registered it.
+   */
+  public record AgentDetails(AgentSummary agent, boolean created, Instant at) implements Reply {
+    public AgentDetails(AgentState state, boolean created, Instant at) {
+      this(AgentSummary.of(state), created, at);
+    }
+  }
 
   public record Accepted(String notificationId, int unread, boolean duplicate) implements Reply {}
+
+  /** The answer to {@link GetState}. */
+  public record FullState(AgentState state) implements Reply {}
 
   /** The answer to {@link NotifyAll}: per item, in order, {@link Accepted} or {@link Rejected}. */
   public record AcceptedAll(List<Reply> items) implements Reply {
@@ -148,11 +167,24 @@ public final class AgentEntity
     }
   }
 
-  public record Granted(Lease lease, List<Notification> notifications, AgentConfig agent)
+  /**
+   * A lease and the notifications it carries: at most {@code rota.agent.max-activation-*} of the
+   * inbox, oldest first; {@code more} when some stay unread for the next turn.
+   */
+  public record Granted(
+      Lease lease, List<Notification> notifications, AgentConfig agent, boolean more)
       implements Reply {}
 
-  /** The agent cannot give this runner work now; the reason is for logs and the coordinator. */
-  public record Denied(String reason, AgentState state, long seqNr) implements Reply {}
+  /**
+   * The agent cannot give this runner work now; the reason is for logs, the schedule and the
+   * sequence number for the coordinator's index (not the whole state: this crosses nodes).
+   */
+  public record Denied(String reason, AgentSchedule schedule, boolean registered, long seqNr)
+      implements Reply {
+    public Denied(String reason, AgentState state, long seqNr) {
+      this(reason, state.toSchedule(), state.registered(), seqNr);
+    }
+  }
 
   public record Extended(Instant expiresAt) implements Reply {}
 
@@ -267,6 +299,7 @@ public final class AgentEntity
     builder
         .onCommand(Register.class, this::onRegister)
         .onCommand(Get.class, this::onGet)
+        .onCommand(GetState.class, (s, c) -> Effect().reply(c.replyTo(), new FullState(s)))
         .onCommand(Claim.class, this::onClaim)
         .onCommand(ExpireLease.class, this::onExpireLease);
     builder
@@ -431,21 +464,23 @@ public final class AgentEntity
     long token = state.fencingCounter() + 1;
     long leaseSeconds =
         cmd.leaseSeconds() > 0 ? cmd.leaseSeconds() : settings.defaultLeaseSeconds();
-    List<String> carried = state.inbox().stream().map(Notification::notificationId).toList();
+    List<Notification> carried =
+        state.nextCarried(settings.maxActivationNotifications(), settings.maxActivationBytes());
+    boolean more = carried.size() < state.inbox().size();
     Lease lease =
         new Lease(
             Ids.leaseId(agentId, token),
             cmd.runnerId(),
             eligibility.kind(),
             token,
-            carried.isEmpty() ? 1 : state.nextAttempt(),
+            carried.stream().mapToInt(Notification::attempts).max().orElse(0) + 1,
             now,
             now.plusSeconds(leaseSeconds),
             leaseSeconds,
-            carried);
+            carried.stream().map(Notification::notificationId).toList());
     return persist(new LeaseGranted(lease))
         .thenRun(s -> scheduleExpiry(lease))
-        .thenReply(cmd.replyTo(), s -> new Granted(lease, s.carried(lease), s.config()));
+        .thenReply(cmd.replyTo(), s -> new Granted(lease, carried, s.config(), more));
   }
 
   private ReplyEffect<Event, AgentState> onHeartbeat(AgentState state, Heartbeat cmd) {

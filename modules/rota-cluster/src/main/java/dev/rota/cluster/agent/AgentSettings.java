@@ -9,6 +9,9 @@ import java.time.Duration;
  * @param maxInboxBytes the most an agent's unread notifications may hold ({@link
  *     dev.rota.core.model.Notification#estimatedBytes()}); past it a notification is refused 429
  * @param maxDeadLetters the most dead letters an agent keeps; past it the oldest are dropped
+ * @param maxActivationNotifications the most notifications one activation carries
+ * @param maxActivationBytes the most bytes of notifications one activation carries (at least one
+ *     notification, whatever its size)
  */
 public record AgentSettings(
     int partitions,
@@ -17,10 +20,14 @@ public record AgentSettings(
     int snapshotEvery,
     Duration expiryGrace,
     long maxInboxBytes,
-    int maxDeadLetters) {
+    int maxDeadLetters,
+    int maxActivationNotifications,
+    long maxActivationBytes) {
 
   public static final long DEFAULT_MAX_INBOX_BYTES = 4L * 1024 * 1024;
   public static final int DEFAULT_MAX_DEAD_LETTERS = 1000;
+  public static final int DEFAULT_MAX_ACTIVATION_NOTIFICATIONS = 100;
+  public static final long DEFAULT_MAX_ACTIVATION_BYTES = 128L * 1024;
 
   public AgentSettings(
       int partitions,
@@ -35,7 +42,9 @@ public record AgentSettings(
         snapshotEvery,
         expiryGrace,
         DEFAULT_MAX_INBOX_BYTES,
-        DEFAULT_MAX_DEAD_LETTERS);
+        DEFAULT_MAX_DEAD_LETTERS,
+        DEFAULT_MAX_ACTIVATION_NOTIFICATIONS,
+        DEFAULT_MAX_ACTIVATION_BYTES);
   }
 
   public static AgentSettings from(Config config) {
@@ -47,7 +56,9 @@ public record AgentSettings(
         rota.getInt("agent.snapshot-every"),
         rota.getDuration("agent.expiry-grace"),
         rota.getBytes("agent.max-inbox-bytes"),
-        rota.getInt("agent.max-dead-letters"));
+        rota.getInt("agent.max-dead-letters"),
+        rota.getInt("agent.max-activation-notifications"),
+        rota.getBytes("agent.max-activation-bytes"));
   }
 
   public int partitionOf(String agentId) {

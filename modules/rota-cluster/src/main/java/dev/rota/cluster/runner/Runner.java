@@ -35,11 +35,12 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * activation, so the two durable writes of consecutive turns overlap (failed reports are retried as
  * before).
  *
- * <p>A runner never runs an activation whose lease it has lost: when a heartbeat is refused it
- * cancels the executor and drops the outcome (the agent has already counted the lease as expired).
- * Told to {@link Drain}, it takes no new work, finishes what it holds (or fails it with {@code
- * retry} once the deadline passes) and stops. A lease granted to it after it was told to drain is
- * handed back with {@code snooze 0}, which uses up no attempt.
+ * <p>A runner never runs an activation whose lease it has lost: when a heartbeat is refused, or the
+ * lease runs out on this node's clock without a heartbeat the agent answered (the agent or the
+ * network is unreachable), it cancels the executor and drops the outcome (the agent counts the
+ * lease as expired). Told to {@link Drain}, it takes no new work, finishes what it holds (or fails
+ * it with {@code retry} once the deadline passes) and stops. A lease granted to it after it was
+ * told to drain is handed back with {@code snooze 0}, which uses up no attempt.
  */
 public final class Runner {
 
@@ -85,8 +86,15 @@ public final class Runner {
 
   private record HeartbeatDue(String leaseId) implements ForLease {}
 
-  private record HeartbeatAnswered(String leaseId, AgentEntity.Reply reply, Throwable failure)
+  /**
+   * @param sentAt when the heartbeat left: the lease runs at least its length from then
+   */
+  private record HeartbeatAnswered(
+      String leaseId, AgentEntity.Reply reply, Throwable failure, long sentAt)
       implements ForLease {}
+
+  /** The lease ran out here without a successful heartbeat. */
+  private record LeaseDeadline(String leaseId) implements ForLease {}
 
   private record DrainDeadline(String leaseId) implements ForLease {}
 
@@ -95,6 +103,7 @@ public final class Runner {
 
   private static final String HEARTBEAT = "heartbeat";
   private static final String DEADLINE = "drain-deadline";
+  private static final String LEASE_DEADLINE = "lease-deadline";
   private static final String RESUME = "resume";
 
   /**
@@ -271,6 +280,12 @@ public final class Runner {
     long intervalMillis = Math.max(1000, activation.lease().leaseSeconds() * 1000 / 3);
     timers.startTimerWithFixedDelay(
         HEARTBEAT, new HeartbeatDue(leaseId), Duration.ofMillis(intervalMillis));
+    // Counted from now, on this node's clock: the grant was made a moment ago, so the lease ends
+    // no earlier than this on the agent's.
+    timers.startSingleTimer(
+        LEASE_DEADLINE,
+        new LeaseDeadline(leaseId),
+        Duration.ofSeconds(activation.lease().leaseSeconds()));
     changed(Activity.EXECUTING);
     ctx.getLog()
         .debug(
@@ -287,6 +302,10 @@ public final class Runner {
         .onMessage(Executed.class, this::isCurrent, this::onExecuted)
         .onMessage(HeartbeatDue.class, this::isCurrent, this::onHeartbeatDue)
         .onMessage(HeartbeatAnswered.class, this::isCurrent, this::onHeartbeatAnswered)
+        .onMessage(
+            LeaseDeadline.class,
+            this::isCurrent,
+            deadline -> abandon("its lease ran out without a successful heartbeat"))
         .onMessage(
             Drain.class,
             drain -> {
@@ -305,6 +324,7 @@ public final class Runner {
   private Behavior<Command> onExecuted(Executed executed) {
     timers.cancel(HEARTBEAT);
     timers.cancel(DEADLINE);
+    timers.cancel(LEASE_DEADLINE);
     Outcome outcome =
         executed.failure() == null
             ? executed.outcome()
@@ -316,14 +336,24 @@ public final class Runner {
   }
 
   private Behavior<Command> onHeartbeatDue(HeartbeatDue due) {
+    long sentAt = System.nanoTime();
     leases.heartbeat(
-        due.leaseId(), (reply, failure) -> new HeartbeatAnswered(due.leaseId(), reply, failure));
+        due.leaseId(),
+        (reply, failure) -> new HeartbeatAnswered(due.leaseId(), reply, failure, sentAt));
     return Behaviors.same();
   }
 
   private Behavior<Command> onHeartbeatAnswered(HeartbeatAnswered answered) {
     if (answered.reply() instanceof AgentEntity.Extended) {
       lastSeenAt = Instant.now();
+      // The agent extended the lease by its length from when it took the heartbeat in, which is
+      // after it was sent: the runner's deadline moves to the send time plus the length.
+      long leaseNanos = Duration.ofSeconds(current.lease().leaseSeconds()).toNanos();
+      long left = answered.sentAt() + leaseNanos - System.nanoTime();
+      timers.startSingleTimer(
+          LEASE_DEADLINE,
+          new LeaseDeadline(answered.leaseId()),
+          Duration.ofNanos(Math.max(0, left)));
       return Behaviors.same();
     }
     if (answered.reply() instanceof AgentEntity.Rejected rejected) {
@@ -341,6 +371,7 @@ public final class Runner {
 
   private Behavior<Command> onDrainDeadline(DrainDeadline deadline) {
     timers.cancel(HEARTBEAT);
+    timers.cancel(LEASE_DEADLINE);
     running.cancel(true);
     ctx.getLog()
         .warn(
@@ -354,6 +385,7 @@ public final class Runner {
   private Behavior<Command> abandon(String why) {
     timers.cancel(HEARTBEAT);
     timers.cancel(DEADLINE);
+    timers.cancel(LEASE_DEADLINE);
     running.cancel(true);
     abandoned++;
     ctx.getLog()

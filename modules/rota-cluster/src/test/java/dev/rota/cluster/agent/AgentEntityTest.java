@@ -390,7 +390,7 @@ class AgentEntityTest {
   void pausedAgentIsNotClaimed() {
     register(AgentConfigPatch.empty());
     var paused = kit.<Reply>runCommand(r -> new AgentEntity.SetPaused(true, r));
-    assertEquals("paused", assertInstanceOf(AgentDetails.class, paused.reply()).state().status(T0));
+    assertEquals("paused", assertInstanceOf(AgentDetails.class, paused.reply()).agent().status(T0));
     var denied =
         kit.<Reply>runCommand(r -> new AgentEntity.Claim("r", RunnerMode.HYBRID, Set.of(), 30, r));
     assertEquals("paused", assertInstanceOf(Denied.class, denied.reply()).reason());

@@ -95,10 +95,10 @@ class LeaseRescuerTest {
           assertEquals(Optional.empty(), readModel.leaseOf("runner-1"));
           assertEquals(1, readModel.stats(Instant.now()).counter(Counter.ACTIVATIONS_EXPIRED));
         });
-    List<Notification> inbox = agents.get("carol").state().inbox();
+    List<Notification> inbox = agents.state("carol").inbox();
     assertEquals(1, inbox.size());
     assertEquals(1, inbox.get(0).attempts());
-    assertFalse(agents.get("carol").state().hasLease());
+    assertFalse(agents.state("carol").hasLease());
   }
 
   @Test
@@ -112,7 +112,7 @@ class LeaseRescuerTest {
     TEST_KIT.createTestProbe().expectNoMessage(Duration.ofSeconds(1));
 
     assertEquals(before, stats().rescued());
-    assertTrue(agents.get("dave").state().hasLease());
+    assertTrue(agents.state("dave").hasLease());
     assertEquals(Optional.of(leaseId), readModel.leaseOf("runner-2"));
   }
 

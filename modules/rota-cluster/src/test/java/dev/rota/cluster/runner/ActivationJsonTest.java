@@ -42,7 +42,7 @@ class ActivationJsonTest {
             100,
             3,
             JSON.readTree("{\"webhookUrl\":\"http://x/y\"}"));
-    return new AgentEntity.Granted(lease, List.of(n1, n2), agent);
+    return new AgentEntity.Granted(lease, List.of(n1, n2), agent, false);
   }
 
   @Test
@@ -57,6 +57,7 @@ class ActivationJsonTest {
             "receivedAt": "2026-11-22T09:00:00Z", "attempt": 2},
            {"notificationId": "n2", "type": "tick", "payload": null,
             "receivedAt": "2026-11-22T09:00:01.500Z", "attempt": 1}],
+         "more": false,
          "agent": {"name": "Agent One", "capabilities": ["code", "web"],
                    "metadata": {"webhookUrl": "http://x/y"}}}
         """

@@ -92,8 +92,8 @@ final class TestCluster {
   static AgentState register(
       ActorTestKit kit, String agentId, JsonNode metadata, List<String> capabilities) {
     var patch = new AgentConfigPatch(null, capabilities, null, null, null, null, metadata);
-    var reply = ask(kit, agentId, r -> new AgentEntity.Register(patch, r));
-    return ((AgentEntity.AgentDetails) reply).state();
+    ask(kit, agentId, r -> new AgentEntity.Register(patch, r));
+    return state(kit, agentId);
   }
 
   static AgentState register(ActorTestKit kit, String agentId) {
@@ -107,7 +107,7 @@ final class TestCluster {
   }
 
   static AgentState state(ActorTestKit kit, String agentId) {
-    return ((AgentEntity.AgentDetails) ask(kit, agentId, AgentEntity.Get::new)).state();
+    return ((AgentEntity.FullState) ask(kit, agentId, AgentEntity.GetState::new)).state();
   }
 
   static AgentEntity.Reply ask(
@@ -186,7 +186,7 @@ final class TestCluster {
             List.of());
     return Activation.of(
         new AgentEntity.Granted(
-            lease, List.of(), new AgentConfig(agentId, List.of(), 0, 0, 100, 3, metadata)));
+            lease, List.of(), new AgentConfig(agentId, List.of(), 0, 0, 100, 3, metadata), false));
   }
 
   static Activation activation(String agentId) {

@@ -84,6 +84,11 @@ public final class Agents {
     ask(agentId, r -> new AgentEntity.Fail(leaseId, action, "boom", 0, r), AgentEntity.Done.class);
   }
 
+  /** The whole state, inbox and dead letters included (same JVM only). */
+  public dev.rota.core.model.AgentState state(String agentId) {
+    return ask(agentId, AgentEntity.GetState::new, AgentEntity.FullState.class).state();
+  }
+
   public AgentEntity.AgentDetails get(String agentId) {
     return ask(agentId, AgentEntity.Get::new, AgentEntity.AgentDetails.class);
   }

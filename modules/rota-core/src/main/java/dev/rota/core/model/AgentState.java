@@ -38,6 +38,9 @@ public record AgentState(
 
   public static final int HISTORY_LIMIT = 100;
 
+  /** The longest error text a history entry keeps. */
+  public static final int HISTORY_ERROR_LENGTH = 500;
+
   /** The first notification accepted under a dedupe key. */
   public record DedupeEntry(String notificationId, Instant acceptedAt) {}
 
@@ -148,6 +151,29 @@ public record AgentState(
     public boolean granted() {
       return kind != null;
     }
+  }
+
+  private static String abbreviated(String text, int max) {
+    return text.length() <= max ? text : text.substring(0, max - 1) + "…";
+  }
+
+  /**
+   * The notifications an activation granted now carries: the oldest first, at most {@code maxCount}
+   * of them and at most {@code maxBytes} together ({@link Notification#estimatedBytes()}), but
+   * always the first one. The rest stay unread for the next turn.
+   */
+  public List<Notification> nextCarried(int maxCount, long maxBytes) {
+    List<Notification> carried = new ArrayList<>(Math.min(maxCount, inbox.size()));
+    long bytes = 0;
+    for (Notification n : inbox) {
+      long size = n.estimatedBytes();
+      if (!carried.isEmpty() && (carried.size() >= maxCount || bytes + size > maxBytes)) {
+        break;
+      }
+      carried.add(n);
+      bytes += size;
+    }
+    return carried;
   }
 
   /** The attempt number of an activation carrying the current inbox: 1 for a first try. */
@@ -288,7 +314,8 @@ public record AgentState(
     Map<String, String> details = new LinkedHashMap<>();
     details.put("leaseId", lease.leaseId());
     details.put("action", action.wireName());
-    details.put("error", error == null ? "" : error);
+    // History is for reading at a glance, and it travels in every view of the agent.
+    details.put("error", error == null ? "" : abbreviated(error, HISTORY_ERROR_LENGTH));
     Builder b = toBuilder();
     b.inbox = newInbox;
     b.deadLetters = newDead;

@@ -2,7 +2,7 @@ package dev.rota.http.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.core.model.AgentConfig;
-import dev.rota.core.model.AgentState;
+import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.Lease;
 import java.time.Instant;
 import java.util.List;
@@ -49,10 +49,10 @@ public record AgentView(
     }
   }
 
-  public static AgentView of(AgentState state, Instant now) {
-    AgentConfig config = state.config();
+  public static AgentView of(AgentSummary agent, Instant now) {
+    AgentConfig config = agent.config();
     return new AgentView(
-        state.agentId(),
+        agent.agentId(),
         config.name(),
         config.capabilities(),
         config.priority(),
@@ -60,11 +60,11 @@ public record AgentView(
         config.maxInboxDepth(),
         config.maxAttempts(),
         config.metadata(),
-        state.status(now),
-        new Inbox(state.inbox().size(), state.oldestUnreadAt().orElse(null)),
-        state.lastActivatedAt(),
-        state.activationCount(),
-        state.deadLetters().size(),
-        LeaseView.of(state.lease()));
+        agent.status(now),
+        new Inbox(agent.unread(), agent.oldestUnreadAt()),
+        agent.lastActivatedAt(),
+        agent.activationCount(),
+        agent.deadLetters(),
+        LeaseView.of(agent.lease()));
   }
 }

@@ -176,6 +176,68 @@ class ThreeNodeClusterTest {
     assertEquals(1, view.get("activationCount").asInt());
   }
 
+  @Test
+  void claimsAOneMebibyteInboxFromAnotherNodeWithoutLoss() throws Exception {
+    RotaNode first = nodes.get(0);
+    RotaNode third = nodes.get(2);
+    String remote = null;
+    for (int i = 0; i < 60 && remote == null; i++) {
+      String id = "big-" + i;
+      assertEquals(
+          201, send(first, "PUT", "/v1/agents/" + id, "{\"capabilities\":[\"big\"]}").statusCode());
+      if (hostedAgents(third).contains(id)) {
+        remote = id;
+      }
+    }
+    assertTrue(remote != null, "no agent landed on the third node");
+    // 32 notifications of 32 KiB: 1 MiB of unread payload, four times Artery's frame size.
+    Set<String> sent = new HashSet<>();
+    String chunk = "x".repeat(32 * 1024);
+    for (int i = 0; i < 32; i++) {
+      HttpResponse<String> accepted =
+          send(
+              first,
+              "POST",
+              "/v1/agents/" + remote + "/notifications",
+              "{\"type\":\"big\",\"payload\":{\"i\":" + i + ",\"data\":\"" + chunk + "\"}}");
+      assertEquals(202, accepted.statusCode(), accepted.body());
+      sent.add(JSON.readTree(accepted.body()).get("notificationId").asText());
+    }
+    // The agent's view crosses nodes too: it carries the inbox's size, not the inbox.
+    JsonNode view = JSON.readTree(send(first, "GET", "/v1/agents/" + remote, null).body());
+    assertEquals(32, view.at("/inbox/unread").asInt(), view.toString());
+
+    Set<String> received = new HashSet<>();
+    boolean sawMore = false;
+    for (int turn = 0; turn < 40 && received.size() < sent.size(); turn++) {
+      JsonNode claim =
+          JSON.readTree(
+              send(
+                      first,
+                      "POST",
+                      "/v1/claims",
+                      "{\"runnerId\":\"big-runner\",\"mode\":\"notification\","
+                          + "\"capabilities\":[\"big\"],\"waitSeconds\":20}")
+                  .body());
+      assertEquals("assigned", claim.get("status").asText(), claim.toString());
+      JsonNode assignment = claim.get("assignment");
+      assertEquals(remote, assignment.get("agentId").asText());
+      sawMore |= assignment.get("more").asBoolean();
+      for (JsonNode n : assignment.get("notifications")) {
+        assertTrue(received.add(n.get("notificationId").asText()), "delivered twice: " + n);
+        assertEquals(chunk.length(), n.at("/payload/data").asText().length());
+      }
+      String leaseId = assignment.get("leaseId").asText();
+      assertEquals(
+          200,
+          send(nodes.get(1), "POST", "/v1/leases/" + leaseId + "/complete", "{}").statusCode());
+    }
+    assertEquals(sent, received, "every notification delivered once");
+    assertTrue(sawMore, "one activation could not carry 1 MiB");
+    JsonNode after = JSON.readTree(send(third, "GET", "/v1/agents/" + remote, null).body());
+    assertEquals(0, after.at("/inbox/unread").asInt(), after.toString());
+  }
+
   /** The agent ids whose entities run on this node now. */
   private Set<String> hostedAgents(RotaNode node) throws Exception {
     ActorSystem<?> system = node.system();

@@ -1,0 +1,63 @@
+package dev.rota.core.model;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * An agent as its views show it: what {@link AgentState} holds, less the inbox and dead letters
+ * themselves (only their count and age). It is what an agent answers to "show yourself", and it
+ * crosses nodes: the whole state could hold megabytes of unread payloads, past Artery's frame size,
+ * and such an answer would be dropped on the way. Its size is bounded by the config (the request
+ * body limit), the lease (the notification ids of one activation) and the history (100 short
+ * entries).
+ *
+ * @param unread unread notifications
+ * @param oldestUnreadAt arrival of the oldest unread one, null when none
+ * @param deadLetters dead letters kept
+ * @param history newest first
+ */
+public record AgentSummary(
+    String agentId,
+    boolean registered,
+    AgentConfig config,
+    int unread,
+    Instant oldestUnreadAt,
+    int deadLetters,
+    Lease lease,
+    Instant lastActivatedAt,
+    long activationCount,
+    Instant snoozedUntil,
+    boolean paused,
+    List<HistoryEntry> history) {
+
+  public AgentSummary {
+    history = List.copyOf(history);
+  }
+
+  public static AgentSummary of(AgentState state) {
+    return new AgentSummary(
+        state.agentId(),
+        state.registered(),
+        state.config(),
+        state.inbox().size(),
+        state.oldestUnreadAt().orElse(null),
+        state.deadLetters().size(),
+        state.lease(),
+        state.lastActivatedAt(),
+        state.activationCount(),
+        state.snoozedUntil(),
+        state.paused(),
+        state.history());
+  }
+
+  /** The status word of the agent view: paused wins, then leased, then snoozed. */
+  public String status(Instant now) {
+    if (paused) {
+      return "paused";
+    }
+    if (lease != null) {
+      return "leased";
+    }
+    return snoozedUntil != null && snoozedUntil.isAfter(now) ? "snoozed" : "idle";
+  }
+}
