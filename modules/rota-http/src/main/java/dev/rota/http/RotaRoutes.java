@@ -61,6 +61,7 @@ public final class RotaRoutes extends AllDirectives {
                 auth)
             ::route);
     add(new MetricsRoutes(metrics, auth)::route);
+    add(new OpenApiRoutes()::route);
     add(
         new EventsRoutes(
                 system, rota.readModel(), rota.agentSettings().partitions(), blocking, auth)
