@@ -8,6 +8,7 @@ import dev.rota.server.testing.Databases;
 import dev.rota.server.testing.NodeHttp;
 import dev.rota.server.testing.TestDatabase;
 import java.io.File;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,7 +19,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -81,6 +85,7 @@ class MetricsExpositionTest {
       assertEquals("", output.strip(), "promtool check metrics found problems");
 
       assertHelpForEveryFamily(scrape);
+      assertDeployedQueriesUseExistingSeries(scrape);
       assertTrue(scrape.contains("rota_agents{state=\"registered\"} 2.0"), scrape);
       assertTrue(scrape.contains("rota_agents{state=\"with_inbox\"} 1.0"), scrape);
       assertTrue(scrape.contains("rota_inbox_unread 1.0"), scrape);
@@ -110,6 +115,45 @@ class MetricsExpositionTest {
         assertTrue(scrape.contains(series), series + " missing");
       }
     }
+  }
+
+  @Test
+  void theAlertRulesPassPromtool() throws Exception {
+    Path rules = repository().resolve("deploy/prometheus/rota-alerts.yml");
+    Process check =
+        new ProcessBuilder(promtool(), "check", "rules", rules.toString())
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(check.waitFor(60, TimeUnit.SECONDS), "promtool did not finish");
+    assertEquals(0, check.exitValue(), output);
+    assertTrue(output.contains("SUCCESS: 5 rules found"), output);
+  }
+
+  /**
+   * The alert rules and the Grafana dashboard in deploy/ name only series the node exports: a
+   * renamed meter would otherwise leave an alert that never fires.
+   */
+  private static void assertDeployedQueriesUseExistingSeries(String scrape) throws IOException {
+    Pattern series = Pattern.compile("\\b((?:rota|jvm|process)_[a-z0-9_]+)");
+    for (String file :
+        List.of("deploy/prometheus/rota-alerts.yml", "deploy/grafana/rota-dashboard.json")) {
+      Matcher m = series.matcher(Files.readString(repository().resolve(file)));
+      Set<String> names = new TreeSet<>();
+      while (m.find()) {
+        names.add(m.group(1));
+      }
+      assertTrue(names.size() > 5, file + " names " + names);
+      for (String name : names) {
+        assertTrue(
+            Pattern.compile("(?m)^" + name + "[{ ]").matcher(scrape).find(),
+            file + " queries " + name + ", which /metrics does not export");
+      }
+    }
+  }
+
+  private static Path repository() {
+    return RotaConfigTest.OVERLAYS.getParent().toAbsolutePath().normalize();
   }
 
   /** Polls until the sampler has seen the traffic (it samples every 200 ms here). */
