@@ -64,10 +64,7 @@ public final class RotaRoutes extends AllDirectives {
             ::route);
     add(new MetricsRoutes(metrics, auth)::route);
     add(new OpenApiRoutes()::route);
-    add(
-        new EventsRoutes(
-                system, rota.readModel(), rota.agentSettings().partitions(), blocking, auth)
-            ::route);
+    add(new EventsRoutes(system, rota.readModel(), blocking, auth)::route);
   }
 
   /**
