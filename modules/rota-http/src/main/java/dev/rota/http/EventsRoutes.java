@@ -1,11 +1,19 @@
 package dev.rota.http;
 
 import dev.rota.cluster.readmodel.EventFeed;
+import dev.rota.cluster.readmodel.EventFeed.Cursor;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.readmodel.ReadModelException;
+import dev.rota.core.model.Ids;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.marshalling.sse.EventStreamMarshalling;
@@ -19,31 +27,67 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /v1/events} (role admin): Server-Sent Events, one JSON object per event of the whole
- * cluster from the moment of the request on ({@link EventFeed}), the SSE event type being the
- * object's {@code type}. A heartbeat comment every 15 s keeps idle connections open. The feed reads
- * the journal, so a node without a read model (no database) answers 503 {@code unavailable}.
+ * cluster ({@link EventFeed}), the SSE {@code event:} being the object's {@code type} and the SSE
+ * {@code id:} its position in the journal. Without a position the stream starts at the moment of
+ * the request; with {@code Last-Event-ID} (what a reconnecting EventSource sends) or {@code
+ * ?since=} it resumes right after that event, without gaps or duplicates. {@code ?agentId=} keeps
+ * one agent's events, {@code ?types=a,b} those types. A heartbeat comment every 15 s keeps idle
+ * connections open.
+ *
+ * <p>Each stream polls the journal, so a node serves at most {@code rota.http.events.max-clients}
+ * at once; past that it answers 503 {@code unavailable} with {@code Retry-After}. The feed reads
+ * the journal, so a node without a read model (no database) answers 503 too.
  */
 public final class EventsRoutes extends AllDirectives {
   private static final Logger log = LoggerFactory.getLogger(EventsRoutes.class);
   static final Duration HEARTBEAT = Duration.ofSeconds(15);
+  static final String MAX_CLIENTS = "rota.http.events.max-clients";
+
+  /** A reserved slot not taken by a stream within this time is given back. */
+  private static final Duration UNCLAIMED_SLOT = Duration.ofSeconds(30);
 
   private final ActorSystem<?> system;
   private final ReadModel readModel;
-  private final int partitions;
   private final Executor blocking;
   private final ApiAuth auth;
+  private final int maxClients;
+  private final Duration heartbeat;
+  private final AtomicInteger clients = new AtomicInteger();
 
   /**
    * @param readModel null when the node has none: the route answers 503
    * @param blocking where the journal's head is read
    */
-  public EventsRoutes(
-      ActorSystem<?> system, ReadModel readModel, int partitions, Executor blocking, ApiAuth auth) {
+  public EventsRoutes(ActorSystem<?> system, ReadModel readModel, Executor blocking, ApiAuth auth) {
+    this(
+        system,
+        readModel,
+        blocking,
+        auth,
+        system.settings().config().getInt(MAX_CLIENTS),
+        HEARTBEAT);
+  }
+
+  /**
+   * @param heartbeat how often an idle stream gets a comment; a client that went away is noticed at
+   *     a write, so its place is given back within two heartbeats at the latest
+   */
+  EventsRoutes(
+      ActorSystem<?> system,
+      ReadModel readModel,
+      Executor blocking,
+      ApiAuth auth,
+      int maxClients,
+      Duration heartbeat) {
+    if (maxClients < 1) {
+      throw new IllegalArgumentException(MAX_CLIENTS + " must be at least 1: " + maxClients);
+    }
     this.system = system;
     this.readModel = readModel;
-    this.partitions = partitions;
     this.blocking = blocking;
     this.auth = auth;
+    this.maxClients = maxClients;
+    this.heartbeat = heartbeat;
   }
 
   public Route route() {
@@ -52,30 +96,168 @@ public final class EventsRoutes extends AllDirectives {
         () -> auth.require(Role.ADMIN, () -> get(this::events)));
   }
 
+  /** Streams open on this node now. */
+  int clients() {
+    return clients.get();
+  }
+
   private Route events() {
+    return optionalHeaderValueByName(
+        "Last-Event-ID",
+        lastEventId ->
+            parameterOptional(
+                "since",
+                since ->
+                    parameterOptional(
+                        "agentId",
+                        agentId ->
+                            parameterOptional(
+                                "types",
+                                types ->
+                                    events(
+                                        lastEventId.or(() -> since),
+                                        agentId(agentId),
+                                        types(types))))));
+  }
+
+  private Route events(Optional<String> resumeAfter, String agentId, Set<String> types) {
     if (readModel == null) {
       throw ApiException.unavailable("this node has no event journal to follow; try another node");
     }
-    return onSuccess(
-        head(), head -> completeOK(stream(head), EventStreamMarshalling.toEventStream()));
+    Optional<Cursor> after =
+        resumeAfter
+            .filter(id -> !id.isBlank())
+            .map(
+                id ->
+                    Cursor.parse(id)
+                        .orElseThrow(
+                            () ->
+                                ApiException.invalid(
+                                    "Last-Event-ID (or since) must be an event id of this stream,"
+                                        + " such as 1042 or 1042.1")));
+    Slot slot = reserve();
+    CompletableFuture<Cursor> from =
+        after.map(CompletableFuture::completedFuture).orElseGet(this::now);
+    return onComplete(
+        from,
+        cursor -> {
+          if (cursor.isFailure()) {
+            slot.release();
+            throw unwrapped(cursor.failed().get());
+          }
+          return completeOK(
+              stream(cursor.get(), agentId, types, slot), EventStreamMarshalling.toEventStream());
+        });
   }
 
-  private Source<ServerSentEvent, NotUsed> stream(long head) {
-    return EventFeed.live(system, partitions, head)
-        .map(json -> ServerSentEvent.create(json.toString(), json.get("type").asText()))
-        .keepAlive(HEARTBEAT, ServerSentEvent::heartbeat);
+  private static RuntimeException unwrapped(Throwable failure) {
+    Throwable t = failure;
+    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t instanceof RuntimeException r ? r : new IllegalStateException(t);
   }
 
-  private CompletableFuture<Long> head() {
+  private Source<ServerSentEvent, NotUsed> stream(
+      Cursor after, String agentId, Set<String> types, Slot slot) {
+    return EventFeed.after(system, after)
+        .filter(e -> agentId == null || agentId.equals(e.event().path("agentId").asText(null)))
+        .filter(e -> types.isEmpty() || types.contains(e.event().get("type").asText()))
+        .map(
+            e ->
+                ServerSentEvent.create(
+                    e.event().toString(), e.event().get("type").asText(), e.cursor().toString()))
+        .keepAlive(heartbeat, ServerSentEvent::heartbeat)
+        .watchTermination(
+            (notUsed, done) -> {
+              slot.taken();
+              done.whenComplete((d, failure) -> slot.release());
+              return NotUsed.getInstance();
+            });
+  }
+
+  /** The cursor of "now": after every event the journal holds. */
+  private CompletableFuture<Cursor> now() {
     return CompletableFuture.supplyAsync(
         () -> {
           try {
-            return readModel.journalHead();
+            return new Cursor(readModel.journalHead(), Integer.MAX_VALUE);
           } catch (ReadModelException e) {
             log.warn("journal unavailable: {}", e.getMessage(), e.getCause());
             throw ApiException.unavailable("the journal is not available; try again later");
           }
         },
         blocking);
+  }
+
+  /** One of the {@code max-clients} places, or 503. */
+  private Slot reserve() {
+    while (true) {
+      int now = clients.get();
+      if (now >= maxClients) {
+        throw ApiException.unavailable(
+            "this node already streams events to "
+                + maxClients
+                + " clients ("
+                + MAX_CLIENTS
+                + "); try again later or another node");
+      }
+      if (clients.compareAndSet(now, now + 1)) {
+        Slot slot = new Slot();
+        system
+            .scheduler()
+            .scheduleOnce(UNCLAIMED_SLOT, slot::releaseIfUnclaimed, system.executionContext());
+        return slot;
+      }
+    }
+  }
+
+  /** A reserved place: released once, when its stream ends or if no stream ever took it. */
+  private final class Slot {
+    private final AtomicBoolean taken = new AtomicBoolean();
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    void taken() {
+      taken.set(true);
+    }
+
+    void release() {
+      if (released.compareAndSet(false, true)) {
+        clients.decrementAndGet();
+      }
+    }
+
+    void releaseIfUnclaimed() {
+      if (!taken.get()) {
+        release();
+      }
+    }
+  }
+
+  private static String agentId(Optional<String> param) {
+    if (param.isEmpty() || param.get().isEmpty()) {
+      return null;
+    }
+    if (!Ids.isValidAgentId(param.get())) {
+      throw ApiException.invalid(
+          "agentId must be 1 to 128 characters of letters, digits and . _ : -");
+    }
+    return param.get();
+  }
+
+  private static Set<String> types(Optional<String> param) {
+    Set<String> types = new LinkedHashSet<>();
+    if (param.isEmpty() || param.get().isBlank()) {
+      return types;
+    }
+    for (String type : Arrays.asList(param.get().split(","))) {
+      String t = type.strip();
+      if (!EventFeed.TYPES.contains(t)) {
+        throw ApiException.invalid(
+            "types must be a comma-separated list of " + String.join(", ", EventFeed.TYPES));
+      }
+      types.add(t);
+    }
+    return types;
   }
 }

@@ -26,6 +26,7 @@ public final class RotaRoutes extends AllDirectives {
   private static final String IDLE_TIMEOUT = "pekko.http.server.idle-timeout";
 
   private final ApiErrors errors;
+  private final RequestTelemetry telemetry;
   private final List<Supplier<Route>> resources = new ArrayList<>();
 
   /**
@@ -48,6 +49,7 @@ public final class RotaRoutes extends AllDirectives {
             rota.agentSettings().defaultLeaseSeconds());
     warnIfIdleTimeoutCutsLongPolls(system.settings().config(), claims.longestAnswer());
     this.errors = new ApiErrors(settings);
+    this.telemetry = new RequestTelemetry(metrics);
     add(new AgentRoutes(agents, directory, blocking, auth, settings)::route);
     add(claims::route);
     add(new LeaseRoutes(agents, auth, settings)::route);
@@ -61,10 +63,8 @@ public final class RotaRoutes extends AllDirectives {
                 auth)
             ::route);
     add(new MetricsRoutes(metrics, auth)::route);
-    add(
-        new EventsRoutes(
-                system, rota.readModel(), rota.agentSettings().partitions(), blocking, auth)
-            ::route);
+    add(new OpenApiRoutes()::route);
+    add(new EventsRoutes(system, rota.readModel(), blocking, auth)::route);
   }
 
   /**
@@ -82,6 +82,7 @@ public final class RotaRoutes extends AllDirectives {
     ApiAuth auth = new ApiAuth(settings);
     Executor blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
     this.errors = new ApiErrors(settings);
+    this.telemetry = new RequestTelemetry(RotaMetrics.get(system));
     add(new AgentRoutes(agents, directory, blocking, auth, settings)::route);
   }
 
@@ -92,7 +93,8 @@ public final class RotaRoutes extends AllDirectives {
   /** The route to bind on the API port. */
   public Route route() {
     Route[] routes = resources.stream().map(Supplier::get).toArray(Route[]::new);
-    return errors.handle(() -> concat(routes[0], Arrays.copyOfRange(routes, 1, routes.length)));
+    return telemetry.wrap(
+        () -> errors.handle(() -> concat(routes[0], Arrays.copyOfRange(routes, 1, routes.length))));
   }
 
   /**

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
+import dev.rota.cluster.readmodel.EventFeed;
 import dev.rota.http.testing.ApiCalls;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.RotaTestCluster;
@@ -27,6 +28,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.testkit.TestRouteResult;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -177,7 +179,7 @@ class EventsRoutesTest extends JUnit5RouteTest {
   void answers503WithoutAReadModel() {
     HttpSettings settings = cluster.settings();
     EventsRoutes withoutReadModel =
-        new EventsRoutes(cluster.system(), null, 4, Runnable::run, new ApiAuth(settings));
+        new EventsRoutes(cluster.system(), null, Runnable::run, new ApiAuth(settings));
 
     TestRouteResult result =
         testRoute(new ApiErrors(settings).handle(() -> withoutReadModel.route()))
@@ -185,6 +187,245 @@ class EventsRoutesTest extends JUnit5RouteTest {
 
     assertError(result, 503, "unavailable", "journal");
     result.assertHeaderExists("Retry-After", "5");
+  }
+
+  @Test
+  void everyEventHasAnIdAndResumingAfterOneContinuesWithoutGapOrDuplicate() throws Exception {
+    ServerBinding binding = bind(cluster.routes(cluster.settings()).route());
+    String agentId = "events-resume";
+    try (Sse all = Sse.open(binding, "/v1/events?agentId=" + agentId, null)) {
+      api.register(agentId, "events-resume");
+      api.notify(agentId, "mention", "{}");
+      api.notify(agentId, "mention", "{}");
+      String leaseId = api.assignment("runner-resume", "events-resume").get("leaseId").asText();
+      // cancel dead-letters both carried notifications: one journal event, three stream events
+      api.post("/v1/leases/" + leaseId + "/fail", "{\"error\": \"boom\", \"action\": \"cancel\"}")
+          .assertStatusCode(200);
+      api.notify(agentId, "mention", "{}");
+
+      List<SseEvent> events = all.await(7);
+      assertEquals(
+          List.of(
+              "notification.accepted",
+              "notification.accepted",
+              "lease.granted",
+              "activation.failed",
+              "notification.dead_lettered",
+              "notification.dead_lettered",
+              "notification.accepted"),
+          events.stream().map(SseEvent::type).toList(),
+          events.toString());
+      for (int i = 1; i < events.size(); i++) {
+        assertTrue(
+            EventFeed.Cursor.parse(events.get(i).id())
+                .orElseThrow()
+                .isAfter(EventFeed.Cursor.parse(events.get(i - 1).id()).orElseThrow()),
+            "ids must increase: " + events);
+      }
+      assertTrue(events.get(4).id().contains("."), "a second object of one event: " + events);
+
+      for (int k = 0; k < events.size(); k++) {
+        List<SseEvent> expected = events.subList(k + 1, events.size());
+        String after = events.get(k).id();
+        try (Sse resumed = Sse.open(binding, "/v1/events?agentId=" + agentId, after);
+            Sse since =
+                Sse.open(binding, "/v1/events?agentId=" + agentId + "&since=" + after, null)) {
+          assertEquals(expected, resumed.await(expected.size()), "Last-Event-ID " + after);
+          assertEquals(expected, since.await(expected.size()), "since=" + after);
+        }
+      }
+    } finally {
+      binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void filtersByAgentAndType() throws Exception {
+    ServerBinding binding = bind(cluster.routes(cluster.settings()).route());
+    try (Sse grants =
+            Sse.open(binding, "/v1/events?types=lease.granted,activation.completed", null);
+        Sse one = Sse.open(binding, "/v1/events?agentId=events-filter-b", null)) {
+      for (String agentId : List.of("events-filter-a", "events-filter-b")) {
+        api.register(agentId, agentId);
+        api.notify(agentId, "mention", "{}");
+        String leaseId = api.assignment("runner-" + agentId, agentId).get("leaseId").asText();
+        api.post("/v1/leases/" + leaseId + "/complete", "{}").assertStatusCode(200);
+      }
+
+      List<SseEvent> granted =
+          grants.await(4).stream()
+              .filter(e -> e.data().path("agentId").asText().startsWith("events-filter"))
+              .toList();
+      assertEquals(
+          List.of("lease.granted", "activation.completed", "lease.granted", "activation.completed"),
+          granted.stream().map(SseEvent::type).toList());
+      List<SseEvent> ofB = one.await(3);
+      assertEquals(
+          List.of("notification.accepted", "lease.granted", "activation.completed"),
+          ofB.stream().map(SseEvent::type).toList());
+      assertTrue(
+          ofB.stream().allMatch(e -> e.data().get("agentId").asText().equals("events-filter-b")));
+    } finally {
+      binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void refusesAMalformedResumePointAndUnknownTypes() {
+    assertError(
+        api.run(HttpRequest.GET("/v1/events").addHeader(RawHeader.create("Last-Event-ID", "abc"))),
+        400,
+        "invalid",
+        "Last-Event-ID");
+    assertError(api.run(HttpRequest.GET("/v1/events?since=-1")), 400, "invalid", "Last-Event-ID");
+    assertError(
+        api.run(HttpRequest.GET("/v1/events?types=lease.granted,lease.stolen")),
+        400,
+        "invalid",
+        "types");
+    assertError(api.run(HttpRequest.GET("/v1/events?agentId=no%20way")), 400, "invalid", "agentId");
+  }
+
+  @Test
+  void servesAtMostMaxClientsStreamsAndTakesMoreOnceOneEnds() throws Exception {
+    HttpSettings settings = cluster.settings();
+    EventsRoutes capped =
+        new EventsRoutes(
+            cluster.system(),
+            cluster.rota().readModel(),
+            cluster.system().executionContext(),
+            new ApiAuth(settings),
+            1,
+            Duration.ofMillis(200));
+    ServerBinding binding = bind(new ApiErrors(settings).handle(() -> capped.route()));
+    try {
+      // A raw socket, so that closing it closes the connection at once.
+      java.net.Socket first = new java.net.Socket("127.0.0.1", binding.localAddress().getPort());
+      first
+          .getOutputStream()
+          .write(
+              "GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String status =
+          new java.io.BufferedReader(
+                  new java.io.InputStreamReader(
+                      first.getInputStream(), java.nio.charset.StandardCharsets.US_ASCII))
+              .readLine();
+      assertEquals("HTTP/1.1 200 OK", status);
+      java.net.http.HttpResponse<String> refused = get(binding, "/v1/events");
+      assertEquals(503, refused.statusCode(), refused.body());
+      assertEquals("5", refused.headers().firstValue("Retry-After").orElse(null));
+      assertTrue(refused.body().contains("1 clients"), refused.body());
+
+      first.setSoLinger(true, 0);
+      first.close();
+      long deadline = System.nanoTime() + DEADLINE.toNanos();
+      while (capped.clients() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertEquals(0, capped.clients(), "the closed stream's place was not given back");
+      try (Sse again = Sse.open(binding, "/v1/events", null)) {
+        assertEquals(1, capped.clients());
+      }
+    } finally {
+      binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private ServerBinding bind(org.apache.pekko.http.javadsl.server.Route route) throws Exception {
+    return Http.get(cluster.system())
+        .newServerAt("127.0.0.1", 0)
+        .bind(route)
+        .toCompletableFuture()
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  private static java.net.http.HttpResponse<String> get(ServerBinding binding, String path)
+      throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            java.net.http.HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + binding.localAddress().getPort() + path))
+                .GET()
+                .build(),
+            BodyHandlers.ofString());
+  }
+
+  /** One event as a client reads it: the SSE id, event type and JSON data. */
+  record SseEvent(String id, String type, JsonNode data) {}
+
+  /** A stream read over a real socket into memory until closed. */
+  static final class Sse implements AutoCloseable {
+    private final HttpResponse<Stream<String>> response;
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+
+    private Sse(HttpResponse<Stream<String>> response) {
+      this.response = response;
+      Thread reader = new Thread(() -> readUntilClosed(response.body(), lines), "sse-reader");
+      reader.setDaemon(true);
+      reader.start();
+    }
+
+    static Sse open(ServerBinding binding, String path, String lastEventId) throws Exception {
+      java.net.http.HttpRequest.Builder request =
+          java.net.http.HttpRequest.newBuilder(
+                  URI.create("http://127.0.0.1:" + binding.localAddress().getPort() + path))
+              .GET();
+      if (lastEventId != null) {
+        request.header("Last-Event-ID", lastEventId);
+      }
+      HttpResponse<Stream<String>> response =
+          HttpClient.newHttpClient()
+              .sendAsync(request.build(), BodyHandlers.ofLines())
+              .get(10, TimeUnit.SECONDS);
+      assertEquals(200, response.statusCode(), path);
+      return new Sse(response);
+    }
+
+    /** The events so far, once there are at least {@code count} (or the deadline passed). */
+    List<SseEvent> await(int count) throws InterruptedException {
+      long deadline = System.nanoTime() + DEADLINE.toNanos();
+      while (true) {
+        List<SseEvent> events = parse(lines);
+        if (events.size() >= count || System.nanoTime() > deadline) {
+          return events;
+        }
+        Thread.sleep(50);
+      }
+    }
+
+    private static List<SseEvent> parse(List<String> lines) {
+      List<SseEvent> events = new ArrayList<>();
+      String id = null;
+      String type = null;
+      String data = null;
+      for (String line : lines) {
+        if (line.startsWith("id:")) {
+          id = line.substring(3).trim();
+        } else if (line.startsWith("event:")) {
+          type = line.substring(6).trim();
+        } else if (line.startsWith("data:")) {
+          data = line.substring(5).trim();
+        } else if (line.isEmpty()) {
+          if (data != null) {
+            try {
+              events.add(new SseEvent(id, type, MAPPER.readTree(data)));
+            } catch (Exception e) {
+              throw new AssertionError("not JSON: " + data, e);
+            }
+          }
+          id = null;
+          type = null;
+          data = null;
+        }
+      }
+      return events;
+    }
+
+    @Override
+    public void close() {
+      response.body().close();
+    }
   }
 
   /** The JSON objects of the stream's {@code data:} lines so far. */

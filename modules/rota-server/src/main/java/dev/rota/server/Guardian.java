@@ -4,6 +4,7 @@ import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.cluster.runner.RunnerSettings;
 import dev.rota.http.JdbcAgentDirectory;
+import dev.rota.http.MetricsSampler;
 import dev.rota.http.RotaRoutes;
 import dev.rota.server.RotaSettings.ClusterSettings;
 import dev.rota.server.RotaSettings.HttpSettings;
@@ -73,12 +74,11 @@ public final class Guardian {
     RotaCluster rota = RotaCluster.start(system, database.dataSource());
     RunnerPool.init(
         system, rota.dispatcher().narrow(), RunnerSettings.from(system.settings().config()));
+    dev.rota.http.HttpSettings httpSettings =
+        dev.rota.http.HttpSettings.from(system.settings().config());
     Route routes =
-        new RotaRoutes(
-                rota,
-                dev.rota.http.HttpSettings.from(system.settings().config()),
-                new JdbcAgentDirectory(database.dataSource()))
-            .route();
+        new RotaRoutes(rota, httpSettings, new JdbcAgentDirectory(database.dataSource())).route();
+    MetricsSampler.start(rota, httpSettings);
     CompletionStage<ServerBinding> http = bindHttp(system, settings.http(), routes);
     context.pipeToSelf(
         http.thenCombine(management, Started::new),

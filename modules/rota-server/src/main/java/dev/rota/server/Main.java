@@ -15,11 +15,12 @@ import org.slf4j.LoggerFactory;
  * Brain Resolver) the JVM exits too, so a supervisor can restart it.
  */
 public final class Main {
-  private static final Logger log = LoggerFactory.getLogger(Main.class);
-
   private Main() {}
 
   public static void main(String[] args) {
+    // Before anything prints, logs or loads Scala's Console (which keeps the System.out it finds).
+    JsonConsole.install();
+    Logger log = LoggerFactory.getLogger(Main.class);
     CommonPool.atLeastTwoThreads();
     RotaNode node;
     try {

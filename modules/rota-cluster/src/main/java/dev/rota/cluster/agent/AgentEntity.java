@@ -305,8 +305,10 @@ public final class AgentEntity
     builder
         .onCommand(
             Deregister.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onDeregister(s, c)))
-        .onCommand(Notify.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onNotify(s, c)))
-        .onCommand(NotifyAll.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onNotifyAll(s, c)))
+        .onCommand(Notify.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onNotify(s, c), 1))
+        .onCommand(
+            NotifyAll.class,
+            (s, c) -> ifRegistered(s, c.replyTo(), () -> onNotifyAll(s, c), c.items().size()))
         .onCommand(SetPaused.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onSetPaused(s, c)))
         .onCommand(Heartbeat.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onHeartbeat(s, c)))
         .onCommand(Complete.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onComplete(s, c)))
@@ -323,6 +325,20 @@ public final class AgentEntity
       return Effect().reply(replyTo, notFound());
     }
     return handler.get();
+  }
+
+  /** {@link #ifRegistered} for {@code notifications} notifications, counted as refused if not. */
+  private ReplyEffect<Event, AgentState> ifRegistered(
+      AgentState state,
+      ActorRef<Reply> replyTo,
+      java.util.function.Supplier<ReplyEffect<Event, AgentState>> handler,
+      int notifications) {
+    if (!state.registered()) {
+      for (int i = 0; i < notifications; i++) {
+        metrics.notificationRefused("not_found");
+      }
+    }
+    return ifRegistered(state, replyTo, handler);
   }
 
   private ReplyEffect<Event, AgentState> onRegister(AgentState state, Register cmd) {
@@ -365,17 +381,20 @@ public final class AgentEntity
   private ReplyEffect<Event, AgentState> onNotify(AgentState state, Notify cmd) {
     Optional<Violation> bad = unstorable(cmd.type(), cmd.payload(), cmd.dedupeKey());
     if (bad.isPresent()) {
+      metrics.notificationRefused("invalid");
       return Effect().reply(cmd.replyTo(), invalid(bad.get()));
     }
     Instant now = now();
     var duplicate = state.duplicateOf(cmd.dedupeKey(), now, settings.dedupeWindow());
     if (duplicate.isPresent()) {
+      metrics.notificationAccepted(true);
       return Effect()
           .reply(
               cmd.replyTo(),
               new Accepted(duplicate.get().notificationId(), state.inbox().size(), true));
     }
     if (state.inboxFull()) {
+      metrics.notificationRefused("inbox_full");
       return Effect()
           .reply(
               cmd.replyTo(),
@@ -388,6 +407,7 @@ public final class AgentEntity
     long bytesBefore = inboxBytes(state);
     long bytesAfter = bytesBefore + n.estimatedBytes();
     if (bytesAfter > settings.maxInboxBytes()) {
+      metrics.notificationRefused("inbox_full");
       return Effect().reply(cmd.replyTo(), inboxBytesFull());
     }
     return persist(new NotificationReceived(n))
@@ -405,10 +425,13 @@ public final class AgentEntity
       var duplicate = after.duplicateOf(item.dedupeKey(), now, settings.dedupeWindow());
       Optional<Violation> bad = unstorable(item.type(), item.payload(), item.dedupeKey());
       if (bad.isPresent()) {
+        metrics.notificationRefused("invalid");
         replies.add(invalid(bad.get()));
       } else if (duplicate.isPresent()) {
+        metrics.notificationAccepted(true);
         replies.add(new Accepted(duplicate.get().notificationId(), after.inbox().size(), true));
       } else if (after.inboxFull()) {
+        metrics.notificationRefused("inbox_full");
         replies.add(
             new Rejected(
                 ErrorCode.INBOX_FULL,
@@ -417,6 +440,7 @@ public final class AgentEntity
         Notification n =
             new Notification(Ids.randomId(), item.type(), item.payload(), item.dedupeKey(), now, 0);
         if (bytes + n.estimatedBytes() > settings.maxInboxBytes()) {
+          metrics.notificationRefused("inbox_full");
           replies.add(inboxBytesFull());
           continue;
         }
@@ -435,6 +459,7 @@ public final class AgentEntity
         .persist(events)
         .thenRun(s -> listener.changed(s, lastSequenceNumber(context)))
         .thenRun(s -> sized(s, bytesAfter))
+        .thenRun(s -> events.forEach(this::count))
         .thenReply(cmd.replyTo(), s -> reply);
   }
 
@@ -686,7 +711,23 @@ public final class AgentEntity
 
   private org.apache.pekko.persistence.typed.javadsl.EffectBuilder<Event, AgentState> persist(
       Event event) {
-    return Effect().persist(event).thenRun(s -> listener.changed(s, lastSequenceNumber(context)));
+    return Effect()
+        .persist(event)
+        .thenRun(s -> listener.changed(s, lastSequenceNumber(context)))
+        .thenRun(s -> count(event));
+  }
+
+  /** This node's counters of what was persisted (docs/operations.md). */
+  private void count(Event event) {
+    if (event instanceof NotificationReceived) {
+      metrics.notificationAccepted(false);
+    } else if (event instanceof LeaseGranted e) {
+      metrics.leaseGranted(e.lease().kind());
+    } else if (event instanceof LeaseExpired e) {
+      metrics.leaseExpired(e.deadLettered() == null ? 0 : e.deadLettered().size());
+    } else if (event instanceof ActivationFailed e) {
+      metrics.deadLettered(e.deadLettered() == null ? 0 : e.deadLettered().size());
+    }
   }
 
   private ReplyEffect<Event, AgentState> replyIfAsked(

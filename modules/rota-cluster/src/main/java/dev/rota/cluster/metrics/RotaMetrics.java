@@ -3,21 +3,37 @@ package dev.rota.cluster.metrics;
 import dev.rota.core.model.ActivationKind;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 
 /**
  * This node's meters (Micrometer, exposed as Prometheus text on {@code /metrics}): claim latency,
- * inbox wait, assignments by kind, activation durations, journal write latency and batch sizes.
+ * inbox wait, assignments by kind, activation durations, journal write latency and batch sizes;
+ * counters of what the agents hosted here accepted, refused, granted, expired and dead-lettered;
+ * HTTP requests by route and status; the cluster-wide gauges a sampler sets ({@link #gauge}); and
+ * the JVM and process binders. Every meter has a description, which Prometheus shows as HELP.
  * Percentiles are computed over a decaying window, so they describe recent behaviour rather than
- * all time.
+ * all time. docs/operations.md lists every series.
  */
 public final class RotaMetrics implements Extension {
   private static final double[] PERCENTILES = {0.5, 0.99};
@@ -33,6 +49,15 @@ public final class RotaMetrics implements Extension {
   private final Timer journalWrite;
   private final DistributionSummary journalBatch;
   private final Counter readModelSkipped;
+  private final Counter notificationsAccepted;
+  private final Counter notificationsDuplicate;
+  private final Counter leasesExpired;
+  private final Counter leasesRescued;
+  private final Counter deadLettered;
+  private final Map<String, Counter> leasesGranted = new ConcurrentHashMap<>();
+  private final Map<String, Counter> notificationsRefused = new ConcurrentHashMap<>();
+  private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
+  private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
 
   private RotaMetrics() {
     claimLatency =
@@ -45,9 +70,8 @@ public final class RotaMetrics implements Extension {
             .description("From the oldest carried notification's arrival to its lease")
             .publishPercentiles(PERCENTILES)
             .register(registry);
-    inboxAssignments = Counter.builder("rota.assignments").tag("kind", "inbox").register(registry);
-    explorationAssignments =
-        Counter.builder("rota.assignments").tag("kind", "exploration").register(registry);
+    inboxAssignments = assignments("inbox");
+    explorationAssignments = assignments("exploration");
     activationDuration =
         Timer.builder("rota.activation.duration")
             .description(
@@ -71,6 +95,149 @@ public final class RotaMetrics implements Extension {
                 "Events the read-model projection could not apply and skipped (recorded in"
                     + " rota_skipped_event)")
             .register(registry);
+    notificationsAccepted =
+        Counter.builder("rota.notifications.accepted")
+            .description("Notifications persisted into the inbox of an agent hosted on this node")
+            .register(registry);
+    notificationsDuplicate =
+        Counter.builder("rota.notifications.duplicates")
+            .description(
+                "Notifications answered with an earlier one's id (same dedupeKey); nothing stored")
+            .register(registry);
+    for (String reason : new String[] {"inbox_full", "not_found"}) {
+      notificationRefused(reason, 0);
+    }
+    leasesExpired =
+        Counter.builder("rota.leases.expired")
+            .description(
+                "Leases that expired without a completion or failure report (counted as a retry)")
+            .register(registry);
+    leasesRescued =
+        Counter.builder("rota.leases.rescued")
+            .description(
+                "Expired leases the lease rescuer (cluster singleton, on this node) had expired")
+            .register(registry);
+    deadLettered =
+        Counter.builder("rota.notifications.dead.lettered")
+            .description("Notifications moved to their agent's dead letters")
+            .register(registry);
+    for (ActivationKind kind : ActivationKind.values()) {
+      leaseGranted(kind.wireName(), 0);
+    }
+    // promtool's lint refuses two of the binders' names (an abbreviated unit, a gauge named
+    // _count); process_cpu_usage and system_cpu_usage stay.
+    registry
+        .config()
+        .meterFilter(
+            MeterFilter.deny(
+                id ->
+                    id.getName().equals("process.cpu.time")
+                        || id.getName().equals("system.cpu.count")));
+    new JvmMemoryMetrics().bindTo(registry);
+    gcMetrics.bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
+  }
+
+  private Counter assignments(String kind) {
+    return Counter.builder("rota.assignments")
+        .description("Leases granted through this node's dispatcher, by kind")
+        .tag("kind", kind)
+        .register(registry);
+  }
+
+  private void leaseGranted(String kind, double amount) {
+    leasesGranted
+        .computeIfAbsent(
+            kind,
+            k ->
+                Counter.builder("rota.leases.granted")
+                    .description("Leases granted by agents hosted on this node, by kind")
+                    .tag("kind", k)
+                    .register(registry))
+        .increment(amount);
+  }
+
+  private void notificationRefused(String reason, double amount) {
+    notificationsRefused
+        .computeIfAbsent(
+            reason,
+            r ->
+                Counter.builder("rota.notifications.refused")
+                    .description(
+                        "Notifications an agent refused, by reason (inbox_full: 429, not_found:"
+                            + " 404); malformed ones are in rota_http_requests by status")
+                    .tag("reason", r)
+                    .register(registry))
+        .increment(amount);
+  }
+
+  /** A notification was persisted ({@code duplicate} false) or matched an earlier one. */
+  public void notificationAccepted(boolean duplicate) {
+    (duplicate ? notificationsDuplicate : notificationsAccepted).increment();
+  }
+
+  /** An agent refused a notification: {@code inbox_full} or {@code not_found}. */
+  public void notificationRefused(String reason) {
+    notificationRefused(reason, 1);
+  }
+
+  /** An agent hosted here granted a lease of {@code kind} ({@code inbox}, ...). */
+  public void leaseGranted(ActivationKind kind) {
+    leaseGranted(kind.wireName(), 1);
+  }
+
+  /** A lease expired; {@code deadLettered} notifications died with it. */
+  public void leaseExpired(int deadLettered) {
+    leasesExpired.increment();
+    deadLettered(deadLettered);
+  }
+
+  /** {@code count} notifications moved to dead letters. */
+  public void deadLettered(int count) {
+    if (count > 0) {
+      deadLettered.increment(count);
+    }
+  }
+
+  /** The lease rescuer had an expired lease expired. */
+  public void leaseRescued() {
+    leasesRescued.increment();
+  }
+
+  /**
+   * Registers (once) a gauge that reads {@code value} at every scrape: for figures another part of
+   * the node samples, such as the read model's counts. Later calls with the same name and tags keep
+   * the first supplier.
+   */
+  public void gauge(String name, String description, Tags tags, Supplier<Number> value) {
+    gauges.computeIfAbsent(
+        name + tags,
+        k ->
+            Gauge.builder(name, value)
+                .description(description)
+                .tags(tags)
+                .strongReference(true)
+                .register(registry));
+  }
+
+  /** One HTTP request answered: by method, route template (not the raw path) and status. */
+  public void httpRequest(String method, String route, int status, long nanos) {
+    Timer.builder("rota.http.requests")
+        .description(
+            "HTTP requests answered by this node, by method, route (the OpenAPI path) and status;"
+                + " for an event stream, the time to its first byte")
+        .tags("method", method, "route", route, "status", String.valueOf(status))
+        .register(registry)
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** Releases what the binders hold (the GC listener). */
+  void close() {
+    gcMetrics.close();
   }
 
   public static RotaMetrics get(ActorSystem<?> system) {
@@ -166,7 +333,9 @@ public final class RotaMetrics implements Extension {
 
     @Override
     public RotaMetrics createExtension(ActorSystem<?> system) {
-      return new RotaMetrics();
+      RotaMetrics metrics = new RotaMetrics();
+      system.getWhenTerminated().whenComplete((done, failure) -> metrics.close());
+      return metrics;
     }
   }
 }

@@ -11,33 +11,34 @@ import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.system.SystemControl.PauseState;
 import dev.rota.core.model.DeadLetter;
-import dev.rota.core.model.Partitions;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.pekko.NotUsed;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.pubsub.Topic;
-import org.apache.pekko.japi.Pair;
 import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
 import org.apache.pekko.persistence.query.EventEnvelope;
 import org.apache.pekko.persistence.query.Offset;
 import org.apache.pekko.persistence.query.PersistenceQuery;
-import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.persistence.query.Sequence;
 import org.apache.pekko.stream.javadsl.Source;
-import org.apache.pekko.stream.typed.javadsl.ActorSource;
 
 /**
- * The cluster's events as they happen, one JSON object each (API.md "Events"): the agents' journal
- * read by tag, every partition merged, so every node sees every agent's events without any
- * publishing on the hot path; plus the system pause switch from its topic.
+ * The cluster's events, one JSON object each (API.md "Events"), in the journal's order: every
+ * journal event after a position, read as one ordered stream ({@link
+ * TagIndexReadJournalDao#ALL_EVENTS}) with the read journal's own gap handling, so an event is
+ * never delivered after one written later. Agents' events and the system pause switch's are shown;
+ * the rest of the journal is skipped. No publishing on the hot path.
  *
- * <p>Events of one agent come in journal order (an agent lives in one partition, and one tag's
- * stream is ordered); events of different agents interleave as the partitions' polls return them.
- * The feed lags the journal by the read journal's refresh interval. Each materialization polls the
- * journal once per partition per refresh interval, so it suits a few admin clients, not thousands.
+ * <p>Every object has a {@link Cursor}: the journal ordering of the event it comes from, and its
+ * index among the objects of that event (a failure that dead-letters notifications yields several).
+ * A feed resumed after a cursor continues with the next object: no gap, no duplicate, for as long
+ * as the journal keeps the events (Rota never deletes them). The feed lags the journal by the read
+ * journal's refresh interval; each materialization polls the journal once per interval, so it suits
+ * a bounded number of admin clients.
  */
 public final class EventFeed {
   public static final String NOTIFICATION_ACCEPTED = "notification.accepted";
@@ -49,63 +50,85 @@ public final class EventFeed {
   public static final String SYSTEM_PAUSED = "system.paused";
   public static final String SYSTEM_RESUMED = "system.resumed";
 
+  /** Every type the feed shows. */
+  public static final List<String> TYPES =
+      List.of(
+          NOTIFICATION_ACCEPTED,
+          LEASE_GRANTED,
+          ACTIVATION_COMPLETED,
+          ACTIVATION_FAILED,
+          LEASE_EXPIRED,
+          DEAD_LETTERED,
+          SYSTEM_PAUSED,
+          SYSTEM_RESUMED);
+
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final String AGENT_PREFIX = AgentEntity.ENTITY_TYPE_KEY.name() + "|";
-  private static final int PAUSE_BUFFER = 16;
 
   private EventFeed() {}
 
   /**
-   * Every agent event written after {@code fromOrdering} (exclusive; see {@link
-   * ReadModel#journalHead()}) and every pause switch change from materialization on. Never
-   * completes by itself; cancel it to stop.
+   * Where an object stands in the feed: the journal ordering of its event and its index among that
+   * event's objects. Rendered {@code "<ordering>"} for the first object of an event and {@code
+   * "<ordering>.<index>"} for the others; compared as the pair.
    */
-  public static Source<ObjectNode, NotUsed> live(
-      ActorSystem<?> system, int partitions, long fromOrdering) {
-    if (partitions < 1) {
-      throw new IllegalArgumentException("partitions must be positive: " + partitions);
+  public record Cursor(long ordering, int index) {
+    private static final Pattern FORMAT = Pattern.compile("(\\d{1,18})(?:\\.(\\d{1,6}))?");
+
+    /** The cursor of an id this feed rendered; empty for anything else. */
+    public static Optional<Cursor> parse(String id) {
+      if (id == null) {
+        return Optional.empty();
+      }
+      Matcher m = FORMAT.matcher(id.strip());
+      if (!m.matches()) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          new Cursor(
+              Long.parseLong(m.group(1)), m.group(2) == null ? 0 : Integer.parseInt(m.group(2))));
     }
+
+    public boolean isAfter(Cursor other) {
+      return ordering > other.ordering || (ordering == other.ordering && index > other.index);
+    }
+
+    @Override
+    public String toString() {
+      return index == 0 ? Long.toString(ordering) : ordering + "." + index;
+    }
+  }
+
+  /** One object of the feed and its position. */
+  public record Entry(Cursor cursor, ObjectNode event) {}
+
+  /**
+   * Every object after {@code after} (exclusive): the rest of its event's objects, then every later
+   * event's. {@code new Cursor(head, Integer.MAX_VALUE)} with {@code head} from {@link
+   * ReadModel#journalHead()} follows only what is written from now on. Never completes by itself;
+   * cancel it to stop.
+   */
+  public static Source<Entry, NotUsed> after(ActorSystem<?> system, Cursor after) {
     JdbcReadJournal journal =
         PersistenceQuery.get(system.classicSystem())
             .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
-    Offset from = Offset.sequence(fromOrdering);
-    Source<ObjectNode, NotUsed> agents =
-        Source.range(0, partitions - 1)
-            .flatMapMerge(partitions, p -> journal.eventsByTag(Partitions.tag(p), from))
-            .mapConcat(EventFeed::toJson);
-    return agents.merge(pauses(SystemControl.topic(system)));
+    // From the cursor's own event (offsets are exclusive), whose earlier objects are skipped.
+    Offset from = Offset.sequence(Math.max(0, after.ordering() - 1));
+    return journal
+        .eventsByTag(TagIndexReadJournalDao.ALL_EVENTS, from)
+        .mapConcat(EventFeed::entries)
+        .filter(entry -> entry.cursor().isAfter(after));
   }
 
-  /**
-   * The pause switch's changes from materialization on: subscribes to the topic when the stream
-   * starts and unsubscribes when it ends. The switch also republishes its unchanged state after
-   * recovery (fail-over); those carry the time of an earlier change and are dropped, as are
-   * repeats.
-   */
-  static Source<ObjectNode, NotUsed> pauses(ActorRef<Topic.Command<PauseState>> topic) {
-    return ActorSource.<PauseState>actorRef(
-            message -> false,
-            message -> Optional.empty(),
-            PAUSE_BUFFER,
-            OverflowStrategy.dropHead())
-        .watchTermination(
-            (subscriber, done) -> {
-              topic.tell(Topic.subscribe(subscriber));
-              done.whenComplete((d, e) -> topic.tell(Topic.unsubscribe(subscriber)));
-              return NotUsed.getInstance();
-            })
-        .statefulMap(
-            () -> Instant.now(),
-            (notBefore, state) -> {
-              if (state.since() == null || state.since().isBefore(notBefore)) {
-                return Pair.create(notBefore, Optional.<ObjectNode>empty());
-              }
-              // A later change must be strictly later: drops a republished same state.
-              return Pair.create(state.since().plusNanos(1), Optional.of(pauseJson(state)));
-            },
-            notBefore -> Optional.empty())
-        .filter(Optional::isPresent)
-        .map(Optional::get);
+  /** The feed's objects for one journal envelope, with their cursors. */
+  static List<Entry> entries(EventEnvelope envelope) {
+    long ordering = ((Sequence) envelope.offset()).value();
+    List<ObjectNode> objects = toJson(envelope);
+    List<Entry> entries = new ArrayList<>(objects.size());
+    for (int i = 0; i < objects.size(); i++) {
+      entries.add(new Entry(new Cursor(ordering, i), objects.get(i)));
+    }
+    return entries;
   }
 
   static ObjectNode pauseJson(PauseState state) {
@@ -119,6 +142,9 @@ public final class EventFeed {
   /** The feed's objects for one journal envelope: none for events the API does not show. */
   static List<ObjectNode> toJson(EventEnvelope envelope) {
     String persistenceId = envelope.persistenceId();
+    if (envelope.event() instanceof SystemControl.PauseChanged changed) {
+      return List.of(pauseJson(new PauseState(changed.paused(), changed.at())));
+    }
     if (!persistenceId.startsWith(AGENT_PREFIX)) {
       return List.of();
     }

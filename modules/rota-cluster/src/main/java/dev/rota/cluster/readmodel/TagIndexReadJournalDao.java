@@ -48,6 +48,21 @@ public final class TagIndexReadJournalDao extends DefaultReadJournalDao {
           + " where t.tag = ? and t.event_id > ? and t.event_id <= ? and j.deleted = false"
           + " order by t.event_id limit ?";
 
+  /**
+   * Not a tag: events by this name are every event of the journal in ordering order, with the
+   * plugin's bounds and gap handling — the one ordered stream the event feed ({@link EventFeed})
+   * resumes from. No event is ever tagged with it.
+   */
+  public static final String ALL_EVENTS = "rota:all-events";
+
+  private static final String ALL_EVENTS_QUERY =
+      "select j.ordering, j.deleted, j.persistence_id, j.sequence_number, j.writer,"
+          + " j.write_timestamp, j.adapter_manifest, j.event_payload, j.event_ser_id,"
+          + " j.event_ser_manifest, j.meta_payload, j.meta_ser_id, j.meta_ser_manifest"
+          + " from event_journal j"
+          + " where j.ordering > ? and j.ordering <= ? and j.deleted = false"
+          + " order by j.ordering limit ?";
+
   private final JdbcBackend.JdbcDatabaseDef db;
   private final Serialization serialization;
 
@@ -89,11 +104,16 @@ public final class TagIndexReadJournalDao extends DefaultReadJournalDao {
 
   private static List<JournalTables.JournalPekkoSerializationRow> rows(
       Connection connection, String tag, long offset, long maxOffset, long max) {
-    try (PreparedStatement s = connection.prepareStatement(EVENTS_BY_TAG)) {
-      s.setString(1, tag);
-      s.setLong(2, offset);
-      s.setLong(3, maxOffset);
-      s.setLong(4, Math.min(max, Integer.MAX_VALUE));
+    boolean all = ALL_EVENTS.equals(tag);
+    try (PreparedStatement s =
+        connection.prepareStatement(all ? ALL_EVENTS_QUERY : EVENTS_BY_TAG)) {
+      int i = 1;
+      if (!all) {
+        s.setString(i++, tag);
+      }
+      s.setLong(i++, offset);
+      s.setLong(i++, maxOffset);
+      s.setLong(i, Math.min(max, Integer.MAX_VALUE));
       List<JournalTables.JournalPekkoSerializationRow> rows = new ArrayList<>();
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {

@@ -3,6 +3,7 @@ package dev.rota.cluster.rescue;
 import dev.rota.cluster.Asks;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.readmodel.ExpiredLease;
 import dev.rota.cluster.readmodel.ReadModel;
 import java.time.Clock;
@@ -205,6 +206,7 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
   private Behavior<Command> onAcknowledged(Acknowledged ack) {
     if (counted.add(ack.lease().leaseId())) {
       rescued++;
+      RotaMetrics.get(getContext().getSystem()).leaseRescued();
       getContext()
           .getLog()
           .debug(

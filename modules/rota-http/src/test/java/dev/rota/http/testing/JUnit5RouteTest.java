@@ -1,9 +1,15 @@
 package dev.rota.http.testing;
 
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaType;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.server.RouteResult;
 import org.apache.pekko.http.javadsl.testkit.RouteTest;
 import org.apache.pekko.http.javadsl.testkit.TestRouteResult;
@@ -38,9 +44,46 @@ public abstract class JUnit5RouteTest extends RouteTest {
     return FiniteDuration.apply(10, TimeUnit.SECONDS);
   }
 
+  /**
+   * Every answer is also checked against the served OpenAPI document ({@link OpenApiContract}): a
+   * status, header or body it does not describe fails the test that received it.
+   */
   @Override
   public TestRouteResult createTestRouteResultAsync(
       HttpRequest request, Future<RouteResult> result) {
+    TestRouteResult answer = routeResult(result);
+    assertConformsToOpenApi(request, answer);
+    return answer;
+  }
+
+  private static void assertConformsToOpenApi(HttpRequest request, TestRouteResult answer) {
+    HttpResponse response;
+    try {
+      response = answer.response();
+    } catch (AssertionError | RuntimeException notAnAnswer) {
+      return; // a rejection or no answer in time: the test's own assertions report it
+    }
+    MediaType mediaType = response.entity().getContentType().mediaType();
+    boolean stream = mediaType.equals(MediaTypes.TEXT_EVENT_STREAM);
+    Map<String, String> headers = new HashMap<>();
+    response.getHeaders().forEach(h -> headers.put(h.lowercaseName(), h.value()));
+    List<String> problems =
+        OpenApiContract.get()
+            .problems(
+                new OpenApiContract.Answer(
+                    request.method().name(),
+                    request.getUri().path(),
+                    response.status().intValue(),
+                    mediaType.mainType() + "/" + mediaType.subType(),
+                    headers,
+                    stream ? null : answer.entityString()));
+    if (!problems.isEmpty()) {
+      Assertions.fail(
+          "the answer does not conform to openapi.yaml:\n" + String.join("\n", problems));
+    }
+  }
+
+  private TestRouteResult routeResult(Future<RouteResult> result) {
     return new TestRouteResult(result, awaitDuration(), system().dispatcher(), materializer()) {
       @Override
       public void fail(String message) {

@@ -41,15 +41,23 @@ public final class RouteAssertions {
   }
 
   /**
-   * Asserts an error answer of API.md: status, {@code {"error", "message"}} and nothing else, a
-   * message naming what is wrong, and no stack trace.
+   * Asserts an error answer of API.md: status, {@code {"error", "message"}} and nothing else but
+   * the optional {@code correlationId} (the answer's {@code X-Correlation-Id}), a message naming
+   * what is wrong, and no stack trace.
    */
   public static JsonNode assertError(
       TestRouteResult result, int status, String code, String messageContains) {
     assertEquals(status, result.statusCode(), result.entityString());
     assertEquals(ContentTypes.APPLICATION_JSON, result.contentType());
     JsonNode body = body(result);
-    assertEquals(List.of("error", "message"), fieldNames(body));
+    if (body.has("correlationId")) {
+      assertEquals(List.of("error", "message", "correlationId"), fieldNames(body));
+      assertEquals(
+          result.response().getHeader("X-Correlation-Id").map(h -> h.value()).orElse(null),
+          body.get("correlationId").asText());
+    } else {
+      assertEquals(List.of("error", "message"), fieldNames(body));
+    }
     assertEquals(code, body.get("error").asText());
     String message = body.get("message").asText();
     assertTrue(
