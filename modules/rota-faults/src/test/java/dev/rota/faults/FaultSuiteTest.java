@@ -39,7 +39,13 @@ class FaultSuiteTest {
 
     FaultRun faultRun =
         new FaultRun(FaultRun.Settings.defaults(jar.toAbsolutePath(), config.toAbsolutePath()));
-    List<FaultKind> kinds = full ? List.of(FaultKind.values()) : List.of(FaultKind.KILL_9);
+    String only = property("rota.faults.kinds", "");
+    List<FaultKind> kinds =
+        !only.isEmpty()
+            ? java.util.Arrays.stream(only.split(","))
+                .map(label -> FaultKind.valueOf(label.trim().toUpperCase().replace('-', '_')))
+                .toList()
+            : full ? List.of(FaultKind.values()) : List.of(FaultKind.KILL_9);
     int runsEach = full ? runs : 1;
     List<FaultRun.Result> results = new ArrayList<>();
     List<String> failures = new ArrayList<>();
