@@ -27,6 +27,7 @@ import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.Partitions;
 import dev.rota.core.model.RunnerMode;
+import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -142,11 +143,25 @@ public final class AgentEntity
     }
   }
 
-  public record Granted(Lease lease, List<Notification> notifications, AgentConfig agent)
-      implements Reply {}
+  /**
+   * A lease and the notifications it carries; {@code more} when unread notifications stayed behind
+   * because of the per-activation limits ({@code rota.agent.max-notifications-per-activation},
+   * {@code max-activation-bytes}).
+   */
+  public record Granted(
+      Lease lease, List<Notification> notifications, AgentConfig agent, boolean more)
+      implements Reply {
+    public Granted(Lease lease, List<Notification> notifications, AgentConfig agent) {
+      this(lease, notifications, agent, false);
+    }
+  }
 
-  /** The agent cannot give this runner work now; the reason is for logs and the coordinator. */
-  public record Denied(String reason, AgentState state, long seqNr) implements Reply {}
+  /**
+   * The agent cannot give this runner work now; the reason is for logs, the schedule row (not the
+   * whole state, which holds the inbox) for the coordinator's index.
+   */
+  public record Denied(String reason, AgentSchedule schedule, boolean registered, long seqNr)
+      implements Reply {}
 
   public record Extended(Instant expiresAt) implements Reply {}
 
@@ -380,12 +395,16 @@ public final class AgentEntity
       return Effect()
           .reply(
               cmd.replyTo(),
-              new Denied(eligibility.deniedReason(), state, lastSequenceNumber(context)));
+              new Denied(
+                  eligibility.deniedReason(),
+                  state.toSchedule(),
+                  state.registered(),
+                  lastSequenceNumber(context)));
     }
     long token = state.fencingCounter() + 1;
     long leaseSeconds =
         cmd.leaseSeconds() > 0 ? cmd.leaseSeconds() : settings.defaultLeaseSeconds();
-    List<String> carried = state.inbox().stream().map(Notification::notificationId).toList();
+    List<String> carried = carriedIds(state.inbox());
     Lease lease =
         new Lease(
             Ids.leaseId(agentId, token),
@@ -399,7 +418,38 @@ public final class AgentEntity
             carried);
     return persist(new LeaseGranted(lease))
         .thenRun(s -> scheduleExpiry(lease))
-        .thenReply(cmd.replyTo(), s -> new Granted(lease, s.carried(lease), s.config()));
+        .thenReply(
+            cmd.replyTo(),
+            s ->
+                new Granted(
+                    lease, s.carried(lease), s.config(), carried.size() < s.inbox().size()));
+  }
+
+  /**
+   * The unread notifications an activation carries: oldest first, at most {@code
+   * max-notifications-per-activation} and {@code max-activation-bytes} of type and payload (the
+   * first always, whatever its size, so that an agent is never stuck behind one large item).
+   */
+  private List<String> carriedIds(List<Notification> inbox) {
+    List<String> ids = new ArrayList<>();
+    long bytes = 0;
+    for (Notification n : inbox) {
+      if (ids.size() >= settings.maxNotificationsPerActivation()) {
+        break;
+      }
+      long size = sizeOf(n);
+      if (!ids.isEmpty() && bytes + size > settings.maxActivationBytes()) {
+        break;
+      }
+      ids.add(n.notificationId());
+      bytes += size;
+    }
+    return ids;
+  }
+
+  private static long sizeOf(Notification n) {
+    long payload = n.payload() == null ? 4 : n.payload().toString().length();
+    return payload + n.type().length() + n.notificationId().length() + 64;
   }
 
   private ReplyEffect<Event, AgentState> onHeartbeat(AgentState state, Heartbeat cmd) {

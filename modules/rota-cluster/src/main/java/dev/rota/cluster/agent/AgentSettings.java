@@ -9,7 +9,29 @@ public record AgentSettings(
     long defaultLeaseSeconds,
     Duration dedupeWindow,
     int snapshotEvery,
-    Duration expiryGrace) {
+    Duration expiryGrace,
+    int maxNotificationsPerActivation,
+    long maxActivationBytes) {
+
+  /** Without per-activation limits beyond the defaults (tests). */
+  public AgentSettings(
+      int partitions,
+      long defaultLeaseSeconds,
+      Duration dedupeWindow,
+      int snapshotEvery,
+      Duration expiryGrace) {
+    this(
+        partitions,
+        defaultLeaseSeconds,
+        dedupeWindow,
+        snapshotEvery,
+        expiryGrace,
+        DEFAULT_MAX_NOTIFICATIONS,
+        DEFAULT_MAX_BYTES);
+  }
+
+  static final int DEFAULT_MAX_NOTIFICATIONS = 100;
+  static final long DEFAULT_MAX_BYTES = 128 * 1024;
 
   public static AgentSettings from(Config config) {
     Config rota = config.getConfig("rota");
@@ -18,7 +40,9 @@ public record AgentSettings(
         rota.getLong("agent.default-lease-seconds"),
         rota.getDuration("agent.dedupe-window"),
         rota.getInt("agent.snapshot-every"),
-        rota.getDuration("agent.expiry-grace"));
+        rota.getDuration("agent.expiry-grace"),
+        rota.getInt("agent.max-notifications-per-activation"),
+        rota.getBytes("agent.max-activation-bytes"));
   }
 
   public int partitionOf(String agentId) {

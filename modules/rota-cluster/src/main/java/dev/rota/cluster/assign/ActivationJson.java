@@ -38,6 +38,7 @@ public final class ActivationJson {
     node.put("expiresAt", time(lease.expiresAt()));
     ArrayNode notifications = node.putArray("notifications");
     granted.notifications().forEach(n -> notifications.add(notification(n)));
+    node.put("more", granted.more());
     node.set("agent", agent(granted.agent()));
     return node;
   }

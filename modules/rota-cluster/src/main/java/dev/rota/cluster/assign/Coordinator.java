@@ -238,7 +238,7 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
       return this;
     }
     if (answer.reply() instanceof AgentEntity.Denied denied) {
-      apply(denied.state().toSchedule(), denied.seqNr(), denied.state().registered());
+      apply(denied.schedule(), denied.seqNr(), denied.registered());
     } else {
       // No answer in time: the agent may or may not have granted. Assume not; if it did, its
       // push marks it leased again, and a wrong guess is corrected by the next denial.

@@ -57,6 +57,7 @@ class ActivationJsonTest {
             "receivedAt": "2026-11-22T09:00:00Z", "attempt": 2},
            {"notificationId": "n2", "type": "tick", "payload": null,
             "receivedAt": "2026-11-22T09:00:01.500Z", "attempt": 1}],
+         "more": false,
          "agent": {"name": "Agent One", "capabilities": ["code", "web"],
                    "metadata": {"webhookUrl": "http://x/y"}}}
         """

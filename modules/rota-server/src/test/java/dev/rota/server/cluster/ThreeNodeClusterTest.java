@@ -176,6 +176,83 @@ class ThreeNodeClusterTest {
     assertEquals(1, view.get("activationCount").asInt());
   }
 
+  @Test
+  void aOneMebibyteInboxIsClaimedThroughAnotherNodeWithoutLoss() throws Exception {
+    RotaNode first = nodes.get(0);
+    RotaNode third = nodes.get(2);
+    String remote = agentHostedOn(third, "big", "big");
+    int count = 32;
+    String blob = "x".repeat(32 * 1024);
+    for (int i = 0; i < count; i++) {
+      assertEquals(
+          202,
+          send(
+                  first,
+                  "POST",
+                  "/v1/agents/" + remote + "/notifications",
+                  "{\"type\":\"big\",\"payload\":{\"i\":" + i + ",\"blob\":\"" + blob + "\"}}")
+              .statusCode());
+    }
+
+    // Each activation crosses from the third node to the first in one message, so it carries at
+    // most rota.agent.max-activation-bytes (128 KiB) of the 1 MiB; the rest follow turn by turn.
+    List<Integer> seen = new ArrayList<>();
+    int turns = 0;
+    boolean more = true;
+    while (more && turns < 40) {
+      JsonNode claim =
+          JSON.readTree(
+              send(
+                      first,
+                      "POST",
+                      "/v1/claims",
+                      "{\"runnerId\":\"big-runner\",\"mode\":\"notification\","
+                          + "\"capabilities\":[\"big\"],\"waitSeconds\":10}")
+                  .body());
+      assertEquals("assigned", claim.get("status").asText(), "turn " + turns);
+      JsonNode assignment = claim.get("assignment");
+      for (JsonNode n : assignment.get("notifications")) {
+        assertEquals(blob.length(), n.get("payload").get("blob").asText().length());
+        seen.add(n.get("payload").get("i").asInt());
+      }
+      assertTrue(assignment.get("notifications").size() < count, "all in one message");
+      more = assignment.get("more").asBoolean();
+      String leaseId = assignment.get("leaseId").asText();
+      assertEquals(
+          200, send(first, "POST", "/v1/leases/" + leaseId + "/complete", "{}").statusCode());
+      turns++;
+    }
+    List<Integer> expected = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      expected.add(i);
+    }
+    assertEquals(expected, seen, "every notification once, oldest first");
+    assertTrue(turns > 1);
+    JsonNode view = JSON.readTree(send(third, "GET", "/v1/agents/" + remote, null).body());
+    assertEquals(0, view.get("inbox").get("unread").asInt());
+  }
+
+  /**
+   * Registers agents {@code prefix-i} needing {@code capability} until one lives on {@code node}.
+   */
+  private String agentHostedOn(RotaNode node, String prefix, String capability) throws Exception {
+    for (int i = 0; i < 60; i++) {
+      String id = prefix + "-" + i;
+      assertEquals(
+          201,
+          send(
+                  nodes.get(0),
+                  "PUT",
+                  "/v1/agents/" + id,
+                  "{\"capabilities\":[\"" + capability + "\"]}")
+              .statusCode());
+      if (hostedAgents(node).contains(id)) {
+        return id;
+      }
+    }
+    throw new AssertionError("no agent landed on " + node.clusterAddress());
+  }
+
   /** The agent ids whose entities run on this node now. */
   private Set<String> hostedAgents(RotaNode node) throws Exception {
     ActorSystem<?> system = node.system();
