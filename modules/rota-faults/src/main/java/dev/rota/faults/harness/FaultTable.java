@@ -18,14 +18,15 @@ public final class FaultTable {
       out.append("\n### ").append(kind.label()).append("\n\n");
       out.append(
           "| run | node | acknowledged | completed | lost | undrained | stale accepted |"
-              + " overlapping holds | duplicates | agents hit | max window (s) | exit status |\n");
-      out.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+              + " overlapping holds | duplicates | agents hit | max window (s) | exit status |"
+              + " rejoin window (s) |\n");
+      out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
       for (FaultRun.Result r : rows) {
         Verdict v = r.verdict();
         FaultWindow window = mainWindow(r);
         out.append(
             String.format(
-                "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s |%n",
+                "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |%n",
                 r.run(),
                 r.node(),
                 v.acknowledged(),
@@ -37,13 +38,15 @@ public final class FaultTable {
                 v.duplicateCompletions().size() + v.duplicateAccepts().size(),
                 window == null ? "-" : Integer.toString(window.agentsAffected()),
                 window == null ? "-" : seconds(window.maxWindowMs()),
-                r.exitStatus().isEmpty() ? "-" : r.exitStatus()));
+                r.exitStatus().isEmpty() ? "-" : r.exitStatus(),
+                rejoin(r)));
       }
     }
     out.append(
         String.format(
             "%nwindow: from the fault to an affected agent's first acknowledged publish; kill-9"
-                + " and sigstop are held to %d s.%n",
+                + " and sigstop are held to %d s. rejoin window: the same from the moment the"
+                + " killed or frozen node was started again (reported, not held).%n",
             boundMs / 1000));
     return out.toString();
   }
@@ -58,6 +61,18 @@ public final class FaultTable {
     return own.stream()
         .max(java.util.Comparator.comparingLong(FaultWindow::maxWindowMs))
         .orElse(null);
+  }
+
+  /** The worst window after a killed or frozen node was started again and rejoined. */
+  private static String rejoin(FaultRun.Result result) {
+    return result.verdict().windows().stream()
+        .filter(w -> w.kind().equals("restart"))
+        .mapToLong(FaultWindow::maxWindowMs)
+        .max()
+        .stream()
+        .mapToObj(FaultTable::seconds)
+        .findFirst()
+        .orElse("-");
   }
 
   static String seconds(long ms) {
