@@ -35,11 +35,12 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * activation, so the two durable writes of consecutive turns overlap (failed reports are retried as
  * before).
  *
- * <p>A runner never runs an activation whose lease it has lost: when a heartbeat is refused it
- * cancels the executor and drops the outcome (the agent has already counted the lease as expired).
- * Told to {@link Drain}, it takes no new work, finishes what it holds (or fails it with {@code
- * retry} once the deadline passes) and stops. A lease granted to it after it was told to drain is
- * handed back with {@code snooze 0}, which uses up no attempt.
+ * <p>A runner never runs an activation whose lease it has lost: when a heartbeat is refused, or
+ * when the lease's expiry passes without a successful heartbeat (heartbeats unanswered: the agent's
+ * node is gone or unreachable), it cancels the executor and drops the outcome (the agent counts, or
+ * has counted, the lease as expired). Told to {@link Drain}, it takes no new work, finishes what it
+ * holds (or fails it with {@code retry} once the deadline passes) and stops. A lease granted to it
+ * after it was told to drain is handed back with {@code snooze 0}, which uses up no attempt.
  */
 public final class Runner {
 
@@ -90,11 +91,15 @@ public final class Runner {
 
   private record DrainDeadline(String leaseId) implements ForLease {}
 
+  /** The lease's known expiry passed without a successful heartbeat moving it. */
+  private record LeaseExpired(String leaseId) implements ForLease {}
+
   private record Reported(String leaseId, AgentEntity.Reply reply, Throwable failure)
       implements ForLease {}
 
   private static final String HEARTBEAT = "heartbeat";
   private static final String DEADLINE = "drain-deadline";
+  private static final String LEASE_EXPIRY = "lease-expiry";
   private static final String RESUME = "resume";
 
   /**
@@ -268,9 +273,13 @@ public final class Runner {
       running = CompletableFuture.failedFuture(e);
     }
     ctx.pipeToSelf(running, (outcome, failure) -> new Executed(leaseId, outcome, failure));
-    long intervalMillis = Math.max(1000, activation.lease().leaseSeconds() * 1000 / 3);
+    long intervalMillis =
+        settings.heartbeatInterval() != null
+            ? settings.heartbeatInterval().toMillis()
+            : Math.max(1000, activation.lease().leaseSeconds() * 1000 / 3);
     timers.startTimerWithFixedDelay(
         HEARTBEAT, new HeartbeatDue(leaseId), Duration.ofMillis(intervalMillis));
+    expireAt(leaseId, activation.lease().expiresAt());
     changed(Activity.EXECUTING);
     ctx.getLog()
         .debug(
@@ -298,13 +307,25 @@ public final class Runner {
               return Behaviors.same();
             })
         .onMessage(DrainDeadline.class, this::isCurrent, this::onDrainDeadline)
+        .onMessage(
+            LeaseExpired.class,
+            this::isCurrent,
+            expired -> abandon("its lease expired without a successful heartbeat"))
         .onMessage(Command.class, stale -> Behaviors.same())
         .build();
+  }
+
+  /** Stops the activation when {@code expiresAt} passes, unless a heartbeat moves it first. */
+  private void expireAt(String leaseId, Instant expiresAt) {
+    Duration left = Duration.between(Instant.now(), expiresAt);
+    timers.startSingleTimer(
+        LEASE_EXPIRY, new LeaseExpired(leaseId), left.isNegative() ? Duration.ZERO : left);
   }
 
   private Behavior<Command> onExecuted(Executed executed) {
     timers.cancel(HEARTBEAT);
     timers.cancel(DEADLINE);
+    timers.cancel(LEASE_EXPIRY);
     Outcome outcome =
         executed.failure() == null
             ? executed.outcome()
@@ -322,8 +343,9 @@ public final class Runner {
   }
 
   private Behavior<Command> onHeartbeatAnswered(HeartbeatAnswered answered) {
-    if (answered.reply() instanceof AgentEntity.Extended) {
+    if (answered.reply() instanceof AgentEntity.Extended extended) {
       lastSeenAt = Instant.now();
+      expireAt(answered.leaseId(), extended.expiresAt());
       return Behaviors.same();
     }
     if (answered.reply() instanceof AgentEntity.Rejected rejected) {
@@ -341,6 +363,7 @@ public final class Runner {
 
   private Behavior<Command> onDrainDeadline(DrainDeadline deadline) {
     timers.cancel(HEARTBEAT);
+    timers.cancel(LEASE_EXPIRY);
     running.cancel(true);
     ctx.getLog()
         .warn(
@@ -354,6 +377,7 @@ public final class Runner {
   private Behavior<Command> abandon(String why) {
     timers.cancel(HEARTBEAT);
     timers.cancel(DEADLINE);
+    timers.cancel(LEASE_EXPIRY);
     running.cancel(true);
     abandoned++;
     ctx.getLog()
