@@ -79,7 +79,14 @@ public final class Guardian {
     Route routes =
         new RotaRoutes(rota, httpSettings, new JdbcAgentDirectory(database.dataSource())).route();
     MetricsSampler.start(rota, httpSettings);
-    CompletionStage<ServerBinding> http = bindHttp(system, settings.http(), routes);
+    NodeReadiness readiness = NodeReadiness.get(system);
+    CompletionStage<ServerBinding> http =
+        bindHttp(system, settings.http(), new ServingGate(readiness).wrap(routes))
+            .thenApply(
+                bound -> {
+                  readiness.apiBound();
+                  return bound;
+                });
     context.pipeToSelf(
         http.thenCombine(management, Started::new),
         (up, failure) -> up != null ? up : new StartFailed(failure));

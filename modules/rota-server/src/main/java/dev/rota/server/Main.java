@@ -1,6 +1,7 @@
 package dev.rota.server;
 
 import com.typesafe.config.ConfigFactory;
+import java.util.Optional;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,8 +12,9 @@ import org.slf4j.LoggerFactory;
  * (docs/configuration.md).
  *
  * <p>Exits with status 1 and a one-line reason if the node cannot start. SIGTERM stops the node
- * through CoordinatedShutdown; when the node stops for another reason (say, downed by the Split
- * Brain Resolver) the JVM exits too, so a supervisor can restart it.
+ * through CoordinatedShutdown; when the node stops for another reason the JVM exits too, with a
+ * non-zero status (3 when the cluster downed it, see {@link #exitStatus}), so a supervisor with
+ * restart-on-failure starts it again.
  */
 public final class Main {
   private Main() {}
@@ -35,13 +37,42 @@ public final class Main {
       return;
     }
     node.system().getWhenTerminated().toCompletableFuture().join();
-    log.info(
-        "Rota node stopped ({})",
-        CoordinatedShutdown.get(node.system())
-            .getShutdownReason()
-            .map(Object::toString)
-            .orElse("terminated"));
+    Optional<CoordinatedShutdown.Reason> reason =
+        CoordinatedShutdown.get(node.system()).getShutdownReason();
+    int status = exitStatus(reason);
+    String why = reason.map(Object::toString).orElse("terminated");
+    if (status == 0) {
+      log.info("Rota node stopped ({})", why);
+    } else {
+      log.error("Rota node stopped ({}); exiting with status {}", why, status);
+    }
     // On SIGTERM this waits for the JVM's shutdown hooks; otherwise it ends the process.
-    System.exit(0);
+    System.exit(status);
   }
+
+  /**
+   * 0 when the node was asked to stop (SIGTERM, a requested leave, {@link RotaNode#stop}); {@value
+   * #EXIT_DOWNED} when the cluster downed it (the Split Brain Resolver, or a manual down), so that
+   * a supervisor with restart-on-failure starts it again; 1 for any other reason (say, it could not
+   * join its seed nodes).
+   */
+  static int exitStatus(Optional<CoordinatedShutdown.Reason> reason) {
+    if (reason.isEmpty()) {
+      return 0;
+    }
+    CoordinatedShutdown.Reason why = reason.get();
+    if (why == CoordinatedShutdown.jvmExitReason()
+        || why == CoordinatedShutdown.clusterLeavingReason()
+        || why == CoordinatedShutdown.actorSystemTerminateReason()
+        || why == CoordinatedShutdown.unknownReason()) {
+      return 0;
+    }
+    if (why == CoordinatedShutdown.clusterDowningReason()) {
+      return EXIT_DOWNED;
+    }
+    return 1;
+  }
+
+  /** The exit status of a node the cluster downed. */
+  public static final int EXIT_DOWNED = 3;
 }

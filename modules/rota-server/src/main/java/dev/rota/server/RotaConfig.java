@@ -19,7 +19,8 @@ import java.util.Map;
  *
  * <p>Two values are derived after loading: {@code rota.data-dir} is made absolute (H2 refuses
  * implicitly relative paths, and logs should say where the data is), and {@code
- * rota.cluster.seed-nodes} becomes {@code pekko.cluster.seed-nodes}.
+ * rota.cluster.seed-nodes} becomes {@code pekko.cluster.seed-nodes} (and, on the first seed node,
+ * {@code rota.cluster.first-seed-timeout} its {@code pekko.cluster.seed-node-timeout}).
  */
 public final class RotaConfig {
   /** The actor system name; part of every cluster address ({@code pekko://rota@host:port}). */
@@ -60,6 +61,16 @@ public final class RotaConfig {
         SeedNodes.parse(config.getString("rota.cluster.seed-nodes"), SYSTEM_NAME);
     if (!seedNodes.isEmpty()) {
       derived.put("pekko.cluster.seed-nodes", seedNodes);
+      if (seedNodes.size() > 1 && SeedNodes.isSelf(seedNodes.get(0), config, SYSTEM_NAME)) {
+        // The first seed node joins itself, forming a new cluster, when the other seeds do not
+        // answer within seed-node-timeout. Restarted while the others run, a slow start could
+        // miss their answers by a moment and form a second cluster on the same database
+        // (decision 16); the others answer at once when they are up, so waiting longer costs
+        // only a cold start without them.
+        derived.put(
+            "pekko.cluster.seed-node-timeout",
+            config.getDuration("rota.cluster.first-seed-timeout").toMillis() + "ms");
+      }
     }
     return ConfigFactory.parseMap(derived, "derived by RotaConfig");
   }

@@ -17,8 +17,9 @@ import org.apache.pekko.actor.typed.ActorSystem;
  *
  * <p>Start-up order: load config, open the database and run migrations, then start the actor
  * system, whose {@link Guardian} joins the cluster and binds management and HTTP. {@link #start}
- * returns once both are bound; the cluster may still be forming (management's {@code /ready}
- * answers 200 once this member is up).
+ * returns once both are bound and the node serves (an Up member with its shard regions registered),
+ * or a minute after binding if it cannot join yet; until it serves, the API answers 503 with {@code
+ * Retry-After} (decision 17).
  */
 public final class RotaNode implements AutoCloseable {
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
@@ -71,6 +72,7 @@ public final class RotaNode implements AutoCloseable {
           ActorSystem.create(
               Guardian.create(settings, database, started), RotaConfig.SYSTEM_NAME, config);
       Guardian.Endpoints endpoints = await(started);
+      awaitServing(system, STARTUP_TIMEOUT);
       return new RotaNode(config, settings, database, system, endpoints);
     } catch (RuntimeException e) {
       if (system != null) {
@@ -90,6 +92,25 @@ public final class RotaNode implements AutoCloseable {
       dev.rota.http.HttpSettings.from(config).requireSafeExposure(settings.http().interfaceName());
     } catch (com.typesafe.config.ConfigException | IllegalStateException e) {
       throw new StartupException(e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Waits, at most {@code timeout}, until the node serves its API ({@link
+   * NodeReadiness#clusterServing()}: an Up member with its shard regions registered), so that a
+   * caller's first request is not answered 503. Returns either way: a node whose seed nodes are not
+   * up yet keeps trying to join (up to {@code ROTA_JOIN_TIMEOUT}) and answers 503 meanwhile.
+   */
+  private static void awaitServing(ActorSystem<?> system, Duration timeout) {
+    NodeReadiness readiness = NodeReadiness.get(system);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!readiness.clusterServing() && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 

@@ -30,6 +30,19 @@ public final class SeedNodes {
     return List.copyOf(addresses);
   }
 
+  /**
+   * Whether {@code seed} (an address {@link #parse} returned) is this node's own cluster address
+   * ({@code rota.cluster.host} and {@code rota.cluster.port} of {@code config}).
+   */
+  static boolean isSelf(String seed, com.typesafe.config.Config config, String systemName) {
+    int port = config.getInt("rota.cluster.port");
+    if (port == 0) {
+      return false;
+    }
+    String self = toAddress(config.getString("rota.cluster.host") + ":" + port, systemName);
+    return AddressFromURIString.parse(self).equals(AddressFromURIString.parse(seed));
+  }
+
   private static String toAddress(String entry, String systemName) {
     String uri = entry.contains("://") ? entry : "pekko://" + systemName + "@" + entry;
     Address address;

@@ -97,6 +97,24 @@ class RotaConfigTest {
   }
 
   @Test
+  void theFirstOfSeveralSeedNodesWaitsLongerBeforeFormingACluster() {
+    Map<String, String> seeds = Map.of("ROTA_SEED_NODES", "127.0.0.1:25520,127.0.0.1:25521");
+    Config first =
+        RotaConfig.load(ConfigFactory.empty(), with(seeds, "ROTA_CLUSTER_PORT", "25520"));
+    Config second =
+        RotaConfig.load(ConfigFactory.empty(), with(seeds, "ROTA_CLUSTER_PORT", "25521"));
+
+    assertEquals(20, first.getDuration("pekko.cluster.seed-node-timeout").toSeconds());
+    assertEquals(5, second.getDuration("pekko.cluster.seed-node-timeout").toSeconds());
+  }
+
+  private static Map<String, String> with(Map<String, String> base, String key, String value) {
+    Map<String, String> all = new java.util.HashMap<>(base);
+    all.put(key, value);
+    return all;
+  }
+
+  @Test
   void refusesAMalformedSeedNode() {
     StartupException e =
         assertThrows(

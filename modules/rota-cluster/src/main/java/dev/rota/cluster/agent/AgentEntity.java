@@ -484,13 +484,17 @@ public final class AgentEntity
       return Effect()
           .reply(
               cmd.replyTo(),
-              new Denied(eligibility.deniedReason(), state, lastSequenceNumber(context)));
+              new Denied(
+                  eligibility.deniedReason(),
+                  state.toSchedule(),
+                  state.registered(),
+                  lastSequenceNumber(context)));
     }
     long token = state.fencingCounter() + 1;
     long leaseSeconds =
         cmd.leaseSeconds() > 0 ? cmd.leaseSeconds() : settings.defaultLeaseSeconds();
     List<Notification> carried =
-        state.nextCarried(settings.maxActivationNotifications(), settings.maxActivationBytes());
+        state.nextCarried(settings.maxNotificationsPerActivation(), settings.maxActivationBytes());
     boolean more = carried.size() < state.inbox().size();
     Lease lease =
         new Lease(

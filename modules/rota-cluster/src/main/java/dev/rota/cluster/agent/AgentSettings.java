@@ -9,7 +9,7 @@ import java.time.Duration;
  * @param maxInboxBytes the most an agent's unread notifications may hold ({@link
  *     dev.rota.core.model.Notification#estimatedBytes()}); past it a notification is refused 429
  * @param maxDeadLetters the most dead letters an agent keeps; past it the oldest are dropped
- * @param maxActivationNotifications the most notifications one activation carries
+ * @param maxNotificationsPerActivation the most notifications one activation carries
  * @param maxActivationBytes the most bytes of notifications one activation carries (at least one
  *     notification, whatever its size)
  */
@@ -21,12 +21,12 @@ public record AgentSettings(
     Duration expiryGrace,
     long maxInboxBytes,
     int maxDeadLetters,
-    int maxActivationNotifications,
+    int maxNotificationsPerActivation,
     long maxActivationBytes) {
 
   public static final long DEFAULT_MAX_INBOX_BYTES = 4L * 1024 * 1024;
   public static final int DEFAULT_MAX_DEAD_LETTERS = 1000;
-  public static final int DEFAULT_MAX_ACTIVATION_NOTIFICATIONS = 100;
+  public static final int DEFAULT_MAX_NOTIFICATIONS_PER_ACTIVATION = 100;
   public static final long DEFAULT_MAX_ACTIVATION_BYTES = 128L * 1024;
 
   public AgentSettings(
@@ -43,8 +43,29 @@ public record AgentSettings(
         expiryGrace,
         DEFAULT_MAX_INBOX_BYTES,
         DEFAULT_MAX_DEAD_LETTERS,
-        DEFAULT_MAX_ACTIVATION_NOTIFICATIONS,
+        DEFAULT_MAX_NOTIFICATIONS_PER_ACTIVATION,
         DEFAULT_MAX_ACTIVATION_BYTES);
+  }
+
+  /** Default inbox and dead-letter caps, the given per-activation limits (tests). */
+  public AgentSettings(
+      int partitions,
+      long defaultLeaseSeconds,
+      Duration dedupeWindow,
+      int snapshotEvery,
+      Duration expiryGrace,
+      int maxNotificationsPerActivation,
+      long maxActivationBytes) {
+    this(
+        partitions,
+        defaultLeaseSeconds,
+        dedupeWindow,
+        snapshotEvery,
+        expiryGrace,
+        DEFAULT_MAX_INBOX_BYTES,
+        DEFAULT_MAX_DEAD_LETTERS,
+        maxNotificationsPerActivation,
+        maxActivationBytes);
   }
 
   public static AgentSettings from(Config config) {
@@ -57,7 +78,7 @@ public record AgentSettings(
         rota.getDuration("agent.expiry-grace"),
         rota.getBytes("agent.max-inbox-bytes"),
         rota.getInt("agent.max-dead-letters"),
-        rota.getInt("agent.max-activation-notifications"),
+        rota.getInt("agent.max-notifications-per-activation"),
         rota.getBytes("agent.max-activation-bytes"));
   }
 

@@ -24,11 +24,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -78,6 +81,13 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
 
   private record PauseChanged(SystemControl.PauseState state) implements Command {}
 
+  /**
+   * The node is shutting down (CoordinatedShutdown, {@code before-service-unbind}): parked requests
+   * are answered {@link NoWork} at once, and so is every request from now on, so that long polls
+   * end with an answer before HTTP unbinds and runners ask another node.
+   */
+  private record Drain(ActorRef<Done> replyTo) implements Command {}
+
   private static final class Pending {
     final RequestWork request;
     final List<SchedulingIndex.Pick> peeked = new ArrayList<>();
@@ -112,6 +122,13 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
             "rota-dispatcher",
             org.apache.pekko.actor.typed.Props.empty());
     system.receptionist().tell(Receptionist.register(SERVICE_KEY, ref));
+    CoordinatedShutdown.get(system)
+        .addTask(
+            CoordinatedShutdown.PhaseBeforeServiceUnbind(),
+            "rota-dispatcher-drain",
+            () ->
+                AskPattern.<Command, Done>ask(
+                    ref, Drain::new, Duration.ofSeconds(5), system.scheduler()));
     return ref;
   }
 
@@ -146,6 +163,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   private boolean directoryComplete;
   private long nextId;
   private boolean paused;
+  private boolean draining;
 
   private Dispatcher(
       ActorContext<Command> context,
@@ -178,6 +196,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
         .onMessage(WaitOver.class, this::onWaitOver)
         .onMessage(PauseChanged.class, this::onPauseChanged)
         .onMessage(GetRunners.class, this::onGetRunners)
+        .onMessage(Drain.class, this::onDrain)
         .build();
   }
 
@@ -191,6 +210,10 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
             request.mode().wireName(),
             request.capabilities(),
             Instant.now()));
+    if (draining) {
+      request.replyTo().tell(new NoWork());
+      return this;
+    }
     if (paused) {
       request.replyTo().tell(new Paused());
       return this;
@@ -370,6 +393,25 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
         }
       }
     }
+    return this;
+  }
+
+  private Behavior<Command> onDrain(Drain drain) {
+    draining = true;
+    int answered = early.size();
+    early.forEach(request -> request.replyTo().tell(new NoWork()));
+    early.clear();
+    for (Map.Entry<Long, Pending> e : List.copyOf(pending.entrySet())) {
+      if (e.getValue().parked) {
+        pending.remove(e.getKey());
+        timers.cancel(e.getKey());
+        unparkEverywhere(e.getKey());
+        e.getValue().request.replyTo().tell(new NoWork());
+        answered++;
+      }
+    }
+    getContext().getLog().info("Node shutting down: answered {} waiting claims 'none'", answered);
+    drain.replyTo().tell(Done.getInstance());
     return this;
   }
 

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.cluster.system.WriteGuard;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -112,6 +113,7 @@ public final class RotaJournal extends AsyncWriteJournal {
 
   private final Serialization serialization;
   private final RotaMetrics metrics;
+  private final WriteGuard writeGuard;
   private final HikariDataSource dataSource;
   private final BlockingQueue<WriteRequest> queue = new LinkedBlockingQueue<>();
   private final List<Thread> writers = new ArrayList<>();
@@ -123,6 +125,7 @@ public final class RotaJournal extends AsyncWriteJournal {
   public RotaJournal(Config config) {
     this.serialization = SerializationExtension.get(context().system());
     this.metrics = RotaMetrics.get(Adapter.toTyped(context().system()));
+    this.writeGuard = WriteGuard.get(Adapter.toTyped(context().system()));
     this.maxBatchRows = config.getInt("max-batch-rows");
     int writerCount = config.getInt("writers");
     int readerCount = config.getInt("readers");
@@ -231,6 +234,11 @@ public final class RotaJournal extends AsyncWriteJournal {
         while (rows < maxBatchRows && (next = queue.poll()) != null) {
           batch.add(next);
           rows += next.rows().size();
+        }
+        Optional<String> refusal = writeGuard.refusal();
+        if (refusal.isPresent()) {
+          fail(batch, new IllegalStateException("write refused: " + refusal.get()));
+          continue;
         }
         if (connection == null || connection.isClosed()) {
           connection = openWriter();

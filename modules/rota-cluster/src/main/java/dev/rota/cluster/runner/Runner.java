@@ -35,12 +35,12 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * activation, so the two durable writes of consecutive turns overlap (failed reports are retried as
  * before).
  *
- * <p>A runner never runs an activation whose lease it has lost: when a heartbeat is refused, or the
- * lease runs out on this node's clock without a heartbeat the agent answered (the agent or the
- * network is unreachable), it cancels the executor and drops the outcome (the agent counts the
- * lease as expired). Told to {@link Drain}, it takes no new work, finishes what it holds (or fails
- * it with {@code retry} once the deadline passes) and stops. A lease granted to it after it was
- * told to drain is handed back with {@code snooze 0}, which uses up no attempt.
+ * <p>A runner never runs an activation whose lease it has lost: when a heartbeat is refused, or
+ * when the lease's expiry passes without a successful heartbeat (heartbeats unanswered: the agent's
+ * node is gone or unreachable), it cancels the executor and drops the outcome (the agent counts, or
+ * has counted, the lease as expired). Told to {@link Drain}, it takes no new work, finishes what it
+ * holds (or fails it with {@code retry} once the deadline passes) and stops. A lease granted to it
+ * after it was told to drain is handed back with {@code snooze 0}, which uses up no attempt.
  */
 public final class Runner {
 
@@ -86,24 +86,20 @@ public final class Runner {
 
   private record HeartbeatDue(String leaseId) implements ForLease {}
 
-  /**
-   * @param sentAt when the heartbeat left: the lease runs at least its length from then
-   */
-  private record HeartbeatAnswered(
-      String leaseId, AgentEntity.Reply reply, Throwable failure, long sentAt)
+  private record HeartbeatAnswered(String leaseId, AgentEntity.Reply reply, Throwable failure)
       implements ForLease {}
 
-  /** The lease ran out here without a successful heartbeat. */
-  private record LeaseDeadline(String leaseId) implements ForLease {}
-
   private record DrainDeadline(String leaseId) implements ForLease {}
+
+  /** The lease's known expiry passed without a successful heartbeat moving it. */
+  private record LeaseExpired(String leaseId) implements ForLease {}
 
   private record Reported(String leaseId, AgentEntity.Reply reply, Throwable failure)
       implements ForLease {}
 
   private static final String HEARTBEAT = "heartbeat";
   private static final String DEADLINE = "drain-deadline";
-  private static final String LEASE_DEADLINE = "lease-deadline";
+  private static final String LEASE_EXPIRY = "lease-expiry";
   private static final String RESUME = "resume";
 
   /**
@@ -277,15 +273,13 @@ public final class Runner {
       running = CompletableFuture.failedFuture(e);
     }
     ctx.pipeToSelf(running, (outcome, failure) -> new Executed(leaseId, outcome, failure));
-    long intervalMillis = Math.max(1000, activation.lease().leaseSeconds() * 1000 / 3);
+    long intervalMillis =
+        settings.heartbeatInterval() != null
+            ? settings.heartbeatInterval().toMillis()
+            : Math.max(1000, activation.lease().leaseSeconds() * 1000 / 3);
     timers.startTimerWithFixedDelay(
         HEARTBEAT, new HeartbeatDue(leaseId), Duration.ofMillis(intervalMillis));
-    // Counted from now, on this node's clock: the grant was made a moment ago, so the lease ends
-    // no earlier than this on the agent's.
-    timers.startSingleTimer(
-        LEASE_DEADLINE,
-        new LeaseDeadline(leaseId),
-        Duration.ofSeconds(activation.lease().leaseSeconds()));
+    expireAt(leaseId, activation.lease().expiresAt());
     changed(Activity.EXECUTING);
     ctx.getLog()
         .debug(
@@ -303,10 +297,6 @@ public final class Runner {
         .onMessage(HeartbeatDue.class, this::isCurrent, this::onHeartbeatDue)
         .onMessage(HeartbeatAnswered.class, this::isCurrent, this::onHeartbeatAnswered)
         .onMessage(
-            LeaseDeadline.class,
-            this::isCurrent,
-            deadline -> abandon("its lease ran out without a successful heartbeat"))
-        .onMessage(
             Drain.class,
             drain -> {
               beginDraining(drain);
@@ -317,14 +307,25 @@ public final class Runner {
               return Behaviors.same();
             })
         .onMessage(DrainDeadline.class, this::isCurrent, this::onDrainDeadline)
+        .onMessage(
+            LeaseExpired.class,
+            this::isCurrent,
+            expired -> abandon("its lease expired without a successful heartbeat"))
         .onMessage(Command.class, stale -> Behaviors.same())
         .build();
+  }
+
+  /** Stops the activation when {@code expiresAt} passes, unless a heartbeat moves it first. */
+  private void expireAt(String leaseId, Instant expiresAt) {
+    Duration left = Duration.between(Instant.now(), expiresAt);
+    timers.startSingleTimer(
+        LEASE_EXPIRY, new LeaseExpired(leaseId), left.isNegative() ? Duration.ZERO : left);
   }
 
   private Behavior<Command> onExecuted(Executed executed) {
     timers.cancel(HEARTBEAT);
     timers.cancel(DEADLINE);
-    timers.cancel(LEASE_DEADLINE);
+    timers.cancel(LEASE_EXPIRY);
     Outcome outcome =
         executed.failure() == null
             ? executed.outcome()
@@ -336,24 +337,15 @@ public final class Runner {
   }
 
   private Behavior<Command> onHeartbeatDue(HeartbeatDue due) {
-    long sentAt = System.nanoTime();
     leases.heartbeat(
-        due.leaseId(),
-        (reply, failure) -> new HeartbeatAnswered(due.leaseId(), reply, failure, sentAt));
+        due.leaseId(), (reply, failure) -> new HeartbeatAnswered(due.leaseId(), reply, failure));
     return Behaviors.same();
   }
 
   private Behavior<Command> onHeartbeatAnswered(HeartbeatAnswered answered) {
-    if (answered.reply() instanceof AgentEntity.Extended) {
+    if (answered.reply() instanceof AgentEntity.Extended extended) {
       lastSeenAt = Instant.now();
-      // The agent extended the lease by its length from when it took the heartbeat in, which is
-      // after it was sent: the runner's deadline moves to the send time plus the length.
-      long leaseNanos = Duration.ofSeconds(current.lease().leaseSeconds()).toNanos();
-      long left = answered.sentAt() + leaseNanos - System.nanoTime();
-      timers.startSingleTimer(
-          LEASE_DEADLINE,
-          new LeaseDeadline(answered.leaseId()),
-          Duration.ofNanos(Math.max(0, left)));
+      expireAt(answered.leaseId(), extended.expiresAt());
       return Behaviors.same();
     }
     if (answered.reply() instanceof AgentEntity.Rejected rejected) {
@@ -371,7 +363,7 @@ public final class Runner {
 
   private Behavior<Command> onDrainDeadline(DrainDeadline deadline) {
     timers.cancel(HEARTBEAT);
-    timers.cancel(LEASE_DEADLINE);
+    timers.cancel(LEASE_EXPIRY);
     running.cancel(true);
     ctx.getLog()
         .warn(
@@ -385,7 +377,7 @@ public final class Runner {
   private Behavior<Command> abandon(String why) {
     timers.cancel(HEARTBEAT);
     timers.cancel(DEADLINE);
-    timers.cancel(LEASE_DEADLINE);
+    timers.cancel(LEASE_EXPIRY);
     running.cancel(true);
     abandoned++;
     ctx.getLog()

@@ -20,6 +20,7 @@ import java.util.Set;
  * @param askTimeout for heartbeats, completions and failures sent to the agent
  * @param reportAttempts how many times a completion or failure is sent when its ask times out
  * @param shutdownTimeout how long a leaving node lets activations finish before failing them
+ * @param heartbeatInterval how often a runner heartbeats its lease; null: every third of it
  */
 public record RunnerSettings(
     boolean enabled,
@@ -33,7 +34,8 @@ public record RunnerSettings(
     Duration askTimeout,
     int reportAttempts,
     Duration shutdownTimeout,
-    String blockingDispatcher) {
+    String blockingDispatcher,
+    Duration heartbeatInterval) {
 
   /** Executors with their own {@code rota.runners.<name>} block; others are class names. */
   public static final Set<String> BUILT_IN_EXECUTORS = Set.of("noop", "process", "http");
@@ -91,7 +93,8 @@ public record RunnerSettings(
         c.getDuration("ask-timeout"),
         reportAttempts,
         c.getDuration("shutdown-timeout"),
-        c.getString("blocking-dispatcher"));
+        c.getString("blocking-dispatcher"),
+        c.hasPath("heartbeat-interval") ? c.getDuration("heartbeat-interval") : null);
   }
 
   private static PoolSettings pool(Config pool, Config runners, int maxPerNode) {

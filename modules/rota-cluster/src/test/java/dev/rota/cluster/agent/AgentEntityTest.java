@@ -194,6 +194,81 @@ class AgentEntityTest {
   }
 
   @Test
+  void anActivationCarriesAtMostTheConfiguredCountAndBytesOldestFirst() {
+    var limited =
+        EventSourcedBehaviorTestKit.<Command, Event, AgentState>create(
+            TEST_KIT.system(),
+            AgentEntity.create(
+                "a2",
+                new AgentSettings(
+                    16, 300, Duration.ofHours(1), 100, Duration.ofMillis(200), 3, 400),
+                (state, seqNr) -> {},
+                clock),
+            EventSourcedBehaviorTestKit.enabledSerializationSettings());
+    limited.<Reply>runCommand(r -> new AgentEntity.Register(AgentConfigPatch.empty(), r));
+    for (int i = 0; i < 5; i++) {
+      int n = i;
+      limited.<Reply>runCommand(
+          r ->
+              new AgentEntity.Notify(
+                  "t", JsonNodeFactory.instance.objectNode().put("n", n), null, r));
+    }
+    Granted first =
+        assertInstanceOf(
+            Granted.class,
+            limited
+                .<Reply>runCommand(
+                    r -> new AgentEntity.Claim("r", RunnerMode.HYBRID, Set.of(), 30, r))
+                .reply());
+    assertEquals(3, first.notifications().size());
+    assertEquals(0, first.notifications().get(0).payload().get("n").asInt());
+    assertTrue(first.more());
+    limited.<Reply>runCommand(r -> new AgentEntity.Complete(first.lease().leaseId(), null, r));
+    assertEquals(2, limited.getState().inbox().size());
+
+    // A large payload: the byte budget (400) lets only the first go, however large it is.
+    String big = "x".repeat(500);
+    for (int i = 0; i < 2; i++) {
+      limited.<Reply>runCommand(
+          r ->
+              new AgentEntity.Notify(
+                  "t", JsonNodeFactory.instance.objectNode().put("big", big), null, r));
+    }
+    Granted second =
+        assertInstanceOf(
+            Granted.class,
+            limited
+                .<Reply>runCommand(
+                    r -> new AgentEntity.Claim("r", RunnerMode.HYBRID, Set.of(), 30, r))
+                .reply());
+    assertEquals(2, second.notifications().size(), "the two small ones left, not the big one");
+    assertTrue(second.more());
+    limited.<Reply>runCommand(r -> new AgentEntity.Complete(second.lease().leaseId(), null, r));
+    Granted third =
+        assertInstanceOf(
+            Granted.class,
+            limited
+                .<Reply>runCommand(
+                    r -> new AgentEntity.Claim("r", RunnerMode.HYBRID, Set.of(), 30, r))
+                .reply());
+    assertEquals(1, third.notifications().size());
+    assertTrue(third.more());
+  }
+
+  @Test
+  void aDenialCarriesTheScheduleRowNotTheState() {
+    register(AgentConfigPatch.empty());
+    notify("t", null);
+    claim(RunnerMode.HYBRID);
+    var second =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
+    Denied denied = assertInstanceOf(Denied.class, second.reply());
+    assertEquals(kit.getState().toSchedule(), denied.schedule());
+    assertTrue(denied.registered());
+  }
+
+  @Test
   void deniesSecondClaimWhileLeased() {
     register(AgentConfigPatch.empty());
     claim(RunnerMode.EXPLORATION);

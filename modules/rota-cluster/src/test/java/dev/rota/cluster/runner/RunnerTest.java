@@ -176,6 +176,31 @@ class RunnerTest {
   }
 
   @Test
+  void stopsAnActivationWhenItsLeaseExpiresWithoutASuccessfulHeartbeat() throws Exception {
+    register(KIT, "deadline-1");
+    notifyAgent(KIT, "deadline-1", "message");
+    // Heartbeats far apart: the 5 s lease passes with none, as when they go unanswered.
+    RunnerSettings noHeartbeats =
+        TestCluster.runnerSettings(
+            KIT, "rota.runners.lease-seconds = 5\nrota.runners.heartbeat-interval = 1h");
+    var first = new AtomicInteger();
+    var executor =
+        new RecordingExecutor(
+            activation ->
+                first.getAndIncrement() == 0
+                    ? new CompletableFuture<>()
+                    : CompletableFuture.completedFuture(Outcome.completed(null)));
+    var runner = runner("deadline", noHeartbeats, executor, dispatcher("deadline-1"));
+    Instant expiresAt = executor.nextActivation(WAIT).lease().expiresAt();
+    CompletableFuture<Outcome> run = executor.runs.take();
+    eventually(() -> assertTrue(run.isCancelled(), "the executor still runs past its lease"));
+    assertFalse(
+        Instant.now().isBefore(expiresAt.minusMillis(100)), "cancelled before the lease expired");
+    eventually(() -> assertEquals(1, status(runner).abandoned()));
+    KIT.stop(runner);
+  }
+
+  @Test
   void asksAgainAfterTheBackoffWhileTheSystemIsPaused() throws Exception {
     register(KIT, "paused-1");
     notifyAgent(KIT, "paused-1", "message");

@@ -1,0 +1,272 @@
+package dev.rota.faults.check;
+
+import dev.rota.faults.check.Verdict.FaultWindow;
+import dev.rota.faults.history.Event;
+import dev.rota.faults.history.Event.CompleteAttempt;
+import dev.rota.faults.history.Event.DeadLetter;
+import dev.rota.faults.history.Event.Fault;
+import dev.rota.faults.history.Event.FinalInbox;
+import dev.rota.faults.history.Event.Granted;
+import dev.rota.faults.history.Event.Outcome;
+import dev.rota.faults.history.Event.Published;
+import dev.rota.faults.history.Event.Renewed;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Checks a fault run's history offline. Pure: it reads only the events, so a corrupted history fed
+ * to it must fail the matching check (HistoryCheckerTest does exactly that).
+ *
+ * <p>The checks, in the words of DESIGN.md:
+ *
+ * <ul>
+ *   <li><b>Nothing acknowledged is lost</b>: every acknowledged key is carried by an accepted
+ *       completion, or by a lease whose completion was sent but never answered (it may have been
+ *       accepted; the key is then never granted again), or is dead-lettered, or its agent still had
+ *       unread notifications at the end (reported as undrained instead).
+ *   <li><b>Stale completions are refused</b>: a completion of lease L accepted although another
+ *       lease on L's agent had been granted (by the server's clock) before the completion was sent
+ *       (by the client's; one machine, one clock).
+ *   <li><b>No overlapping holds before expiry</b>: a lease is held from its grant until the first
+ *       completion attempt is sent or its last known expiry (the grant's, or the last successful
+ *       heartbeat's), whichever is first; no other lease on the agent is granted inside that hold.
+ *   <li><b>No duplicates</b>: no key is carried by two accepted completions, and no dedupe key is
+ *       acknowledged under two notification ids.
+ *   <li><b>Unavailability window</b> per injected fault: for each agent, the time from the fault to
+ *       the first acknowledged publish after its first failed publish (publishes started before the
+ *       next fault count).
+ * </ul>
+ */
+public final class HistoryChecker {
+  private HistoryChecker() {}
+
+  public static Verdict check(List<Event> history) {
+    List<Event> events = new ArrayList<>(history);
+    events.sort(Comparator.comparingLong(Event::at));
+
+    List<Published> published = new ArrayList<>();
+    Map<String, Granted> grants = new HashMap<>();
+    Map<String, List<Granted>> grantsByAgent = new TreeMap<>();
+    Map<String, List<CompleteAttempt>> attemptsByLease = new HashMap<>();
+    Map<String, Long> renewedUntil = new HashMap<>();
+    Set<String> deadLettered = new HashSet<>();
+    Map<String, FinalInbox> finals = new TreeMap<>();
+    List<Fault> faults = new ArrayList<>();
+
+    for (Event event : events) {
+      if (event instanceof Published p) {
+        published.add(p);
+      } else if (event instanceof Granted g) {
+        grants.put(g.leaseId(), g);
+        grantsByAgent.computeIfAbsent(g.agentId(), a -> new ArrayList<>()).add(g);
+      } else if (event instanceof CompleteAttempt c) {
+        attemptsByLease.computeIfAbsent(c.leaseId(), l -> new ArrayList<>()).add(c);
+      } else if (event instanceof Renewed r) {
+        if (r.outcome() == Outcome.OK) {
+          renewedUntil.merge(r.leaseId(), r.expiresAt(), Math::max);
+        }
+      } else if (event instanceof DeadLetter d) {
+        deadLettered.add(d.key());
+      } else if (event instanceof FinalInbox f) {
+        finals.put(f.agentId(), f);
+      } else if (event instanceof Fault f && Fault.INJECTED.equals(f.phase())) {
+        faults.add(f);
+      }
+    }
+    for (List<Granted> list : grantsByAgent.values()) {
+      list.sort(Comparator.comparingLong(Granted::grantedAt));
+    }
+
+    // Completions: accepted, unanswered, and which grant last carried each key.
+    Map<String, List<String>> completedBy = new TreeMap<>();
+    Set<String> possiblyCompleted = new HashSet<>();
+    Map<String, Granted> lastGrantOfKey = new HashMap<>();
+    for (List<Granted> list : grantsByAgent.values()) {
+      for (Granted g : list) {
+        for (String key : g.keys()) {
+          lastGrantOfKey.put(key, g);
+        }
+      }
+    }
+    for (Granted g : grants.values()) {
+      List<CompleteAttempt> attempts = attemptsByLease.getOrDefault(g.leaseId(), List.of());
+      boolean accepted = attempts.stream().anyMatch(c -> c.outcome() == Outcome.OK);
+      boolean unanswered = attempts.stream().anyMatch(c -> c.outcome() == Outcome.FAILED);
+      for (String key : g.keys()) {
+        if (accepted) {
+          completedBy.computeIfAbsent(key, k -> new ArrayList<>()).add(g.leaseId());
+        } else if (unanswered && lastGrantOfKey.get(key) == g) {
+          possiblyCompleted.add(key);
+        }
+      }
+    }
+
+    // Lost and duplicate accepts.
+    Map<String, Set<String>> idsOfKey = new TreeMap<>();
+    Map<String, String> agentOfKey = new HashMap<>();
+    for (Published p : published) {
+      if (p.outcome() == Outcome.OK) {
+        idsOfKey.computeIfAbsent(p.key(), k -> new TreeSet<>()).add(p.notificationId());
+        agentOfKey.put(p.key(), p.agentId());
+      }
+    }
+    List<String> undrained = new ArrayList<>();
+    Set<String> undrainedAgents = new HashSet<>();
+    for (FinalInbox f : finals.values()) {
+      if (f.unread() > 0 || f.leased()) {
+        undrained.add(f.agentId() + " unread " + f.unread() + (f.leased() ? ", leased" : ""));
+        undrainedAgents.add(f.agentId());
+      }
+    }
+    List<String> lost = new ArrayList<>();
+    List<String> duplicateAccepts = new ArrayList<>();
+    for (Map.Entry<String, Set<String>> entry : idsOfKey.entrySet()) {
+      String key = entry.getKey();
+      if (entry.getValue().size() > 1) {
+        duplicateAccepts.add(key + " acknowledged as " + entry.getValue());
+      }
+      boolean accounted =
+          completedBy.containsKey(key)
+              || possiblyCompleted.contains(key)
+              || deadLettered.contains(key)
+              || undrainedAgents.contains(agentOfKey.get(key));
+      if (!accounted) {
+        Granted last = lastGrantOfKey.get(key);
+        lost.add(
+            key
+                + " (agent "
+                + agentOfKey.get(key)
+                + (last == null ? ", never granted" : ", last granted in lease " + last.leaseId())
+                + ")");
+      }
+    }
+    List<String> duplicateCompletions = new ArrayList<>();
+    completedBy.forEach(
+        (key, leases) -> {
+          if (leases.size() > 1) {
+            duplicateCompletions.add(key + " completed by leases " + leases);
+          }
+        });
+
+    // Stale completions accepted and overlapping holds.
+    List<String> staleAccepted = new ArrayList<>();
+    List<String> overlaps = new ArrayList<>();
+    for (List<Granted> list : grantsByAgent.values()) {
+      Granted holder = null;
+      long heldUntil = Long.MIN_VALUE;
+      for (Granted g : list) {
+        if (holder != null && g.grantedAt() < heldUntil) {
+          overlaps.add(
+              g.agentId()
+                  + ": lease "
+                  + g.leaseId()
+                  + " granted at "
+                  + g.grantedAt()
+                  + " while "
+                  + holder.leaseId()
+                  + " was held until "
+                  + heldUntil);
+        }
+        long end = holdEnd(g, attemptsByLease, renewedUntil);
+        if (end > heldUntil) {
+          heldUntil = end;
+          holder = g;
+        }
+        for (CompleteAttempt c : attemptsByLease.getOrDefault(g.leaseId(), List.of())) {
+          if (c.outcome() != Outcome.OK) {
+            continue;
+          }
+          for (Granted later : list) {
+            if (later.grantedAt() > g.grantedAt() && later.grantedAt() < c.startMs()) {
+              staleAccepted.add(
+                  g.agentId()
+                      + ": lease "
+                      + g.leaseId()
+                      + " completed (sent at "
+                      + c.startMs()
+                      + ") after lease "
+                      + later.leaseId()
+                      + " was granted at "
+                      + later.grantedAt());
+              break;
+            }
+          }
+        }
+      }
+    }
+
+    List<FaultWindow> windows = new ArrayList<>();
+    faults.sort(Comparator.comparingLong(Fault::atMs));
+    for (int i = 0; i < faults.size(); i++) {
+      long until = i + 1 < faults.size() ? faults.get(i + 1).atMs() : Long.MAX_VALUE;
+      windows.add(window(faults.get(i), until, published));
+    }
+
+    return new Verdict(
+        idsOfKey.size(),
+        completedBy.size(),
+        lost,
+        undrained,
+        staleAccepted,
+        overlaps,
+        duplicateCompletions,
+        duplicateAccepts,
+        windows);
+  }
+
+  /** The end of a lease's hold: its first completion attempt or its last known expiry. */
+  private static long holdEnd(
+      Granted g, Map<String, List<CompleteAttempt>> attemptsByLease, Map<String, Long> renewed) {
+    long expiry = Math.max(g.expiresAt(), renewed.getOrDefault(g.leaseId(), Long.MIN_VALUE));
+    long firstAttempt =
+        attemptsByLease.getOrDefault(g.leaseId(), List.of()).stream()
+            .mapToLong(CompleteAttempt::startMs)
+            .min()
+            .orElse(Long.MAX_VALUE);
+    return Math.min(expiry, firstAttempt);
+  }
+
+  private static FaultWindow window(Fault fault, long until, List<Published> published) {
+    Map<String, List<Published>> byAgent = new TreeMap<>();
+    for (Published p : published) {
+      if (p.startMs() >= fault.atMs() && p.startMs() < until) {
+        byAgent.computeIfAbsent(p.agentId(), a -> new ArrayList<>()).add(p);
+      }
+    }
+    int affected = 0;
+    int never = 0;
+    long max = 0;
+    String worst = null;
+    for (Map.Entry<String, List<Published>> entry : byAgent.entrySet()) {
+      List<Published> attempts = entry.getValue();
+      attempts.sort(Comparator.comparingLong(Published::startMs));
+      Published firstFailure =
+          attempts.stream().filter(p -> p.outcome() != Outcome.OK).findFirst().orElse(null);
+      if (firstFailure == null) {
+        continue;
+      }
+      affected++;
+      Published served =
+          attempts.stream()
+              .filter(p -> p.outcome() == Outcome.OK && p.startMs() > firstFailure.startMs())
+              .findFirst()
+              .orElse(null);
+      long window = served == null ? Long.MAX_VALUE : served.endMs() - fault.atMs();
+      if (served == null) {
+        never++;
+      }
+      if (worst == null || window > max) {
+        max = window;
+        worst = entry.getKey();
+      }
+    }
+    return new FaultWindow(fault.kind(), fault.node(), fault.atMs(), affected, max, worst, never);
+  }
+}

@@ -1,0 +1,87 @@
+package dev.rota.faults.check;
+
+import java.util.List;
+
+/**
+ * What {@link HistoryChecker} found in one history. Each list holds one line per violation, naming
+ * the agent, lease or key involved; an empty list is a passed check.
+ *
+ * @param acknowledged notifications the producers had acknowledged (202)
+ * @param completed notifications carried by an accepted completion
+ * @param lost acknowledged notifications neither completed, nor possibly completed by a completion
+ *     whose answer never came, nor dead-lettered, nor still unread at the end
+ * @param undrained agents with unread notifications or a lease when the run ended (the drain did
+ *     not finish); their keys are not counted as lost
+ * @param staleAccepted completions accepted although another lease on the agent had been granted
+ *     before the completion was sent
+ * @param overlappingHolds leases granted while an earlier lease on the agent was still held and not
+ *     past its known expiry
+ * @param duplicateCompletions notifications carried by more than one accepted completion
+ * @param duplicateAccepts dedupe keys acknowledged under more than one notification id
+ * @param windows the unavailability window of every injected fault
+ */
+public record Verdict(
+    int acknowledged,
+    int completed,
+    List<String> lost,
+    List<String> undrained,
+    List<String> staleAccepted,
+    List<String> overlappingHolds,
+    List<String> duplicateCompletions,
+    List<String> duplicateAccepts,
+    List<FaultWindow> windows) {
+
+  /** Nothing lost, no stale completion, no overlap, no duplicate, everything drained. */
+  public boolean safe() {
+    return lost.isEmpty()
+        && undrained.isEmpty()
+        && staleAccepted.isEmpty()
+        && overlappingHolds.isEmpty()
+        && duplicateCompletions.isEmpty()
+        && duplicateAccepts.isEmpty();
+  }
+
+  /** Every violation, one line each (empty when {@link #safe()}). */
+  public List<String> violations() {
+    return java.util.stream.Stream.of(
+            prefixed("lost", lost),
+            prefixed("undrained", undrained),
+            prefixed("stale completion accepted", staleAccepted),
+            prefixed("overlapping hold", overlappingHolds),
+            prefixed("duplicate completion", duplicateCompletions),
+            prefixed("duplicate accept", duplicateAccepts))
+        .flatMap(List::stream)
+        .toList();
+  }
+
+  private static List<String> prefixed(String check, List<String> lines) {
+    return lines.stream().map(line -> check + ": " + line).toList();
+  }
+
+  /**
+   * How long the agents were not served after one injected fault.
+   *
+   * @param kind the fault's kind
+   * @param node the node it hit (0 for the database)
+   * @param agentsAffected agents with at least one failed publish after the fault
+   * @param maxWindowMs the longest time from the fault to an affected agent's first acknowledged
+   *     publish after its failures; {@code Long.MAX_VALUE} if one was never served again
+   * @param worstAgent the agent with that window (null when none was affected)
+   * @param neverServedAgain affected agents without an acknowledged publish before the next fault
+   *     or the end of the run
+   */
+  public record FaultWindow(
+      String kind,
+      int node,
+      long atMs,
+      int agentsAffected,
+      long maxWindowMs,
+      String worstAgent,
+      int neverServedAgain) {
+
+    /** Every affected agent was served again within {@code boundMs} of the fault. */
+    public boolean within(long boundMs) {
+      return neverServedAgain == 0 && maxWindowMs <= boundMs;
+    }
+  }
+}

@@ -1,0 +1,204 @@
+package dev.rota.faults.harness;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+
+/**
+ * Three (or more) node processes on one PostgreSQL, each with its own loopback ports and all with
+ * the same seed list. The cluster also keeps the set of <em>routable</em> nodes, the ones clients
+ * send requests to: a node leaves it when a fault hits it (as a load balancer would take it out)
+ * and comes back once it is ready again.
+ */
+public final class FaultCluster implements AutoCloseable {
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
+
+  private final List<NodeProcess> nodes;
+  private final List<NodeProcess> routable = new CopyOnWriteArrayList<>();
+  private final RotaApi api = new RotaApi();
+
+  private FaultCluster(List<NodeProcess> nodes) {
+    this.nodes = nodes;
+  }
+
+  /** Starts {@code size} nodes and waits until every one is ready and serves its API. */
+  public static FaultCluster start(int size, Path jar, Path config, FaultPostgres db, Path dir) {
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(
+          "the runnable jar "
+              + jar
+              + " does not exist; build it first (mvn -B package -pl modules/rota-server -am)");
+    }
+    List<int[]> ports = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      ports.add(new int[] {freePort(), freePort(), freePort()});
+    }
+    String seeds = ports.stream().map(p -> "127.0.0.1:" + p[2]).collect(Collectors.joining(","));
+    List<NodeProcess> nodes = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      Map<String, String> env = new HashMap<>();
+      env.put("ROTA_CLUSTER_HOST", "127.0.0.1");
+      env.put("ROTA_CLUSTER_PORT", Integer.toString(ports.get(i)[2]));
+      env.put("ROTA_SEED_NODES", seeds);
+      env.put("ROTA_HTTP_PORT", Integer.toString(ports.get(i)[0]));
+      env.put("ROTA_MANAGEMENT_PORT", Integer.toString(ports.get(i)[1]));
+      env.put("ROTA_DB_URL", db.jdbcUrl());
+      env.put("ROTA_DB_USER", "postgres");
+      env.put("ROTA_DB_MAX_POOL_SIZE", "6");
+      env.put("ROTA_DB_QUERY_POOL_SIZE", "2");
+      nodes.add(
+          new NodeProcess(
+              i + 1, ports.get(i)[0], ports.get(i)[1], ports.get(i)[2], jar, config, dir, env));
+    }
+    FaultCluster cluster = new FaultCluster(nodes);
+    try {
+      // All at once, as a deployment starts them: the first seed node forms the cluster as soon
+      // as the others have answered that they are not members yet, and they join it.
+      nodes.forEach(NodeProcess::start);
+      for (NodeProcess node : nodes) {
+        cluster.awaitReady(node, size);
+      }
+    } catch (RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+    cluster.routable.addAll(nodes);
+    return cluster;
+  }
+
+  public List<NodeProcess> nodes() {
+    return nodes;
+  }
+
+  public NodeProcess node(int index) {
+    return nodes.get(index - 1);
+  }
+
+  /** A node clients may use now, chosen at random; null if none is. */
+  public NodeProcess pick() {
+    List<NodeProcess> now = List.copyOf(routable);
+    return now.isEmpty() ? null : now.get(ThreadLocalRandom.current().nextInt(now.size()));
+  }
+
+  public void unroute(NodeProcess node) {
+    routable.remove(node);
+  }
+
+  public void route(NodeProcess node) {
+    if (!routable.contains(node)) {
+      routable.add(node);
+    }
+  }
+
+  /** {@link #awaitReady(NodeProcess, int)} with every node of the cluster as a member. */
+  public void awaitReady(NodeProcess node) {
+    awaitReady(node, nodes.size());
+  }
+
+  /**
+   * Waits until the node's {@code /ready} answers 200, its API answers a request that needs the
+   * cluster (an agent lookup; 404 is an answer), and it sees {@code members} members Up.
+   *
+   * @throws IllegalStateException if it does not within three minutes, or the process ended, or it
+   *     is ready in a cluster of its own while others run (a second cluster on one database)
+   */
+  public void awaitReady(NodeProcess node, int members) {
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!node.alive()) {
+        throw new IllegalStateException(
+            node + " exited with " + node.awaitExit(Duration.ZERO) + " while starting");
+      }
+      if (ready(node)) {
+        int up = upMembers(node);
+        if (up >= members) {
+          return;
+        }
+        if (up == 1 && members > 1 && nodes.stream().anyMatch(n -> n != node && n.alive())) {
+          throw new IllegalStateException(
+              node + " is ready in a cluster of its own while other nodes run: split brain");
+        }
+      }
+      sleep(Duration.ofMillis(250));
+    }
+    throw new IllegalStateException(node + " was not ready within " + READY_TIMEOUT);
+  }
+
+  private boolean ready(NodeProcess node) {
+    try {
+      if (api.send(node.managementPort(), "GET", "/ready", null, Duration.ofSeconds(2)).status()
+          != 200) {
+        return false;
+      }
+      int status =
+          api.send(node.httpPort(), "GET", "/v1/agents/ready-probe", null, Duration.ofSeconds(3))
+              .status();
+      return status == 200 || status == 404;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** The members the node's management reports Up, or 0 if it does not answer. */
+  private int upMembers(NodeProcess node) {
+    try {
+      RotaApi.Response response =
+          api.send(node.managementPort(), "GET", "/cluster/members", null, Duration.ofSeconds(2));
+      int up = 0;
+      if (response.ok()) {
+        for (var member : response.body().path("members")) {
+          if ("Up".equals(member.path("status").asText())) {
+            up++;
+          }
+        }
+      }
+      return up;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException("no free loopback port: " + e, e);
+    }
+  }
+
+  static void sleep(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    for (NodeProcess node : nodes) {
+      if (node.alive()) {
+        try {
+          node.thaw();
+          node.terminate();
+        } catch (RuntimeException e) {
+          // Already gone.
+        }
+      }
+    }
+    for (NodeProcess node : nodes) {
+      if (node.alive() && node.awaitExit(Duration.ofSeconds(20)).isEmpty()) {
+        node.destroy();
+      }
+    }
+  }
+}

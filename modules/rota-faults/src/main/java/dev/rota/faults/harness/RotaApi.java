@@ -1,0 +1,71 @@
+package dev.rota.faults.harness;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A small HTTP client for Rota's API on loopback; every call has its own timeout. */
+public final class RotaApi {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final HttpClient client =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(1))
+          .build();
+
+  /** A status and, when the body is JSON, its tree (else null). */
+  public record Response(int status, JsonNode body) {
+    public boolean ok() {
+      return status >= 200 && status < 300;
+    }
+  }
+
+  /**
+   * Sends one request to {@code 127.0.0.1:port}.
+   *
+   * @throws IOException when no answer came (refused, reset, timed out)
+   */
+  public Response send(int port, String method, String path, String json, Duration timeout)
+      throws IOException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(timeout);
+    if (json == null) {
+      request.method(method, HttpRequest.BodyPublishers.noBody());
+    } else {
+      request
+          .header("Content-Type", "application/json")
+          .method(method, HttpRequest.BodyPublishers.ofString(json));
+    }
+    try {
+      HttpResponse<String> response =
+          client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      JsonNode body = null;
+      String text = response.body();
+      if (text != null && !text.isBlank()) {
+        try {
+          body = JSON.readTree(text);
+        } catch (IOException notJson) {
+          body = null;
+        }
+      }
+      return new Response(response.statusCode(), body);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+  }
+
+  public static String json(Object value) {
+    try {
+      return JSON.writeValueAsString(value);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(e);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+package dev.rota.faults.history;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.util.List;
+
+/**
+ * One thing the fault suite saw happen, as the clients saw it. Client times are epoch milliseconds
+ * of the suite's clock ({@code startMs} when the request was sent, {@code endMs} when its answer or
+ * failure came back); server times ({@code grantedAt}, {@code expiresAt}) are the node's, on the
+ * same machine. The checker reads nothing else: a history written to a file can be checked again
+ * later.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "event")
+@JsonSubTypes({
+  @JsonSubTypes.Type(value = Event.Published.class, name = "published"),
+  @JsonSubTypes.Type(value = Event.Granted.class, name = "granted"),
+  @JsonSubTypes.Type(value = Event.Renewed.class, name = "renewed"),
+  @JsonSubTypes.Type(value = Event.CompleteAttempt.class, name = "complete"),
+  @JsonSubTypes.Type(value = Event.Fault.class, name = "fault"),
+  @JsonSubTypes.Type(value = Event.DeadLetter.class, name = "dead-letter"),
+  @JsonSubTypes.Type(value = Event.FinalInbox.class, name = "final-inbox"),
+})
+public sealed interface Event {
+
+  /** When it happened (for ordering a history): the client time the request was sent. */
+  long at();
+
+  /** How a request ended, seen from the client. */
+  enum Outcome {
+    /** 2xx: the server acknowledged it. */
+    OK,
+    /** 410: the lease was lost (expired or superseded); the server refused the report. */
+    LOST,
+    /** Anything else (refused connection, timeout, 5xx): not acknowledged, perhaps applied. */
+    FAILED
+  }
+
+  /**
+   * A producer's attempt to publish the notification with dedupe key {@code key} (its payload also
+   * carries the key, so grants show which notifications they carry).
+   */
+  record Published(
+      String agentId,
+      String key,
+      int node,
+      long startMs,
+      long endMs,
+      Outcome outcome,
+      String notificationId,
+      String detail)
+      implements Event {
+    @Override
+    public long at() {
+      return startMs;
+    }
+  }
+
+  /** A claim answered {@code assigned}: the lease and the notification keys it carries. */
+  record Granted(
+      String runnerId,
+      int node,
+      String leaseId,
+      String agentId,
+      long grantedAt,
+      long expiresAt,
+      List<String> keys,
+      long startMs,
+      long endMs)
+      implements Event {
+    @Override
+    public long at() {
+      return startMs;
+    }
+  }
+
+  /** A heartbeat; {@code expiresAt} is the new expiry when it succeeded. */
+  record Renewed(String leaseId, long startMs, long endMs, Outcome outcome, long expiresAt)
+      implements Event {
+    @Override
+    public long at() {
+      return startMs;
+    }
+  }
+
+  /** One attempt to complete a lease. */
+  record CompleteAttempt(
+      String leaseId, String agentId, int node, long startMs, long endMs, Outcome outcome)
+      implements Event {
+    @Override
+    public long at() {
+      return startMs;
+    }
+  }
+
+  /**
+   * A fault and its phases: {@code injected} (the moment the fault starts), {@code healed}, {@code
+   * exited} (a node process ended; {@code detail} holds its exit status).
+   */
+  record Fault(String kind, String phase, int node, long atMs, String detail) implements Event {
+    public static final String INJECTED = "injected";
+    public static final String HEALED = "healed";
+    public static final String EXITED = "exited";
+
+    @Override
+    public long at() {
+      return atMs;
+    }
+  }
+
+  /** At the end: a notification found among the dead letters. */
+  record DeadLetter(String agentId, String key, long atMs) implements Event {
+    @Override
+    public long at() {
+      return atMs;
+    }
+  }
+
+  /** At the end, after draining: what an agent still had unread, and whether it was leased. */
+  record FinalInbox(String agentId, int unread, boolean leased, long atMs) implements Event {
+    @Override
+    public long at() {
+      return atMs;
+    }
+  }
+}

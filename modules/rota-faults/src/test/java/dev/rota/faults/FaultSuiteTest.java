@@ -1,0 +1,99 @@
+package dev.rota.faults;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.rota.faults.check.Verdict.FaultWindow;
+import dev.rota.faults.harness.FaultKind;
+import dev.rota.faults.harness.FaultRun;
+import dev.rota.faults.harness.FaultTable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fault suite over real processes: three nodes from {@code rota-server.jar} on an embedded
+ * PostgreSQL. {@code rota.faults.suite=short} (the default build) is one kill -9 run; {@code full}
+ * ({@code mvn -B verify -Pfaults}) runs every fault {@code rota.faults.runs} times. Each run's
+ * history is checked offline; the tables go to stdout and {@code target/faults/table.md}.
+ *
+ * <p>Safety (nothing lost, no stale completion accepted, no overlapping hold, no duplicate) is
+ * asserted for every run. Availability is asserted against {@code rota.faults.bound-seconds}: 10 s
+ * in the profile, 30 s in the short run of the default build, which shares a loaded machine with
+ * every other suite (the measured window is printed either way).
+ */
+class FaultSuiteTest {
+
+  @Test
+  void faultsLoseNothingAndAgentsAreServedAgainInTime() throws IOException {
+    Path jar = Path.of(property("rota.faults.jar", "../rota-server/target/rota-server.jar"));
+    Path config = Path.of(property("rota.faults.config", "../../config/cluster-node.conf"));
+    Path out = Path.of(property("rota.faults.out", "target/faults"));
+    boolean full = property("rota.faults.suite", "short").equals("full");
+    int runs = Integer.parseInt(property("rota.faults.runs", "3"));
+    long boundMs =
+        Duration.ofSeconds(Long.parseLong(property("rota.faults.bound-seconds", "30"))).toMillis();
+
+    FaultRun faultRun =
+        new FaultRun(FaultRun.Settings.defaults(jar.toAbsolutePath(), config.toAbsolutePath()));
+    String only = property("rota.faults.kinds", "");
+    List<FaultKind> kinds =
+        !only.isEmpty()
+            ? java.util.Arrays.stream(only.split(","))
+                .map(label -> FaultKind.valueOf(label.trim().toUpperCase().replace('-', '_')))
+                .toList()
+            : full ? List.of(FaultKind.values()) : List.of(FaultKind.KILL_9);
+    int runsEach = full ? runs : 1;
+    List<FaultRun.Result> results = new ArrayList<>();
+    List<String> failures = new ArrayList<>();
+    for (FaultKind kind : kinds) {
+      for (int run = 0; run < runsEach; run++) {
+        Path dir = out.resolve(kind.label() + "-" + run);
+        FaultRun.Result result = faultRun.run(kind, run, dir);
+        results.add(result);
+        result.verdict().violations().stream()
+            .limit(20)
+            .forEach(v -> failures.add(kind.label() + " run " + result.run() + ": " + v));
+        FaultWindow window = FaultTable.mainWindow(result);
+        if (kind.bounded() && window != null && !window.within(boundMs)) {
+          failures.add(
+              kind.label()
+                  + " run "
+                  + result.run()
+                  + ": agent "
+                  + window.worstAgent()
+                  + " served again only after "
+                  + window.maxWindowMs()
+                  + " ms (bound "
+                  + boundMs
+                  + " ms; "
+                  + window.neverServedAgain()
+                  + " never)");
+        }
+        if (kind == FaultKind.SIGSTOP
+            && (result.exitStatus().equals("0") || result.exitStatus().equals("still running"))) {
+          failures.add(
+              kind.label()
+                  + " run "
+                  + result.run()
+                  + ": the downed node's exit status was "
+                  + result.exitStatus()
+                  + ", not non-zero");
+        }
+      }
+    }
+    String table = FaultTable.render(results, boundMs);
+    System.out.println(table);
+    Files.createDirectories(out);
+    Files.writeString(out.resolve("table.md"), table);
+    assertTrue(failures.isEmpty(), String.join("\n", failures) + "\n" + table);
+  }
+
+  private static String property(String name, String fallback) {
+    String value = System.getProperty(name);
+    return value == null || value.isBlank() ? fallback : value;
+  }
+}

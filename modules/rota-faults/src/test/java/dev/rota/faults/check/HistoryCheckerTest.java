@@ -1,0 +1,204 @@
+package dev.rota.faults.check;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.rota.faults.history.Event;
+import dev.rota.faults.history.Event.CompleteAttempt;
+import dev.rota.faults.history.Event.DeadLetter;
+import dev.rota.faults.history.Event.Fault;
+import dev.rota.faults.history.Event.FinalInbox;
+import dev.rota.faults.history.Event.Granted;
+import dev.rota.faults.history.Event.Outcome;
+import dev.rota.faults.history.Event.Published;
+import dev.rota.faults.history.Event.Renewed;
+import dev.rota.faults.history.History;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The checker against hand-made histories: a clean one passes, and each corruption fails exactly
+ * the check meant to catch it.
+ */
+class HistoryCheckerTest {
+
+  /** Two agents, two keys each, every one acknowledged once and completed once; a fault. */
+  private static List<Event> clean() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("a", "a-0", 1_000, Outcome.OK, "n1"));
+    h.add(published("a", "a-1", 1_100, Outcome.OK, "n2"));
+    h.add(published("b", "b-0", 1_200, Outcome.OK, "n3"));
+    h.add(granted("L1", "a", 2_000, 7_000, "a-0", "a-1"));
+    h.add(new Renewed("L1", 2_100, 2_150, Outcome.OK, 7_100));
+    h.add(new CompleteAttempt("L1", "a", 1, 2_500, 2_550, Outcome.OK));
+    h.add(granted("L2", "b", 2_000, 7_000, "b-0"));
+    // The first completion of L2 went unanswered; the retry was answered 410 (the first had
+    // been applied): b-0 is possibly completed, not lost.
+    h.add(new CompleteAttempt("L2", "b", 1, 2_500, 5_500, Outcome.FAILED));
+    h.add(new CompleteAttempt("L2", "b", 2, 5_700, 5_750, Outcome.LOST));
+    // A fault at 10 s: b fails twice, then is served at 14 s.
+    h.add(new Fault("kill-9", Fault.INJECTED, 2, 10_000, ""));
+    h.add(published("b", "b-1", 10_500, Outcome.FAILED, null));
+    h.add(published("b", "b-1", 11_000, Outcome.FAILED, null));
+    h.add(published("b", "b-1", 13_900, Outcome.OK, "n4"));
+    h.add(published("a", "a-2", 10_600, Outcome.OK, "n5"));
+    // a-2 expired once (lease L3 never completed), then went out again in L4.
+    h.add(granted("L3", "a", 15_000, 20_000, "a-2"));
+    h.add(granted("L4", "a", 20_001, 25_001, "a-2"));
+    h.add(new CompleteAttempt("L4", "a", 1, 20_500, 20_550, Outcome.OK));
+    h.add(granted("L5", "b", 16_000, 21_000, "b-1"));
+    h.add(new CompleteAttempt("L5", "b", 1, 16_500, 16_550, Outcome.OK));
+    h.add(new FinalInbox("a", 0, false, 30_000));
+    h.add(new FinalInbox("b", 0, false, 30_000));
+    return h;
+  }
+
+  @Test
+  void aCleanHistoryPasses() {
+    Verdict verdict = HistoryChecker.check(clean());
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    assertEquals(5, verdict.acknowledged());
+    assertEquals(4, verdict.completed());
+    Verdict.FaultWindow window = verdict.windows().get(0);
+    assertEquals(1, window.agentsAffected());
+    assertEquals(13_950 - 10_000, window.maxWindowMs());
+    assertEquals("b", window.worstAgent());
+    assertTrue(window.within(10_000));
+    assertFalse(window.within(3_000));
+  }
+
+  @Test
+  void anAcknowledgedNotificationNeverCompletedIsLost() {
+    List<Event> h = clean();
+    h.add(published("a", "a-9", 21_000, Outcome.OK, "n9"));
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(List.of("a-9 (agent a, never granted)"), verdict.lost());
+    assertFalse(verdict.safe());
+  }
+
+  @Test
+  void aNotificationWhoseLastLeaseWasRefusedIsLost() {
+    List<Event> h = clean();
+    h.removeIf(e -> e instanceof CompleteAttempt c && c.leaseId().equals("L5"));
+    h.add(new CompleteAttempt("L5", "b", 1, 16_500, 16_550, Outcome.LOST));
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(1, verdict.lost().size(), verdict.lost().toString());
+    assertTrue(verdict.lost().get(0).startsWith("b-1"));
+  }
+
+  @Test
+  void deadLettersAndUndrainedAgentsAreNotLost() {
+    List<Event> h = clean();
+    h.add(published("a", "a-9", 21_000, Outcome.OK, "n9"));
+    h.add(new DeadLetter("a", "a-9", 30_000));
+    assertTrue(HistoryChecker.check(h).safe());
+
+    List<Event> undrained = clean();
+    undrained.add(published("a", "a-9", 21_000, Outcome.OK, "n9"));
+    undrained.removeIf(e -> e instanceof FinalInbox f && f.agentId().equals("a"));
+    undrained.add(new FinalInbox("a", 1, false, 30_000));
+    Verdict verdict = HistoryChecker.check(undrained);
+    assertTrue(verdict.lost().isEmpty());
+    assertEquals(List.of("a unread 1"), verdict.undrained());
+    assertFalse(verdict.safe());
+  }
+
+  @Test
+  void aCompletionAcceptedAfterTheAgentWasGrantedAgainIsStale() {
+    List<Event> h = clean();
+    // L3 (expired at 20 s) completed at 21 s, after L4 was granted at 20.001 s.
+    h.add(new CompleteAttempt("L3", "a", 3, 21_000, 21_050, Outcome.OK));
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(1, verdict.staleAccepted().size(), verdict.staleAccepted().toString());
+    assertTrue(verdict.staleAccepted().get(0).contains("lease L3"));
+    // ... and a-2 is now completed twice.
+    assertEquals(1, verdict.duplicateCompletions().size());
+  }
+
+  @Test
+  void theSameStaleCompletionRefusedPasses() {
+    List<Event> h = clean();
+    h.add(new CompleteAttempt("L3", "a", 3, 21_000, 21_050, Outcome.LOST));
+    assertTrue(HistoryChecker.check(h).safe());
+  }
+
+  @Test
+  void aGrantBeforeTheHolderExpiredOrCompletedOverlaps() {
+    List<Event> h = clean();
+    h.removeIf(e -> e instanceof Granted g && g.leaseId().equals("L4"));
+    h.add(granted("L4", "a", 19_000, 24_000, "a-2"));
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(1, verdict.overlappingHolds().size(), verdict.overlappingHolds().toString());
+    assertTrue(verdict.overlappingHolds().get(0).contains("while L3"));
+  }
+
+  @Test
+  void aHeartbeatExtendsTheHold() {
+    List<Event> h = clean();
+    // L3 renewed until 22 s: L4 at 20.001 s now overlaps.
+    h.add(new Renewed("L3", 16_000, 16_050, Outcome.OK, 22_000));
+    assertEquals(1, HistoryChecker.check(h).overlappingHolds().size());
+    // A failed heartbeat does not.
+    List<Event> failed = clean();
+    failed.add(new Renewed("L3", 16_000, 16_050, Outcome.FAILED, 0));
+    assertTrue(HistoryChecker.check(failed).overlappingHolds().isEmpty());
+  }
+
+  @Test
+  void aKeyAcknowledgedUnderTwoIdsIsADuplicate() {
+    List<Event> h = clean();
+    h.add(published("b", "b-1", 14_000, Outcome.OK, "n4-again"));
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(1, verdict.duplicateAccepts().size());
+    assertFalse(verdict.safe());
+  }
+
+  @Test
+  void anAgentNeverServedAgainHasNoWindowBound() {
+    List<Event> h = clean();
+    h.removeIf(
+        e ->
+            e instanceof Published p
+                && p.notificationId() != null
+                && p.notificationId().equals("n4"));
+    Verdict.FaultWindow window = HistoryChecker.check(h).windows().get(0);
+    assertEquals(1, window.neverServedAgain());
+    assertFalse(window.within(Long.MAX_VALUE - 1));
+  }
+
+  @Test
+  void theNextFaultEndsTheWindowOfTheOneBefore() {
+    List<Event> h = clean();
+    h.add(new Fault("restart", Fault.INJECTED, 2, 12_000, ""));
+    List<Verdict.FaultWindow> windows = HistoryChecker.check(h).windows();
+    // b's recovery at 13.9 s now belongs to the restart; the kill saw b never served again.
+    assertEquals(1, windows.get(0).neverServedAgain());
+    assertEquals(0, windows.get(1).agentsAffected());
+  }
+
+  @Test
+  void aHistoryFileReadsBackToTheSameVerdict(@TempDir Path dir) throws Exception {
+    History history = new History();
+    clean().forEach(history::add);
+    Path file = dir.resolve("history.jsonl");
+    history.write(file);
+    assertEquals(clean().size(), Files.readAllLines(file).size());
+    assertEquals(HistoryChecker.check(clean()), HistoryChecker.check(History.read(file)));
+  }
+
+  private static Published published(
+      String agent, String key, long at, Outcome outcome, String id) {
+    return new Published(agent, key, 1, at, at + 50, outcome, id, outcome.name());
+  }
+
+  private static Granted granted(
+      String lease, String agent, long grantedAt, long expiresAt, String... keys) {
+    return new Granted(
+        "r1", 1, lease, agent, grantedAt, expiresAt, List.of(keys), grantedAt - 10, grantedAt + 10);
+  }
+}
