@@ -4,7 +4,10 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A plain text table: a header row and columns as wide as their widest cell. */
+/**
+ * A plain text table: a header row (left out when every header cell is empty, for key-value lists)
+ * and columns as wide as their widest cell.
+ */
 final class Table {
   private final List<String[]> rows = new ArrayList<>();
 
@@ -29,7 +32,8 @@ final class Table {
         width[i] = Math.max(width[i], row[i].length());
       }
     }
-    for (String[] row : rows) {
+    boolean noHeader = java.util.Arrays.stream(rows.get(0)).allMatch(String::isEmpty);
+    for (String[] row : noHeader ? rows.subList(1, rows.size()) : rows) {
       StringBuilder line = new StringBuilder();
       for (int i = 0; i < columns; i++) {
         line.append(row[i]);
