@@ -246,7 +246,12 @@ public final class AgentEntity
       Clock clock,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
-    super(PersistenceId.of(ENTITY_TYPE_KEY.name(), agentId));
+    // A write the journal fails (a database restart, the write guard after a stall) restarts the
+    // agent after a back-off, commands stashed meanwhile, instead of stopping it until its next
+    // message.
+    super(
+        PersistenceId.of(ENTITY_TYPE_KEY.name(), agentId),
+        SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
     this.agentId = agentId;
     this.settings = settings;
     this.listener = listener;

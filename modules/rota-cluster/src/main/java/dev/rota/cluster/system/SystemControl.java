@@ -43,6 +43,11 @@ public final class SystemControl
 
   public static final String TOPIC = "rota-system-pause";
 
+  private static final org.apache.pekko.actor.typed.BackoffSupervisorStrategy
+      PERSIST_FAILURE_BACKOFF =
+          org.apache.pekko.actor.typed.SupervisorStrategy.restartWithBackoff(
+              java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(5), 0.2);
+
   /** Starts the singleton (and its topic) and returns its proxy. */
   public static ActorRef<Command> init(ActorSystem<?> system) {
     ActorRef<Topic.Command<PauseState>> topic = topic(system);
@@ -60,7 +65,9 @@ public final class SystemControl
   private final ActorRef<Topic.Command<PauseState>> topic;
 
   private SystemControl(ActorRef<Topic.Command<PauseState>> topic) {
-    super(PersistenceId.ofUniqueId("rota-system"));
+    // A write the journal fails (the node's write guard after a stall, a database restart) must
+    // not stop the singleton for good: it restarts, recovers and takes commands again.
+    super(PersistenceId.ofUniqueId("rota-system"), PERSIST_FAILURE_BACKOFF);
     this.topic = topic;
   }
 

@@ -87,6 +87,11 @@ public final class WriteGuard implements Extension {
     if (cluster == null) {
       return Optional.empty();
     }
+    if (alone()) {
+      // No other member could have downed this node and taken its agents over meanwhile: a
+      // pause (or a loaded machine's stall) is no reason to refuse a single node's writes.
+      return Optional.empty();
+    }
     long now = System.nanoTime();
     long overdue = now - lastTick;
     if (overdue > pauseThresholdNanos) {
@@ -109,6 +114,19 @@ public final class WriteGuard implements Extension {
       return Optional.of("this node is reported unreachable in its own view");
     }
     return Optional.empty();
+  }
+
+  /** Whether this node is the only member it knows of, and up. */
+  private boolean alone() {
+    var members = cluster.state().getMembers();
+    int count = 0;
+    for (Member m : members) {
+      count++;
+      if (count > 1) {
+        return false;
+      }
+    }
+    return count == 1 && cluster.selfMember().status() == MemberStatus.up();
   }
 
   /** The extension's id. */
