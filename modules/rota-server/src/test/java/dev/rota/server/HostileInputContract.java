@@ -17,7 +17,6 @@ import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.Partitions;
 import dev.rota.server.testing.RawHttp;
 import dev.rota.server.testing.RawHttp.Response;
-import dev.rota.server.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,12 +27,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
@@ -44,9 +40,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * is behind contains them. The last test checks every agent of every partition is listed, counted,
  * claimable and rebuilt after a restart. Run per database by {@link HostileInputTest}.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-abstract class HostileInputContract {
+abstract class HostileInputContract extends NodeOnDatabase {
   static final int PARTITIONS = 16;
 
   /** Small caps, so that tests reach them with a few requests. */
@@ -72,31 +67,7 @@ abstract class HostileInputContract {
     }
   }
 
-  private TestDatabase database;
-  private RotaNode node;
   private final Set<String> registered = new HashSet<>();
-
-  abstract TestDatabase newDatabase();
-
-  /** The loaded configuration of a node on {@code database} with {@link #LIMITS}. */
-  abstract Config nodeConfig(TestDatabase database);
-
-  @BeforeAll
-  void startNode() {
-    database = newDatabase();
-    node = RotaNode.startWith(nodeConfig(database));
-  }
-
-  @AfterAll
-  void stopNode() {
-    try {
-      if (node != null) {
-        node.stop();
-      }
-    } finally {
-      database.close();
-    }
-  }
 
   // ---- strings the journal, CBOR or PostgreSQL cannot hold ----
 

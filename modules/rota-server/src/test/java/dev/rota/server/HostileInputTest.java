@@ -1,11 +1,8 @@
 package dev.rota.server;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import dev.rota.server.testing.Databases;
 import dev.rota.server.testing.TestDatabase;
-import java.io.File;
-import java.util.Map;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -24,9 +21,7 @@ class HostileInputTest {
 
     @Override
     Config nodeConfig(TestDatabase database) {
-      return RotaConfig.load(
-          LIMITS.withFallback(RotaNodeContract.TEST_NODE).withFallback(database.config()),
-          Map.of());
+      return h2Config(LIMITS, database);
     }
   }
 
@@ -40,14 +35,7 @@ class HostileInputTest {
 
     @Override
     Config nodeConfig(TestDatabase database) {
-      Config overlay =
-          ConfigFactory.parseFile(
-              new File(RotaConfigTest.OVERLAYS.resolve("postgres.conf").toString()));
-      return RotaConfig.load(
-          LIMITS.withFallback(RotaNodeContract.TEST_NODE).withFallback(overlay),
-          Map.of(
-              "ROTA_DB_URL", database.settings().url(),
-              "ROTA_DB_USER", database.settings().user()));
+      return postgresConfig(LIMITS, database);
     }
   }
 }

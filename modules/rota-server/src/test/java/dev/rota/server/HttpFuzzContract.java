@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.typesafe.config.Config;
 import dev.rota.server.fuzz.HttpFuzzer;
 import dev.rota.server.testing.RawHttp;
 import dev.rota.server.testing.RawHttp.Response;
-import dev.rota.server.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,10 +16,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The fuzz suite: {@link HttpFuzzer} sends generated, mostly hostile requests to every route of a
@@ -31,33 +26,8 @@ import org.junit.jupiter.api.TestInstance;
  * valid request, and that no partition's read model stopped. Its report goes to stdout and to
  * {@code target/fuzz-report-<database>.txt}, each problem with the request that caused it.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class HttpFuzzContract {
+abstract class HttpFuzzContract extends NodeOnDatabase {
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  private TestDatabase database;
-  private RotaNode node;
-
-  abstract TestDatabase newDatabase();
-
-  abstract Config nodeConfig(TestDatabase database);
-
-  @BeforeAll
-  void startNode() {
-    database = newDatabase();
-    node = RotaNode.startWith(nodeConfig(database));
-  }
-
-  @AfterAll
-  void stopNode() {
-    try {
-      if (node != null) {
-        node.stop();
-      }
-    } finally {
-      database.close();
-    }
-  }
 
   @Test
   void hostileRequestsGetTheContractsAnswersAndLeaveEveryAgentServing() throws Exception {
