@@ -61,6 +61,7 @@ class ClaimRoutesTest extends JUnit5RouteTest {
           "grantedAt",
           "expiresAt",
           "notifications",
+          "more",
           "agent");
 
   private static RotaTestCluster cluster;
