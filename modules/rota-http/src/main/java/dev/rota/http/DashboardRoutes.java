@@ -17,17 +17,20 @@ public final class DashboardRoutes extends AllDirectives {
   static final String ASSETS = "dev/rota/http/dashboard";
   static final String CHART_JS = "META-INF/resources/webjars/chart.js/4.4.1/dist";
 
+  /**
+   * Paths first, then the method: a passing {@code get()} cancels other routes' method rejections,
+   * which would turn every 405 of the API into a 404.
+   */
   public Route route() {
-    return respondWithHeader(
-        CacheControl.create(CacheDirectives.NO_CACHE),
-        () ->
-            get(
-                () ->
-                    concat(
-                        pathSingleSlash(() -> getFromResource(ASSETS + "/index.html")),
-                        pathPrefix(
-                            PathMatchers.segment("dashboard").slash("vendor"),
-                            () -> getFromResourceDirectory(CHART_JS)),
-                        pathPrefix("dashboard", () -> getFromResourceDirectory(ASSETS)))));
+    return concat(
+        pathSingleSlash(() -> asset(() -> getFromResource(ASSETS + "/index.html"))),
+        pathPrefix(
+            PathMatchers.segment("dashboard").slash("vendor"),
+            () -> asset(() -> getFromResourceDirectory(CHART_JS))),
+        pathPrefix("dashboard", () -> asset(() -> getFromResourceDirectory(ASSETS))));
+  }
+
+  private Route asset(java.util.function.Supplier<Route> file) {
+    return get(() -> respondWithHeader(CacheControl.create(CacheDirectives.NO_CACHE), file));
   }
 }

@@ -51,6 +51,23 @@ class DashboardRoutesTest extends JUnit5RouteTest {
   }
 
   @Test
+  void leavesOtherRoutesMethodRejectionsAlone() {
+    Route withApi =
+        new ApiErrors(HttpSettings.from(com.typesafe.config.ConfigFactory.load()))
+            .handle(
+                () ->
+                    concat(
+                        new DashboardRoutes().route(),
+                        path(
+                            org.apache.pekko.http.javadsl.server.PathMatchers.segment("admin")
+                                .slash("pause"),
+                            () -> post(() -> complete("x")))));
+    TestRouteResult wrongMethod = testRoute(withApi).run(HttpRequest.GET("/admin/pause"));
+    dev.rota.http.testing.RouteAssertions.assertError(
+        wrongMethod, 405, "method_not_allowed", "POST");
+  }
+
+  @Test
   void answersAMissingFileWith404InTheApiShape() {
     TestRouteResult missing = testRoute(routes()).run(HttpRequest.GET("/dashboard/nothing.js"));
     dev.rota.http.testing.RouteAssertions.assertError(

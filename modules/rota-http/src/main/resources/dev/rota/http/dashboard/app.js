@@ -151,18 +151,21 @@
     $('fairness-ideal').textContent = ideal > 0
       ? 'Ideal interval N·T/R = ' + duration(ideal) + ' (registered agents × mean activation ÷ active runners). Worst staleness now: ' + duration(s.fairness.maxStalenessSeconds) + '.'
       : 'No ideal interval yet (no active runner or no activation measured). Worst staleness: ' + duration(s.fairness.maxStalenessSeconds) + '.';
-    const unit = ideal > 0 ? ideal : Math.max(1, ...staleness.filter((x) => x !== null));
+    // Buckets in multiples of the ideal interval; without one, in fifths of the worst staleness.
+    const worst = Math.max(1, ...staleness.filter((x) => x !== null));
+    const scale = ideal > 0 ? ideal : worst / 5;
+    const bucket = (e) => (ideal > 0 ? e + '× ideal' : duration(e * scale));
     const labels = ['never'];
     const counts = [staleness.filter((x) => x === null).length];
     const edges = [0.25, 0.5, 1, 1.5, 2, 3, 5];
     let low = 0;
     for (const e of edges) {
-      labels.push((ideal > 0 ? '≤ ' + e + '× ideal' : '≤ ' + duration(e * unit / 5)));
-      counts.push(staleness.filter((x) => x !== null && x > low * unit && x <= e * unit).length);
+      labels.push('≤ ' + bucket(e));
+      counts.push(staleness.filter((x) => x !== null && x > low * scale && x <= e * scale).length);
       low = e;
     }
-    labels.push('> ' + edges[edges.length - 1] + (ideal > 0 ? '× ideal' : ''));
-    counts.push(staleness.filter((x) => x !== null && x > low * unit).length);
+    labels.push('> ' + bucket(low));
+    counts.push(staleness.filter((x) => x !== null && x > low * scale).length);
     if (window.Chart) {
       if (charts.staleness) charts.staleness.destroy();
       charts.staleness = new Chart($('chart-staleness'), {
