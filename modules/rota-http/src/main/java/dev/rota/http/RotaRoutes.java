@@ -64,6 +64,7 @@ public final class RotaRoutes extends AllDirectives {
             ::route);
     add(new MetricsRoutes(metrics, auth)::route);
     add(new OpenApiRoutes()::route);
+    add(new DashboardRoutes()::route);
     add(new EventsRoutes(system, rota.readModel(), blocking, auth)::route);
   }
 

@@ -11,6 +11,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.readmodel.EventFeed;
 import dev.rota.http.testing.ApiCalls;
 import dev.rota.http.testing.JUnit5RouteTest;
+import dev.rota.http.testing.OpenApiContract;
 import dev.rota.http.testing.RotaTestCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -223,6 +224,12 @@ class EventsRoutesTest extends JUnit5RouteTest {
             "ids must increase: " + events);
       }
       assertTrue(events.get(4).id().contains("."), "a second object of one event: " + events);
+      for (SseEvent e : events) {
+        assertEquals(
+            java.util.Set.of(),
+            OpenApiContract.get().validate("/components/schemas/Event", e.data()),
+            "openapi.yaml's Event schema: " + e);
+      }
 
       for (int k = 0; k < events.size(); k++) {
         List<SseEvent> expected = events.subList(k + 1, events.size());

@@ -58,8 +58,18 @@ public final class RotaMetrics implements Extension {
   private final Map<String, Counter> notificationsRefused = new ConcurrentHashMap<>();
   private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
   private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+  private boolean jvmBound;
 
   private RotaMetrics() {
+    // promtool's lint refuses two of the binders' names (an abbreviated unit, a gauge named
+    // _count); process_cpu_usage and system_cpu_usage stay.
+    registry
+        .config()
+        .meterFilter(
+            MeterFilter.deny(
+                id ->
+                    id.getName().equals("process.cpu.time")
+                        || id.getName().equals("system.cpu.count")));
     claimLatency =
         Timer.builder("rota.claim.latency")
             .description("From a runner's request (or the wake-up of a parked one) to its lease")
@@ -124,22 +134,6 @@ public final class RotaMetrics implements Extension {
     for (ActivationKind kind : ActivationKind.values()) {
       leaseGranted(kind.wireName(), 0);
     }
-    // promtool's lint refuses two of the binders' names (an abbreviated unit, a gauge named
-    // _count); process_cpu_usage and system_cpu_usage stay.
-    registry
-        .config()
-        .meterFilter(
-            MeterFilter.deny(
-                id ->
-                    id.getName().equals("process.cpu.time")
-                        || id.getName().equals("system.cpu.count")));
-    new JvmMemoryMetrics().bindTo(registry);
-    gcMetrics.bindTo(registry);
-    new JvmThreadMetrics().bindTo(registry);
-    new ClassLoaderMetrics().bindTo(registry);
-    new ProcessorMetrics().bindTo(registry);
-    new UptimeMetrics().bindTo(registry);
-    new FileDescriptorMetrics().bindTo(registry);
   }
 
   private Counter assignments(String kind) {
@@ -244,8 +238,27 @@ public final class RotaMetrics implements Extension {
     return Id.INSTANCE.apply(system);
   }
 
+  /**
+   * The registry to scrape. The JVM and process binders are bound at the first call, so an actor
+   * system that is never scraped (most tests) does not pay for them on its hot path.
+   */
   public PrometheusMeterRegistry registry() {
+    bindJvmMetrics();
     return registry;
+  }
+
+  private synchronized void bindJvmMetrics() {
+    if (jvmBound) {
+      return;
+    }
+    jvmBound = true;
+    new JvmMemoryMetrics().bindTo(registry);
+    gcMetrics.bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
   }
 
   public void assigned(ActivationKind kind, Duration claim, Duration wait) {

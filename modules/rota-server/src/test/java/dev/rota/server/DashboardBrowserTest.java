@@ -1,0 +1,264 @@
+package dev.rota.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.server.testing.Databases;
+import dev.rota.server.testing.NodeHttp;
+import dev.rota.server.testing.TestDatabase;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The admin dashboard end to end: a real node on H2 with agents, a dead letter and a runner, and
+ * headless Chromium (Debian's {@code chromium} and {@code chromium-driver}, driven by Selenium)
+ * clicking through every page. The page loads without console errors, its numbers are those of
+ * {@code /admin/stats}, and pausing an agent, redriving a dead letter and pausing the system work
+ * by clicking. Screenshots of every page go to {@code target/dashboard-screenshots} (docs/dashboard
+ * holds a copy).
+ */
+@ExtendWith(LogCapturingExtension.class)
+class DashboardBrowserTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Path SCREENSHOTS = Path.of("target", "dashboard-screenshots");
+
+  @Test
+  void anOperatorSeesTheClusterAndActsOnItByClicking(@TempDir Path profile) throws Exception {
+    String chromium = executable("chromium", "chromium");
+    String chromedriver = executable("chromedriver", "chromium-driver");
+    try (TestDatabase database = Databases.h2();
+        RotaNode node =
+            RotaNode.startWith(
+                RotaConfig.load(
+                    RotaNodeContract.TEST_NODE.withFallback(database.config()), Map.of()))) {
+      NodeHttp api = new NodeHttp(node.httpPort());
+      api.agentWithInbox("dash-a", "dash", 2);
+      api.agentWithInbox("dash-b", "dash", 1);
+      api.agentWithInbox("dash-dead", "dash-dead", 1);
+      api.agentWithInbox("dash-done", "dash-done", 1);
+      JsonNode done =
+          api.json(
+              "POST",
+              "/v1/claims",
+              "{\"runnerId\":\"runner-2\",\"capabilities\":[\"dash-done\"],\"waitSeconds\":5}",
+              200);
+      api.json(
+          "POST",
+          "/v1/leases/" + done.get("assignment").get("leaseId").asText() + "/complete",
+          "{}",
+          200);
+      JsonNode claim =
+          api.json(
+              "POST",
+              "/v1/claims",
+              "{\"runnerId\":\"runner-1\",\"capabilities\":[\"dash-dead\"],\"waitSeconds\":5}",
+              200);
+      String leaseId = claim.get("assignment").get("leaseId").asText();
+      api.json(
+          "POST",
+          "/v1/leases/" + leaseId + "/fail",
+          "{\"error\":\"tool crashed\",\"action\":\"cancel\"}",
+          200);
+
+      WebDriver browser = browser(chromium, chromedriver, profile);
+      try {
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        browser.get(api.base() + "/");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("login")));
+        screenshot(browser, "login");
+        browser.findElement(By.id("login-button")).click();
+
+        // Overview: the read model catches up, then the page shows what /admin/stats says.
+        wait.until(ExpectedConditions.textToBe(By.id("stat-registered"), "4"));
+        wait.until(ExpectedConditions.textToBe(By.id("stat-deadLetters"), "1"));
+        wait.until(ExpectedConditions.textToBe(By.id("stat-unread"), "3"));
+        JsonNode stats = api.json("GET", "/admin/stats", null, 200);
+        assertEquals(
+            text(stats.at("/agents/registered")),
+            browser.findElement(By.id("stat-registered")).getText());
+        assertEquals(
+            text(stats.at("/agents/withInbox")),
+            browser.findElement(By.id("stat-withInbox")).getText());
+        assertEquals(
+            text(stats.at("/agents/leased")), browser.findElement(By.id("stat-leased")).getText());
+        assertEquals(
+            text(stats.at("/inbox/unread")), browser.findElement(By.id("stat-unread")).getText());
+        assertEquals(
+            text(stats.get("deadLetters")),
+            browser.findElement(By.id("stat-deadLetters")).getText());
+        assertEquals(
+            stats.at("/cluster/nodes").asInt() + " / " + stats.at("/cluster/partitions").asInt(),
+            browser.findElement(By.id("stat-cluster")).getText());
+        waitForPolls(browser, wait, 2);
+        screenshot(browser, "overview");
+
+        page(browser, wait, "fairness");
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(By.id("fairness-table"), "dash-"));
+        screenshot(browser, "fairness");
+
+        page(browser, wait, "agents");
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(By.id("agents-table"), "dash-a"));
+        screenshot(browser, "agents");
+
+        // An agent's page; pause and resume it by clicking.
+        browser.findElement(By.linkText("dash-a")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("agent-title"), "Agent dash-a"));
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(
+                By.id("agent-history"), "notification"));
+        screenshot(browser, "agent");
+        browser.findElement(By.id("agent-pause")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("agent-resume")));
+        assertEquals(
+            "paused", api.json("GET", "/v1/agents/dash-a", null, 200).get("status").asText());
+        browser.findElement(By.id("agent-resume")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("agent-pause")));
+        assertEquals(
+            "idle", api.json("GET", "/v1/agents/dash-a", null, 200).get("status").asText());
+
+        page(browser, wait, "runners");
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(By.id("runners-table"), "runner-1"));
+        screenshot(browser, "runners");
+
+        // Dead letters: redrive by clicking; the notification is back in its agent's inbox.
+        page(browser, wait, "dead-letters");
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(
+                By.id("dead-letters-table"), "tool crashed"));
+        screenshot(browser, "dead-letters");
+        browser.findElement(By.cssSelector("button.redrive")).click();
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(
+                By.id("dead-letters-table"), "no dead letters"));
+        // The agent is the authority (the listing reads the read model, a moment behind).
+        JsonNode redriven = api.json("GET", "/v1/agents/dash-dead", null, 200);
+        assertEquals(0, redriven.get("deadLetters").asInt(), redriven.toString());
+        assertEquals(1, redriven.at("/inbox/unread").asInt(), redriven.toString());
+
+        // System pause and resume, each after a confirmation.
+        page(browser, wait, "system");
+        wait.until(ExpectedConditions.textToBe(By.id("system-state"), "running"));
+        browser.findElement(By.id("system-toggle")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
+        assertEquals(
+            false,
+            api.json("GET", "/admin/stats", null, 200).get("paused").asBoolean(),
+            "paused before confirming");
+        screenshot(browser, "system-confirm");
+        browser.findElement(By.id("confirm-yes")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("system-state"), "paused"));
+        assertEquals(true, api.json("GET", "/admin/stats", null, 200).get("paused").asBoolean());
+        screenshot(browser, "system-paused");
+        browser.findElement(By.id("system-toggle")).click();
+        browser.findElement(By.id("confirm-yes")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("system-state"), "running"));
+        assertEquals(false, api.json("GET", "/admin/stats", null, 200).get("paused").asBoolean());
+
+        List<LogEntry> errors =
+            browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.WARNING.intValue())
+                .toList();
+        assertEquals(List.of(), errors, "console warnings or errors");
+      } finally {
+        browser.quit();
+      }
+    }
+  }
+
+  private static String text(JsonNode number) {
+    return String.format("%,d", number.asLong());
+  }
+
+  private static void page(WebDriver browser, WebDriverWait wait, String name) {
+    browser.findElement(By.cssSelector("#nav a[data-page='" + name + "']")).click();
+    wait.until(ExpectedConditions.attributeContains(By.id("page-" + name), "class", "active"));
+  }
+
+  /** Waits until the overview has polled {@code count} more times, so the charts have points. */
+  private static void waitForPolls(WebDriver browser, WebDriverWait wait, int count) {
+    for (int i = 0; i < count; i++) {
+      String before = browser.findElement(By.tagName("body")).getAttribute("data-loaded");
+      wait.until(
+          d -> !before.equals(d.findElement(By.tagName("body")).getAttribute("data-loaded")));
+    }
+  }
+
+  private static void screenshot(WebDriver browser, String name) throws Exception {
+    Files.createDirectories(SCREENSHOTS);
+    File shot = ((org.openqa.selenium.TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
+    Files.copy(
+        shot.toPath(), SCREENSHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private static WebDriver browser(String chromium, String chromedriver, Path profile) {
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(chromium);
+    // The flags STACK.md lists: without them Chromium hangs at start-up on a closed network.
+    options.addArguments(
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        "--user-data-dir=" + profile.resolve("chromium"),
+        "--window-size=1400,1000");
+    LoggingPreferences logs = new LoggingPreferences();
+    logs.enable(LogType.BROWSER, Level.ALL);
+    options.setCapability("goog:loggingPrefs", logs);
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(new File(chromedriver))
+            .usingAnyFreePort()
+            .build();
+    WebDriver driver = new ChromeDriver(service, options);
+    driver.manage().window().setSize(new Dimension(1400, 1000));
+    return driver;
+  }
+
+  /**
+   * A browser part from Debian ({@code apt-get install -y chromium chromium-driver}; .ci/run does
+   * it as root). Missing, the test fails saying so: a skipped browser test would pass silently.
+   */
+  private static String executable(String name, String debianPackage) {
+    for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
+      File candidate = new File(dir, name);
+      if (candidate.canExecute()) {
+        return candidate.getAbsolutePath();
+      }
+    }
+    throw new AssertionError(
+        name
+            + " is not installed: the dashboard test drives headless Chromium. Install Debian's "
+            + debianPackage
+            + " package (as root: apt-get update && apt-get install -y chromium chromium-driver),"
+            + " as .ci/run does");
+  }
+}
