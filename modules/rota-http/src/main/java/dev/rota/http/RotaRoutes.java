@@ -51,6 +51,14 @@ public final class RotaRoutes extends AllDirectives {
     this.errors = new ApiErrors(settings);
     this.telemetry = new RequestTelemetry(metrics);
     add(new AgentRoutes(agents, directory, blocking, auth, settings)::route);
+    add(
+        new ExplainRoutes(
+                agents,
+                new ClusterGateway(rota, settings.askTimeout()),
+                rota.readModel(),
+                blocking,
+                auth)
+            ::route);
     add(claims::route);
     add(new LeaseRoutes(agents, auth, settings)::route);
     add(

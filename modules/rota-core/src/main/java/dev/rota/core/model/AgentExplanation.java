@@ -1,0 +1,102 @@
+package dev.rota.core.model;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Why an agent is or is not being picked now (GET /v1/agents/{agentId}/explain): every reason that
+ * keeps it out of the assignment rule, each with when it ends when time alone ends it. Pure, so
+ * each reason is tested without a cluster.
+ */
+public final class AgentExplanation {
+
+  /** One reason the agent is not picked. */
+  public record Block(String reason, Instant until, String detail) {}
+
+  private AgentExplanation() {}
+
+  /**
+   * @param agent the agent as it answered; null when it is not registered
+   * @param systemPaused whether the whole system is paused
+   * @param aRunnerFits whether some runner that asked for work lately (or runs in a pool) offers
+   *     every capability the agent requires
+   */
+  public static List<Block> blockedBy(
+      AgentSummary agent, Instant now, boolean systemPaused, boolean aRunnerFits) {
+    List<Block> blocks = new ArrayList<>();
+    if (agent == null || !agent.registered()) {
+      blocks.add(new Block("not_registered", null, "no agent with this id is registered"));
+      return blocks;
+    }
+    if (systemPaused) {
+      blocks.add(
+          new Block("system_paused", null, "claims are answered paused until an admin resumes"));
+    }
+    if (agent.paused()) {
+      blocks.add(new Block("paused", null, "this agent is paused until it is resumed"));
+    }
+    Lease lease = agent.lease();
+    if (lease != null) {
+      blocks.add(
+          new Block(
+              "leased",
+              lease.expiresAt(),
+              "runner " + lease.runnerId() + " holds lease " + lease.leaseId()));
+    }
+    if (agent.snoozedUntil() != null && agent.snoozedUntil().isAfter(now)) {
+      blocks.add(new Block("snoozed", agent.snoozedUntil(), "a runner snoozed its last turn"));
+    }
+    Instant rested = restedAt(agent);
+    if (agent.unread() == 0 && rested != null && rested.isAfter(now)) {
+      blocks.add(
+          new Block(
+              "min_interval",
+              rested,
+              "activated at "
+                  + agent.lastActivatedAt()
+                  + " with a minimum interval of "
+                  + agent.config().minActivationIntervalSeconds()
+                  + " s; a notification makes it eligible before then"));
+    }
+    if (!aRunnerFits) {
+      blocks.add(
+          new Block(
+              "no_runner_with_capabilities",
+              null,
+              agent.config().capabilities().isEmpty()
+                  ? "no runner has asked for work lately"
+                  : "no runner that asked for work lately offers "
+                      + String.join(", ", agent.config().capabilities())));
+    }
+    return blocks;
+  }
+
+  /** When the agent's minimum interval since its last activation ends; null when none applies. */
+  public static Instant restedAt(AgentSummary agent) {
+    if (agent.lastActivatedAt() == null || agent.config().minActivationIntervalSeconds() <= 0) {
+      return null;
+    }
+    return agent.lastActivatedAt().plusSeconds(agent.config().minActivationIntervalSeconds());
+  }
+
+  /** Whether the agent stands in the inbox order now (it may still wait for a fitting runner). */
+  public static boolean inInboxOrder(AgentSummary agent, Instant now) {
+    return agent.registered() && agent.unread() > 0 && free(agent, now);
+  }
+
+  /** Whether the agent stands in the staleness order now. */
+  public static boolean inStalenessOrder(AgentSummary agent, Instant now) {
+    Instant rested = restedAt(agent);
+    return agent.registered()
+        && agent.unread() == 0
+        && free(agent, now)
+        && (rested == null || !rested.isAfter(now));
+  }
+
+  private static boolean free(AgentSummary agent, Instant now) {
+    return !agent.paused()
+        && agent.lease() == null
+        && (agent.snoozedUntil() == null || !agent.snoozedUntil().isAfter(now));
+  }
+}

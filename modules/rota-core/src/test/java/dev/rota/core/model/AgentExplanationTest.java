@@ -1,0 +1,120 @@
+package dev.rota.core.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.rota.core.model.AgentExplanation.Block;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Each reason explain gives, alone, with when it ends. */
+class AgentExplanationTest {
+  private static final Instant NOW = Instant.parse("2026-11-23T12:00:00Z");
+
+  private static AgentSummary agent(
+      int unread,
+      Lease lease,
+      Instant lastActivatedAt,
+      long minIntervalSeconds,
+      Instant snoozedUntil,
+      boolean paused) {
+    AgentConfig config =
+        new AgentConfig("a1", List.of("code"), 0, minIntervalSeconds, 100, 3, null);
+    return new AgentSummary(
+        "a1",
+        true,
+        config,
+        unread,
+        unread > 0 ? NOW.minusSeconds(30) : null,
+        0,
+        lease,
+        lastActivatedAt,
+        lastActivatedAt == null ? 0 : 1,
+        snoozedUntil,
+        paused,
+        List.of());
+  }
+
+  private static AgentSummary idle() {
+    return agent(0, null, null, 0, null, false);
+  }
+
+  private static List<String> reasons(List<Block> blocks) {
+    return blocks.stream().map(Block::reason).toList();
+  }
+
+  @Test
+  void anIdleAgentWithAFittingRunnerIsEligibleInTheStalenessOrder() {
+    assertEquals(List.of(), AgentExplanation.blockedBy(idle(), NOW, false, true));
+    assertTrue(AgentExplanation.inStalenessOrder(idle(), NOW));
+    assertFalse(AgentExplanation.inInboxOrder(idle(), NOW));
+  }
+
+  @Test
+  void anUnregisteredAgentIsNotRegisteredAndNothingElse() {
+    assertEquals(
+        List.of("not_registered"), reasons(AgentExplanation.blockedBy(null, NOW, true, false)));
+  }
+
+  @Test
+  void aLeasedAgentWaitsUntilTheLeaseExpires() {
+    Instant expires = NOW.plusSeconds(60);
+    Lease lease =
+        new Lease("YTE.1-x", "r1", ActivationKind.INBOX, 1, 1, NOW, expires, 60, List.of("n1"));
+    List<Block> blocks =
+        AgentExplanation.blockedBy(agent(1, lease, null, 0, null, false), NOW, false, true);
+    assertEquals(List.of("leased"), reasons(blocks));
+    assertEquals(expires, blocks.get(0).until());
+    assertTrue(blocks.get(0).detail().contains("r1"));
+    assertFalse(AgentExplanation.inInboxOrder(agent(1, lease, null, 0, null, false), NOW));
+  }
+
+  @Test
+  void aSnoozedAgentWaitsUntilItsSnoozeEnds() {
+    Instant until = NOW.plusSeconds(90);
+    List<Block> blocks =
+        AgentExplanation.blockedBy(agent(2, null, null, 0, until, false), NOW, false, true);
+    assertEquals(List.of("snoozed"), reasons(blocks));
+    assertEquals(until, blocks.get(0).until());
+    assertEquals(
+        List.of(),
+        AgentExplanation.blockedBy(
+            agent(2, null, null, 0, NOW.minusSeconds(1), false), NOW, false, true));
+  }
+
+  @Test
+  void theMinimumIntervalHoldsBackStalenessWorkOnly() {
+    Instant last = NOW.minusSeconds(100);
+    List<Block> blocks =
+        AgentExplanation.blockedBy(agent(0, null, last, 300, null, false), NOW, false, true);
+    assertEquals(List.of("min_interval"), reasons(blocks));
+    assertEquals(last.plusSeconds(300), blocks.get(0).until());
+    assertFalse(AgentExplanation.inStalenessOrder(agent(0, null, last, 300, null, false), NOW));
+    // With unread work the interval does not apply.
+    assertEquals(
+        List.of(),
+        AgentExplanation.blockedBy(agent(1, null, last, 300, null, false), NOW, false, true));
+    assertTrue(AgentExplanation.inInboxOrder(agent(1, null, last, 300, null, false), NOW));
+  }
+
+  @Test
+  void aPausedAgentAndAPausedSystemAreSeparateReasons() {
+    assertEquals(
+        List.of("paused"),
+        reasons(AgentExplanation.blockedBy(agent(0, null, null, 0, null, true), NOW, false, true)));
+    assertEquals(
+        List.of("system_paused"), reasons(AgentExplanation.blockedBy(idle(), NOW, true, true)));
+    assertEquals(
+        List.of("system_paused", "paused"),
+        reasons(AgentExplanation.blockedBy(agent(0, null, null, 0, null, true), NOW, true, true)));
+  }
+
+  @Test
+  void noFittingRunnerNamesTheCapabilitiesNoOneOffers() {
+    List<Block> blocks = AgentExplanation.blockedBy(idle(), NOW, false, false);
+    assertEquals(List.of("no_runner_with_capabilities"), reasons(blocks));
+    assertTrue(blocks.get(0).detail().contains("code"), blocks.get(0).detail());
+  }
+}

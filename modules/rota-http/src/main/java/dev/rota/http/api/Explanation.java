@@ -1,0 +1,40 @@
+package dev.rota.http.api;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The answer of {@code GET /v1/agents/{agentId}/explain}: whether the agent could be picked now,
+ * every reason it is not, and where it stands in the two orders of the assignment rule.
+ *
+ * @param inbox its place in the inbox order; null when it is not registered
+ * @param staleness its place in the staleness order; null when it is not registered
+ * @param scheduled its schedules (none yet: always not due)
+ */
+public record Explanation(
+    String agentId,
+    boolean eligible,
+    Instant now,
+    List<Blocked> blockedBy,
+    InboxRank inbox,
+    StalenessRank staleness,
+    Scheduled scheduled) {
+
+  /**
+   * @param reason {@code leased}, {@code snoozed}, {@code min_interval}, {@code paused}, {@code
+   *     system_paused}, {@code no_runner_with_capabilities} or {@code not_registered}
+   * @param until when time alone ends it; null otherwise
+   */
+  public record Blocked(String reason, Instant until, String detail) {}
+
+  /**
+   * @param rank 1-based among the agents of its capability set the rule could pick now; null when
+   *     it is not in this order
+   * @param ahead agents before it; null with rank
+   */
+  public record InboxRank(int unread, Long rank, Long ahead) {}
+
+  public record StalenessRank(Instant lastActivatedAt, Long rank, Long ahead) {}
+
+  public record Scheduled(Instant nextFireAt, boolean due) {}
+}
