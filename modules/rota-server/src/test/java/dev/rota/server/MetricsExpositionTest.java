@@ -108,7 +108,7 @@ class MetricsExpositionTest {
               "rota_system_paused 0.0",
               "rota_http_requests_seconds_count{method=\"POST\",route=\"/v1/claims\",status=\"200\"}",
               "jvm_memory_used_bytes",
-              "jvm_gc_pause_seconds",
+              "jvm_gc_memory_allocated_bytes_total",
               "process_cpu_usage",
               "process_uptime_seconds",
               "jvm_threads_live_threads")) {
