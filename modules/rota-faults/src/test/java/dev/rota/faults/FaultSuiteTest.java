@@ -38,7 +38,10 @@ class FaultSuiteTest {
         Duration.ofSeconds(Long.parseLong(property("rota.faults.bound-seconds", "30"))).toMillis();
 
     FaultRun faultRun =
-        new FaultRun(FaultRun.Settings.defaults(jar.toAbsolutePath(), config.toAbsolutePath()));
+        new FaultRun(
+            full
+                ? FaultRun.Settings.defaults(jar.toAbsolutePath(), config.toAbsolutePath())
+                : FaultRun.Settings.brief(jar.toAbsolutePath(), config.toAbsolutePath()));
     String only = property("rota.faults.kinds", "");
     List<FaultKind> kinds =
         !only.isEmpty()

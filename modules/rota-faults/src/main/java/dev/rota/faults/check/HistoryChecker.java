@@ -243,6 +243,7 @@ public final class HistoryChecker {
     int affected = 0;
     int never = 0;
     long max = 0;
+    long maxOutage = 0;
     String worst = null;
     for (Map.Entry<String, List<Published>> entry : byAgent.entrySet()) {
       List<Published> attempts = entry.getValue();
@@ -259,6 +260,8 @@ public final class HistoryChecker {
               .findFirst()
               .orElse(null);
       long window = served == null ? Long.MAX_VALUE : served.endMs() - fault.atMs();
+      long outage = served == null ? Long.MAX_VALUE : served.endMs() - firstFailure.startMs();
+      maxOutage = Math.max(maxOutage, outage);
       if (served == null) {
         never++;
       }
@@ -267,6 +270,7 @@ public final class HistoryChecker {
         worst = entry.getKey();
       }
     }
-    return new FaultWindow(fault.kind(), fault.node(), fault.atMs(), affected, max, worst, never);
+    return new FaultWindow(
+        fault.kind(), fault.node(), fault.atMs(), affected, max, worst, never, maxOutage);
   }
 }

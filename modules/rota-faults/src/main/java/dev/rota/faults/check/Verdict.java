@@ -69,6 +69,9 @@ public record Verdict(
    * @param worstAgent the agent with that window (null when none was affected)
    * @param neverServedAgain affected agents without an acknowledged publish before the next fault
    *     or the end of the run
+   * @param maxOutageMs the longest time from an affected agent's first failed publish to its next
+   *     acknowledged one (the outage itself, for faults whose effect starts later than the fault,
+   *     as when a restarted node rejoins); {@code Long.MAX_VALUE} if one was never served again
    */
   public record FaultWindow(
       String kind,
@@ -77,7 +80,8 @@ public record Verdict(
       int agentsAffected,
       long maxWindowMs,
       String worstAgent,
-      int neverServedAgain) {
+      int neverServedAgain,
+      long maxOutageMs) {
 
     /** Every affected agent was served again within {@code boundMs} of the fault. */
     public boolean within(long boundMs) {

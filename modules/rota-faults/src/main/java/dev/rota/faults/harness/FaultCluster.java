@@ -65,7 +65,7 @@ public final class FaultCluster implements AutoCloseable {
       // as the others have answered that they are not members yet, and they join it.
       nodes.forEach(NodeProcess::start);
       for (NodeProcess node : nodes) {
-        cluster.awaitReady(node, size);
+        cluster.awaitReady(node, size, false);
       }
     } catch (RuntimeException e) {
       cluster.close();
@@ -99,19 +99,21 @@ public final class FaultCluster implements AutoCloseable {
     }
   }
 
-  /** {@link #awaitReady(NodeProcess, int)} with every node of the cluster as a member. */
+  /** A restarted node: {@link #awaitReady(NodeProcess, int, boolean)}, every node a member. */
   public void awaitReady(NodeProcess node) {
-    awaitReady(node, nodes.size());
+    awaitReady(node, nodes.size(), true);
   }
 
   /**
    * Waits until the node's {@code /ready} answers 200, its API answers a request that needs the
    * cluster (an agent lookup; 404 is an answer), and it sees {@code members} members Up.
    *
+   * @param rejoining the others already form a cluster (a restart): a node ready in a cluster of
+   *     its own is then a second cluster on the same database, not the first of one forming
    * @throws IllegalStateException if it does not within three minutes, or the process ended, or it
-   *     is ready in a cluster of its own while others run (a second cluster on one database)
+   *     is ready in a cluster of its own while rejoining (split brain)
    */
-  public void awaitReady(NodeProcess node, int members) {
+  public void awaitReady(NodeProcess node, int members, boolean rejoining) {
     long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       if (!node.alive()) {
@@ -123,7 +125,10 @@ public final class FaultCluster implements AutoCloseable {
         if (up >= members) {
           return;
         }
-        if (up == 1 && members > 1 && nodes.stream().anyMatch(n -> n != node && n.alive())) {
+        if (rejoining
+            && up == 1
+            && members > 1
+            && nodes.stream().anyMatch(n -> n != node && n.alive())) {
           throw new IllegalStateException(
               node + " is ready in a cluster of its own while other nodes run: split brain");
         }

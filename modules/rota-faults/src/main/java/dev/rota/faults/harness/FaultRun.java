@@ -24,7 +24,8 @@ public final class FaultRun {
       Duration observe,
       Duration freeze,
       Duration settle,
-      Duration drain) {
+      Duration drain,
+      boolean rejoin) {
     public static Settings defaults(Path jar, Path config) {
       return new Settings(
           jar,
@@ -35,7 +36,26 @@ public final class FaultRun {
           Duration.ofSeconds(20),
           Duration.ofSeconds(20),
           Duration.ofSeconds(8),
-          Duration.ofSeconds(90));
+          Duration.ofSeconds(90),
+          true);
+    }
+
+    /**
+     * The default build's single run: shorter warm-up and settling, and the killed node is not
+     * started again (the full suite covers rejoining), so that it stays within a few minutes.
+     */
+    public static Settings brief(Path jar, Path config) {
+      return new Settings(
+          jar,
+          config,
+          50,
+          6,
+          Duration.ofSeconds(5),
+          Duration.ofSeconds(20),
+          Duration.ofSeconds(20),
+          Duration.ofSeconds(4),
+          Duration.ofSeconds(90),
+          false);
     }
   }
 
@@ -74,7 +94,9 @@ public final class FaultRun {
           node.kill9();
           exitStatus = exit(node.awaitExit(Duration.ofSeconds(10)));
           FaultCluster.sleep(settings.observe());
-          restart(history, cluster, node);
+          if (settings.rejoin()) {
+            restart(history, cluster, node);
+          }
         }
         case SIGSTOP -> {
           fault(history, kind.label(), Fault.INJECTED, target, "");

@@ -19,7 +19,7 @@ public final class FaultTable {
       out.append(
           "| run | node | acknowledged | completed | lost | undrained | stale accepted |"
               + " overlapping holds | duplicates | agents hit | max window (s) | exit status |"
-              + " rejoin window (s) |\n");
+              + " rejoin outage (s) |\n");
       out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
       for (FaultRun.Result r : rows) {
         Verdict v = r.verdict();
@@ -45,8 +45,9 @@ public final class FaultTable {
     out.append(
         String.format(
             "%nwindow: from the fault to an affected agent's first acknowledged publish; kill-9"
-                + " and sigstop are held to %d s. rejoin window: the same from the moment the"
-                + " killed or frozen node was started again (reported, not held).%n",
+                + " and sigstop are held to %d s. rejoin outage: after the killed or frozen node"
+                + " was started again, from an agent's first failed publish to its next"
+                + " acknowledged one (reported, not held).%n",
             boundMs / 1000));
     return out.toString();
   }
@@ -63,11 +64,14 @@ public final class FaultTable {
         .orElse(null);
   }
 
-  /** The worst window after a killed or frozen node was started again and rejoined. */
+  /**
+   * The worst outage after a killed or frozen node was started again: from an agent's first failed
+   * publish to its next acknowledged one (the node takes a while to start before it rejoins).
+   */
   private static String rejoin(FaultRun.Result result) {
     return result.verdict().windows().stream()
         .filter(w -> w.kind().equals("restart"))
-        .mapToLong(FaultWindow::maxWindowMs)
+        .mapToLong(FaultWindow::maxOutageMs)
         .max()
         .stream()
         .mapToObj(FaultTable::seconds)

@@ -67,6 +67,7 @@ class HistoryCheckerTest {
     Verdict.FaultWindow window = verdict.windows().get(0);
     assertEquals(1, window.agentsAffected());
     assertEquals(13_950 - 10_000, window.maxWindowMs());
+    assertEquals(13_950 - 10_500, window.maxOutageMs());
     assertEquals("b", window.worstAgent());
     assertTrue(window.within(10_000));
     assertFalse(window.within(3_000));

@@ -1,0 +1,48 @@
+package dev.rota.faults;
+
+import dev.rota.faults.check.HistoryChecker;
+import dev.rota.faults.check.Verdict;
+import dev.rota.faults.history.History;
+import java.nio.file.Path;
+
+/**
+ * Checks saved histories offline: {@code CheckHistory <history.jsonl>...} prints each file's
+ * verdict (counts, violations, the window of every fault) and exits 1 if any is unsafe.
+ */
+public final class CheckHistory {
+  private CheckHistory() {}
+
+  public static void main(String[] args) {
+    boolean safe = true;
+    for (String arg : args) {
+      Verdict verdict = HistoryChecker.check(History.read(Path.of(arg)));
+      System.out.printf(
+          "%s: acknowledged %d, completed %d, lost %d, undrained %d, stale accepted %d,"
+              + " overlapping holds %d, duplicate completions %d, duplicate accepts %d%n",
+          arg,
+          verdict.acknowledged(),
+          verdict.completed(),
+          verdict.lost().size(),
+          verdict.undrained().size(),
+          verdict.staleAccepted().size(),
+          verdict.overlappingHolds().size(),
+          verdict.duplicateCompletions().size(),
+          verdict.duplicateAccepts().size());
+      for (Verdict.FaultWindow w : verdict.windows()) {
+        System.out.printf(
+            "  %s node %d: %d agents hit, window %s ms (worst %s), outage %s ms, %d never served"
+                + " again%n",
+            w.kind(),
+            w.node(),
+            w.agentsAffected(),
+            w.maxWindowMs() == Long.MAX_VALUE ? "never" : Long.toString(w.maxWindowMs()),
+            w.worstAgent(),
+            w.maxOutageMs() == Long.MAX_VALUE ? "never" : Long.toString(w.maxOutageMs()),
+            w.neverServedAgain());
+      }
+      verdict.violations().stream().limit(20).forEach(v -> System.out.println("  " + v));
+      safe &= verdict.safe();
+    }
+    System.exit(safe ? 0 : 1);
+  }
+}
