@@ -1,6 +1,7 @@
 package dev.rota.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.server.testing.Databases;
@@ -130,6 +131,16 @@ class DashboardBrowserTest {
         wait.until(
             ExpectedConditions.textToBePresentInElementLocated(
                 By.id("agent-history"), "notification"));
+        // Its explanation: the same reasons and ranks the explain endpoint gives.
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(
+                By.id("agent-explain"), "inbox order"));
+        JsonNode explained = api.json("GET", "/v1/agents/dash-a/explain", null, 200);
+        String shown = browser.findElement(By.id("agent-explain")).getText();
+        assertTrue(shown.contains(explained.get("eligible").asBoolean() ? "yes" : "no"), shown);
+        for (JsonNode blocked : explained.get("blockedBy")) {
+          assertTrue(shown.contains("blocked by " + blocked.get("reason").asText()), shown);
+        }
         screenshot(browser, "agent");
         browser.findElement(By.id("agent-pause")).click();
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("agent-resume")));

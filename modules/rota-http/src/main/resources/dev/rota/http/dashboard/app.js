@@ -204,9 +204,10 @@
   }
 
   async function agent(id) {
-    const [a, h] = await Promise.all([
+    const [a, h, x] = await Promise.all([
       api('GET', '/v1/agents/' + encodeURIComponent(id)),
       api('GET', '/v1/agents/' + encodeURIComponent(id) + '/history?limit=100'),
+      api('GET', '/v1/agents/' + encodeURIComponent(id) + '/explain'),
     ]);
     $('agent-title').textContent = 'Agent ' + a.agentId;
     $('agent-pause').classList.toggle('hidden', a.status === 'paused');
@@ -221,6 +222,13 @@
     kv('agent-lease', a.lease
       ? [['lease', a.lease.leaseId], ['runner', a.lease.runnerId], ['kind', a.lease.kind], ['granted', time(a.lease.grantedAt)], ['expires', time(a.lease.expiresAt)]]
       : [['lease', 'none held']]);
+    const rank = (r) => (r && r.rank ? '#' + fmt(r.rank) + ' (' + fmt(r.ahead) + ' ahead)' : 'not in this order');
+    kv('agent-explain', [
+      ['eligible now', x.eligible ? 'yes' : 'no'],
+      ...x.blockedBy.map((b) => ['blocked by ' + b.reason, (b.until ? 'until ' + time(b.until) + ' — ' : '') + (b.detail || '')]),
+      ['inbox order', rank(x.inbox)],
+      ['staleness order', rank(x.staleness)],
+    ]);
     rows('agent-history', h.events, (e) => {
       const details = Object.entries(e).filter(([k]) => k !== 'type' && k !== 'at').map(([k, v]) => k + '=' + v).join('  ');
       return [cell(time(e.at)), cell(e.type), cell(details)];
