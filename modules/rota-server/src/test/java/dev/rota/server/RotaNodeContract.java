@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
-import dev.rota.server.testing.TestDatabase;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -34,21 +33,17 @@ import org.apache.pekko.persistence.query.EventEnvelope;
 import org.apache.pekko.persistence.query.Offset;
 import org.apache.pekko.persistence.query.PersistenceQuery;
 import org.apache.pekko.stream.javadsl.Sink;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * A whole node started in-process on free ports; run by {@link RotaNodeTest} per database. One node
  * serves the tests in order; the last one restarts it on the same database.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-abstract class RotaNodeContract {
+abstract class RotaNodeContract extends NodeOnDatabase {
   /** Free ports, and small pools: a test node needs few connections and opens them faster. */
   static final Config TEST_NODE =
       ConfigFactory.parseMap(
@@ -63,31 +58,6 @@ abstract class RotaNodeContract {
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
   private final String probeId = UUID.randomUUID().toString();
   private final String agentId = "agent-" + UUID.randomUUID();
-  private TestDatabase database;
-  private RotaNode node;
-
-  /** The database the node runs on; a new one per call. */
-  abstract TestDatabase newDatabase();
-
-  /** The fully loaded configuration of a node on {@code database}, based on {@link #TEST_NODE}. */
-  abstract Config nodeConfig(TestDatabase database);
-
-  @BeforeAll
-  void startNode() {
-    database = newDatabase();
-    node = RotaNode.startWith(nodeConfig(database));
-  }
-
-  @AfterAll
-  void stopNode() {
-    try {
-      if (node != null) {
-        node.stop();
-      }
-    } finally {
-      database.close();
-    }
-  }
 
   @Test
   @Order(1)

@@ -4,8 +4,6 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.rota.server.testing.Databases;
 import dev.rota.server.testing.TestDatabase;
-import java.io.File;
-import java.util.Map;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -24,7 +22,7 @@ class RotaNodeTest {
 
     @Override
     Config nodeConfig(TestDatabase database) {
-      return RotaConfig.load(TEST_NODE.withFallback(database.config()), Map.of());
+      return h2Config(ConfigFactory.empty(), database);
     }
   }
 
@@ -39,14 +37,7 @@ class RotaNodeTest {
 
     @Override
     Config nodeConfig(TestDatabase database) {
-      Config overlay =
-          ConfigFactory.parseFile(
-              new File(RotaConfigTest.OVERLAYS.resolve("postgres.conf").toString()));
-      return RotaConfig.load(
-          TEST_NODE.withFallback(overlay),
-          Map.of(
-              "ROTA_DB_URL", database.settings().url(),
-              "ROTA_DB_USER", database.settings().user()));
+      return postgresConfig(ConfigFactory.empty(), database);
     }
   }
 }
