@@ -113,6 +113,11 @@ class DashboardBrowserTest {
             stats.at("/cluster/nodes").asInt() + " / " + stats.at("/cluster/partitions").asInt(),
             browser.findElement(By.id("stat-cluster")).getText());
         waitForPolls(browser, wait, 2);
+        // From the second poll on, activations per second by kind (counter deltas) are numbers.
+        wait.until(
+            ExpectedConditions.textMatches(
+                By.id("stat-perSecondByKind"),
+                java.util.regex.Pattern.compile("[0-9.,]+ / [0-9.,]+")));
         screenshot(browser, "overview");
 
         page(browser, wait, "fairness");

@@ -6,7 +6,8 @@
   const HISTORY_POINTS = 100; // five minutes at one sample every 3 s
   const TOKEN_KEY = 'rota.token';
   const $ = (id) => document.getElementById(id);
-  const history = { t: [], unread: [], rate: [], p50: [], p99: [], oldest: [] };
+  const history = { t: [], unread: [], rate: [], rateInbox: [], rateExploration: [], p50: [], p99: [], oldest: [] };
+  let lastCounts = null; // cluster-wide activation counts at the previous poll, for rates by kind
   const charts = {};
   let timer = null;
   let agentsNext = null;
@@ -94,7 +95,11 @@
   }
   function initCharts() {
     charts.unread = lineChart('chart-unread', [['unread', history.unread, '#2f6fed']]);
-    charts.rate = lineChart('chart-rate', [['activations/s', history.rate, '#1b8a4b']]);
+    charts.rate = lineChart('chart-rate', [
+      ['all, this node (1 min)', history.rate, '#1b8a4b'],
+      ['inbox', history.rateInbox, '#2f6fed'],
+      ['exploration', history.rateExploration, '#b26b00'],
+    ]);
     charts.latency = lineChart('chart-latency', [['p50', history.p50, '#2f6fed'], ['p99', history.p99, '#c4321c']]);
     charts.oldest = lineChart('chart-oldest', [['oldest unread', history.oldest, '#b26b00']]);
   }
@@ -115,6 +120,17 @@
   async function overview() {
     const s = await api('GET', '/admin/stats');
     showPaused(s.paused);
+    // Rates by kind from the cluster-wide counters, between this poll and the previous one.
+    const nowMs = Date.now();
+    let rateInbox = null;
+    let rateExploration = null;
+    if (lastCounts && nowMs > lastCounts.t) {
+      const seconds = (nowMs - lastCounts.t) / 1000;
+      rateInbox = Math.max(0, (s.activations.inbox - lastCounts.inbox) / seconds);
+      rateExploration = Math.max(0, (s.activations.exploration - lastCounts.exploration) / seconds);
+    }
+    lastCounts = { t: nowMs, inbox: s.activations.inbox, exploration: s.activations.exploration };
+    const perSecond = (x) => (x === null ? '–' : fmt(Math.round(x * 100) / 100));
     $('overview-cards').replaceChildren(
       card('Agents registered', fmt(s.agents.registered), 'registered'),
       card('Agents with inbox', fmt(s.agents.withInbox), 'withInbox'),
@@ -123,6 +139,7 @@
       card('Unread notifications', fmt(s.inbox.unread), 'unread'),
       card('Oldest unread', duration(s.inbox.oldestUnreadAgeSeconds), 'oldestUnread'),
       card('Activations/s (1 min)', fmt(s.activations.perSecond1m), 'perSecond'),
+      card('Activations/s inbox / exploration', perSecond(rateInbox) + ' / ' + perSecond(rateExploration), 'perSecondByKind'),
       card('Activations inbox / exploration', fmt(s.activations.inbox) + ' / ' + fmt(s.activations.exploration), 'activations'),
       card('Completed / failed / expired', fmt(s.activations.completed) + ' / ' + fmt(s.activations.failed) + ' / ' + fmt(s.activations.expired), 'outcomes'),
       card('Claim latency p50 / p99', fmt(s.latency.claimMsP50) + ' / ' + fmt(s.latency.claimMsP99) + ' ms', 'claimLatency'),
@@ -134,6 +151,8 @@
     history.t.push(new Date().toLocaleTimeString('en-GB'));
     history.unread.push(s.inbox.unread);
     history.rate.push(s.activations.perSecond1m);
+    history.rateInbox.push(rateInbox);
+    history.rateExploration.push(rateExploration);
     history.p50.push(s.latency.claimMsP50);
     history.p99.push(s.latency.claimMsP99);
     history.oldest.push(s.inbox.oldestUnreadAgeSeconds);
