@@ -433,7 +433,8 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
       p.position++;
     }
     long remaining = p.deadlineNanos - System.nanoTime();
-    if (remaining <= 0) {
+    if (remaining <= 0 || draining) {
+      // Out of time, or the node is shutting down: answer now rather than park.
       pending.remove(id);
       p.request.replyTo().tell(new NoWork());
       return;

@@ -44,6 +44,7 @@ public final class FaultPostgres implements AutoCloseable {
     try {
       Files.createDirectories(dir);
       Path dataDir = dir.resolve("data");
+      deleteRecursively(dataDir); // a fresh server per run, even in a directory used before
       EmbeddedPostgres server = builder(dataDir, freePort()).start();
       try (Connection c = server.getPostgresDatabase().getConnection();
           Statement s = c.createStatement()) {
@@ -147,6 +148,17 @@ public final class FaultPostgres implements AutoCloseable {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
     }
   }
 
