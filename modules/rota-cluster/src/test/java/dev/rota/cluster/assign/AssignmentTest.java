@@ -395,18 +395,22 @@ class AssignmentTest {
         List.of(
             request,
             new Coordinator.AgentChanged(schedule, 3, true),
-            new Coordinator.Peek(1, request, probe.ref().narrow()),
-            new Coordinator.PeekResult(
-                1,
+            new Coordinator.Refresh(probe.ref().narrow()),
+            new Dispatcher.Heads(
                 2,
-                new dev.rota.core.scheduling.SchedulingIndex.Pick(schedule, ActivationKind.INBOX)),
-            new Coordinator.TryAssign(1, request, probe.ref().narrow()),
-            new Coordinator.TryResult(1, 2, new Assigned(granted)),
-            new Coordinator.TryResult(1, 2, new NoWork()),
-            new Coordinator.TryResult(1, 2, new WorkProtocol.Paused()),
-            new Coordinator.Park(1, request, probe.ref().narrow()),
-            new Coordinator.Unpark(1, probe.ref().narrow()),
-            new Coordinator.Hint(1, 2),
+                1_700_000_000_000L,
+                5,
+                List.of(
+                    new dev.rota.core.scheduling.HeadsBoard.GroupHeads(
+                        Set.of(cap),
+                        List.of(new dev.rota.core.scheduling.HeadsBoard.Head(schedule, 3)),
+                        List.of(new dev.rota.core.scheduling.HeadsBoard.Head(schedule, 3)),
+                        true,
+                        List.of(),
+                        false))),
+            new Assigned(granted),
+            new NoWork(),
+            new WorkProtocol.Paused(),
             new Dispatcher.GetRunners(probe.ref().narrow()));
     for (Object message : messages) {
       assertEquals(message, testKit.serializationTestKit().verifySerialization(message, true));
