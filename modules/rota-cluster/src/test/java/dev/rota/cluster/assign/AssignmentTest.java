@@ -143,13 +143,16 @@ class AssignmentTest {
 
   @Test
   void followsTheAdr011WalkThrough() {
+    // Each step waits out the coordination window (decision 26): a claim made the instant an
+    // agent registered may be ranked before its coordinator has published it.
     String c = register("C");
-    complete(granted(claim("r1", RunnerMode.EXPLORATION)));
+    assertEquals(c, agentOf(completeAfterWindow(claim("r1", RunnerMode.EXPLORATION))));
     String b = register("B");
-    complete(granted(claim("r1", RunnerMode.EXPLORATION)));
+    assertEquals(b, agentOf(completeAfterWindow(claimAfterWindow("r1", RunnerMode.EXPLORATION))));
     String a = register("A");
-    complete(granted(claim("r1", RunnerMode.EXPLORATION)));
+    assertEquals(a, agentOf(completeAfterWindow(claimAfterWindow("r1", RunnerMode.EXPLORATION))));
     notify(a, 3);
+    pause(WINDOW);
 
     AgentEntity.Granted first = granted(claim("runner-1", RunnerMode.HYBRID));
     assertEquals(a, agentOf(first));
@@ -163,6 +166,29 @@ class AssignmentTest {
     complete(first);
     AgentEntity.Granted third = granted(claim("runner-1", RunnerMode.HYBRID));
     assertEquals(b, agentOf(third));
+  }
+
+  /** Comfortably longer than the coordination window on a loaded machine. */
+  private static final Duration WINDOW = Duration.ofMillis(300);
+
+  private static void pause(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private WorkReply claimAfterWindow(String runnerId, RunnerMode mode) {
+    pause(WINDOW);
+    return claim(runnerId, mode);
+  }
+
+  private AgentEntity.Granted completeAfterWindow(WorkReply reply) {
+    AgentEntity.Granted g = granted(reply);
+    complete(g);
+    return g;
   }
 
   @Test
