@@ -12,8 +12,11 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -37,6 +40,9 @@ public record Schedule(String name, String cron, String timezone, JsonNode paylo
   private static final Map<String, ExecutionTime> PARSED = new ConcurrentHashMap<>();
 
   private static final int MAX_PARSED = 10_000;
+
+  public static final int MAX_NAME_LENGTH = 128;
+  public static final int MAX_CRON_LENGTH = 256;
 
   public Schedule {
     if (timezone == null) {
@@ -73,6 +79,71 @@ public record Schedule(String name, String cron, String timezone, JsonNode paylo
     }
     if (!ZoneId.getAvailableZoneIds().contains(timezone)) {
       return Optional.of("must be an IANA time zone such as \"Europe/Berlin\" or \"UTC\"");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The first thing wrong with a list of schedules, naming the field ({@code schedules[2].cron}):
+   * more than {@link AgentConfig#MAX_SCHEDULES}, a missing or repeated name, a cron that is not 5
+   * valid fields or never fires, a zone that is not IANA, strings the journal cannot hold.
+   */
+  public static Optional<TextRules.Violation> firstViolation(List<Schedule> schedules) {
+    if (schedules == null) {
+      return Optional.empty();
+    }
+    if (schedules.size() > AgentConfig.MAX_SCHEDULES) {
+      return Optional.of(
+          new TextRules.Violation(
+              "schedules",
+              "may hold at most "
+                  + AgentConfig.MAX_SCHEDULES
+                  + " schedules, not "
+                  + schedules.size()));
+    }
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < schedules.size(); i++) {
+      String field = "schedules[" + i + "]";
+      Schedule s = schedules.get(i);
+      if (s == null) {
+        return Optional.of(new TextRules.Violation(field, "must be an object"));
+      }
+      Optional<TextRules.Violation> bad =
+          TextRules.check(field + ".name", s.name(), TextRules.Kind.NAME)
+              .or(() -> TextRules.check(field + ".cron", s.cron(), TextRules.Kind.NAME))
+              .or(() -> TextRules.check(field + ".timezone", s.timezone(), TextRules.Kind.NAME))
+              .or(
+                  () ->
+                      TextRules.firstViolation(
+                          s.payload(), field + ".payload", TextRules.Kind.TEXT));
+      if (bad.isPresent()) {
+        return bad;
+      }
+      if (s.name() == null || s.name().isBlank() || s.name().length() > MAX_NAME_LENGTH) {
+        return Optional.of(
+            new TextRules.Violation(
+                field + ".name", "must be 1 to " + MAX_NAME_LENGTH + " characters, not blank"));
+      }
+      if (!names.add(s.name())) {
+        return Optional.of(
+            new TextRules.Violation(field + ".name", "repeats the schedule name " + s.name()));
+      }
+      if (s.cron() != null && s.cron().length() > MAX_CRON_LENGTH) {
+        return Optional.of(
+            new TextRules.Violation(
+                field + ".cron", "must be at most " + MAX_CRON_LENGTH + " characters"));
+      }
+      Optional<String> cron = cronProblem(s.cron());
+      if (cron.isPresent()) {
+        return Optional.of(new TextRules.Violation(field + ".cron", cron.get()));
+      }
+      Optional<String> zone = timezoneProblem(s.timezone());
+      if (zone.isPresent()) {
+        return Optional.of(new TextRules.Violation(field + ".timezone", zone.get()));
+      }
+      if (!s.payload().isObject()) {
+        return Optional.of(new TextRules.Violation(field + ".payload", "must be a JSON object"));
+      }
     }
     return Optional.empty();
   }
