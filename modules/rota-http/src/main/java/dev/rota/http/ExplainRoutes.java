@@ -96,7 +96,10 @@ public final class ExplainRoutes extends AllDirectives {
         blocks.stream()
             .map(b -> new Explanation.Blocked(b.reason(), b.until(), b.detail()))
             .toList();
-    Explanation.Scheduled scheduled = new Explanation.Scheduled(null, false);
+    Explanation.Scheduled scheduled =
+        agent == null
+            ? new Explanation.Scheduled(null, false)
+            : new Explanation.Scheduled(agent.nextFireAt(), agent.scheduleDue(now));
     if (agent == null) {
       return CompletableFuture.completedFuture(
           new Explanation(agentId, false, now, blockedBy, null, null, scheduled));

@@ -49,7 +49,9 @@ class AgentRoutesTest extends JUnit5RouteTest {
           "lastActivatedAt",
           "activationCount",
           "deadLetters",
-          "lease");
+          "lease",
+          "schedules",
+          "scheduled");
 
   private static TestCluster cluster;
 
@@ -88,6 +90,78 @@ class AgentRoutesTest extends JUnit5RouteTest {
 
   private JsonNode get(String agentId) {
     return body(run(HttpRequest.GET("/v1/agents/" + agentId)).assertStatusCode(200));
+  }
+
+  @Test
+  void registersSchedulesAndShowsTheirNextFire() {
+    JsonNode view =
+        body(
+            put(
+                    "sched-a",
+                    """
+                    {"schedules": [{"name": "daily_standup", "cron": "0 9 * * *",
+                      "timezone": "Europe/Berlin", "payload": {"task": "standup"}},
+                      {"name": "tick", "cron": "*/5 * * * *"}]}
+                    """)
+                .assertStatusCode(201));
+
+    JsonNode schedules = view.get("schedules");
+    assertEquals(2, schedules.size());
+    assertEquals("daily_standup", schedules.get(0).get("name").asText());
+    assertEquals("Europe/Berlin", schedules.get(0).get("timezone").asText());
+    assertEquals("standup", schedules.get(0).get("payload").get("task").asText());
+    assertEquals("UTC", schedules.get(1).get("timezone").asText());
+    java.time.Instant tick = java.time.Instant.parse(schedules.get(1).get("nextFireAt").asText());
+    assertEquals(0, tick.getEpochSecond() % 300);
+    assertEquals(tick.toString(), view.get("scheduled").get("nextFireAt").asText());
+    assertFalse(view.get("scheduled").get("due").asBoolean());
+
+    JsonNode cleared = body(put("sched-a", "{\"schedules\": []}").assertStatusCode(200));
+    assertEquals(0, cleared.get("schedules").size());
+    assertTrue(cleared.get("scheduled").get("nextFireAt").isNull());
+  }
+
+  @Test
+  void refusesInvalidSchedulesNamingTheField() {
+    assertError(
+        put("sched-bad", "{\"schedules\": [{\"name\": \"x\", \"cron\": \"0 9 * *\"}]}"),
+        400,
+        "invalid",
+        "schedules[0].cron");
+    assertError(
+        put(
+            "sched-bad",
+            "{\"schedules\": [{\"name\": \"x\", \"cron\": \"0 9 * * *\","
+                + " \"timezone\": \"Mars/Olympus\"}]}"),
+        400,
+        "invalid",
+        "schedules[0].timezone");
+    assertError(
+        put(
+            "sched-bad",
+            "{\"schedules\": [{\"name\": \"x\", \"cron\": \"* * * * *\"},"
+                + " {\"name\": \"x\", \"cron\": \"0 * * * *\"}]}"),
+        400,
+        "invalid",
+        "schedules[1].name");
+    assertError(
+        put("sched-bad", "{\"schedules\": [{\"cron\": \"* * * * *\"}]}"),
+        400,
+        "invalid",
+        "schedules[0].name");
+    assertError(
+        put(
+            "sched-bad",
+            "{\"schedules\": [{\"name\": \"x\", \"cron\": \"* * * * *\", \"every\": 5}]}"),
+        400,
+        "invalid",
+        "every");
+    StringBuilder many = new StringBuilder("{\"schedules\": [");
+    for (int i = 0; i < 17; i++) {
+      many.append(i == 0 ? "" : ",").append("{\"name\": \"s" + i + "\", \"cron\": \"* * * * *\"}");
+    }
+    assertError(put("sched-bad", many + "]}"), 400, "invalid", "schedules");
+    assertError(run(HttpRequest.GET("/v1/agents/sched-bad")), 404, "not_found", "sched-bad");
   }
 
   @Test

@@ -32,7 +32,10 @@ class OpenApiContractTest extends dev.rota.http.testing.JUnit5RouteTest {
       {"agentId":"a1","name":null,"capabilities":[],"priority":0,
        "minActivationIntervalSeconds":0,"maxInboxDepth":100,"maxAttempts":3,"metadata":{},
        "status":"idle","inbox":{"unread":0,"oldestUnreadAt":null},"lastActivatedAt":null,
-       "activationCount":0,"deadLetters":0,"lease":null}
+       "activationCount":0,"deadLetters":0,"lease":null,
+       "schedules":[{"name":"daily_standup","cron":"0 9 * * *","timezone":"UTC","payload":{},
+                     "nextFireAt":"2026-11-25T09:00:00Z"}],
+       "scheduled":{"nextFireAt":"2026-11-25T09:00:00Z","due":false}}
       """;
 
   @AfterAll

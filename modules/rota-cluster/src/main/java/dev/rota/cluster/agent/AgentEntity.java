@@ -17,6 +17,7 @@ import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.LeaseRenewed;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
@@ -28,6 +29,8 @@ import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.Partitions;
 import dev.rota.core.model.RunnerMode;
+import dev.rota.core.model.Schedule;
+import dev.rota.core.model.ScheduleFire;
 import dev.rota.core.model.TextRules;
 import dev.rota.core.model.TextRules.Kind;
 import dev.rota.core.model.TextRules.Violation;
@@ -358,14 +361,16 @@ public final class AgentEntity
     Instant now = now();
     if (!state.registered()) {
       AgentConfig config = cmd.patch().applyTo(AgentConfig.defaults(agentId));
-      return persist(new AgentRegistered(config, now))
+      Instant nextFireAt = state.registered(config, now).nextFireAt();
+      return persist(new AgentRegistered(config, now, nextFireAt))
           .thenReply(cmd.replyTo(), s -> new AgentDetails(s, true, now));
     }
     AgentConfig config = cmd.patch().applyTo(state.config());
     if (config.equals(state.config())) {
       return Effect().reply(cmd.replyTo(), new AgentDetails(state, false, now));
     }
-    return persist(new AgentUpdated(config, now))
+    Instant nextFireAt = state.configured(config, now).nextFireAt();
+    return persist(new AgentUpdated(config, now, nextFireAt))
         .thenReply(cmd.replyTo(), s -> new AgentDetails(s, false, now));
   }
 
@@ -505,17 +510,26 @@ public final class AgentEntity
     List<Notification> carried =
         state.nextCarried(settings.maxNotificationsPerActivation(), settings.maxActivationBytes());
     boolean more = carried.size() < state.inbox().size();
+    // A scheduled turn serves the due fire (and the missed ones before it); only an agent without
+    // unread notifications is granted one, so it carries none.
+    ScheduleFire fire =
+        eligibility.kind() == ActivationKind.SCHEDULED ? state.dueFire(now).orElse(null) : null;
+    int attempt =
+        fire != null
+            ? state.nextScheduleAttempt()
+            : carried.stream().mapToInt(Notification::attempts).max().orElse(0) + 1;
     Lease lease =
         new Lease(
             Ids.leaseId(agentId, token),
             cmd.runnerId(),
             eligibility.kind(),
             token,
-            carried.stream().mapToInt(Notification::attempts).max().orElse(0) + 1,
+            attempt,
             now,
             now.plusSeconds(leaseSeconds),
             leaseSeconds,
-            carried.stream().map(Notification::notificationId).toList());
+            carried.stream().map(Notification::notificationId).toList(),
+            fire);
     return persist(new LeaseGranted(lease))
         .thenRun(s -> scheduleExpiry(lease))
         .thenReply(
@@ -681,7 +695,8 @@ public final class AgentEntity
   private static Optional<Violation> unstorable(AgentConfigPatch patch) {
     Optional<Violation> bad =
         TextRules.check("name", patch.name(), Kind.NAME)
-            .or(() -> TextRules.firstViolation(patch.metadata(), "metadata", Kind.TEXT));
+            .or(() -> TextRules.firstViolation(patch.metadata(), "metadata", Kind.TEXT))
+            .or(() -> Schedule.firstViolation(patch.schedules()));
     if (bad.isEmpty() && patch.capabilities() != null) {
       for (String capability : patch.capabilities()) {
         bad = TextRules.check("capabilities", capability, Kind.NAME);

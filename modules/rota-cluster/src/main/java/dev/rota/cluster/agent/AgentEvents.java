@@ -20,9 +20,26 @@ public final class AgentEvents {
     Instant at();
   }
 
-  public record AgentRegistered(AgentConfig config, Instant at) implements Event {}
+  /**
+   * @param nextFireAt the agent's earliest schedule fire after registering (the read model cannot
+   *     evaluate cron); null without schedules, and in events written before schedules existed
+   */
+  public record AgentRegistered(AgentConfig config, Instant at, Instant nextFireAt)
+      implements Event {
+    public AgentRegistered(AgentConfig config, Instant at) {
+      this(config, at, null);
+    }
+  }
 
-  public record AgentUpdated(AgentConfig config, Instant at) implements Event {}
+  /**
+   * @param nextFireAt the agent's earliest unserved schedule fire after the update (see {@link
+   *     AgentRegistered})
+   */
+  public record AgentUpdated(AgentConfig config, Instant at, Instant nextFireAt) implements Event {
+    public AgentUpdated(AgentConfig config, Instant at) {
+      this(config, at, null);
+    }
+  }
 
   public record AgentDeregistered(Instant at) implements Event {}
 
@@ -43,12 +60,20 @@ public final class AgentEvents {
   public record LeaseRenewed(String leaseId, Instant expiresAt, Instant at) implements Event {}
 
   /**
-   * The unread inbox after an event that removes notifications, so the read model can follow
-   * without replaying the inbox.
+   * The unread inbox after an event that removes notifications, and the earliest unserved schedule
+   * fire after it (an activation's end may serve one), so the read model can follow without
+   * replaying the inbox or evaluating cron.
+   *
+   * @param nextFireAt null without schedules, and in events written before schedules existed
    */
-  public record InboxSummary(int unread, Instant oldestUnreadAt) {
+  public record InboxSummary(int unread, Instant oldestUnreadAt, Instant nextFireAt) {
+    public InboxSummary(int unread, Instant oldestUnreadAt) {
+      this(unread, oldestUnreadAt, null);
+    }
+
     static InboxSummary of(AgentState state) {
-      return new InboxSummary(state.inbox().size(), state.oldestUnreadAt().orElse(null));
+      return new InboxSummary(
+          state.inbox().size(), state.oldestUnreadAt().orElse(null), state.nextFireAt());
     }
   }
 

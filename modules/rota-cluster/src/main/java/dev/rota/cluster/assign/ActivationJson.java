@@ -9,6 +9,8 @@ import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
+import dev.rota.core.model.Schedule;
+import dev.rota.core.model.ScheduleFire;
 import java.time.Instant;
 
 /**
@@ -25,7 +27,8 @@ public final class ActivationJson {
   private ActivationJson() {}
 
   /**
-   * {@code {"leaseId","agentId","kind","attempt","grantedAt","expiresAt","notifications","agent"}}
+   * {@code {"leaseId","agentId","kind","attempt","grantedAt","expiresAt","notifications","agent"}},
+   * and for a scheduled turn {@code "schedule": {"name","firedAt","payload"}}.
    */
   public static ObjectNode assignment(AgentEntity.Granted granted) {
     Lease lease = granted.lease();
@@ -40,6 +43,19 @@ public final class ActivationJson {
     granted.notifications().forEach(n -> notifications.add(notification(n)));
     node.put("more", granted.more());
     node.set("agent", agent(granted.agent()));
+    if (lease.schedule() != null) {
+      node.set("schedule", schedule(lease.schedule(), granted.agent()));
+    }
+    return node;
+  }
+
+  private static ObjectNode schedule(ScheduleFire fire, AgentConfig config) {
+    ObjectNode node = JSON.objectNode();
+    node.put("name", fire.name());
+    node.put("firedAt", time(fire.firedAt()));
+    // The lease names the schedule; its payload is the agent's at the grant, which came with it.
+    JsonNode payload = config.schedule(fire.name()).map(Schedule::payload).orElse(null);
+    node.set("payload", payload == null ? JSON.objectNode() : payload.deepCopy());
     return node;
   }
 

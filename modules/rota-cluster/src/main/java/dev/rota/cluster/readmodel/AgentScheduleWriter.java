@@ -14,7 +14,6 @@ import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
 import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.LeaseRenewed;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
-import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
@@ -81,20 +80,22 @@ final class AgentScheduleWriter implements AutoCloseable {
           + " min_activation_interval_seconds = ?, unread = 0, oldest_unread_at = null,"
           + " last_activated_at = null, activation_count = 0, lease_id = null,"
           + " lease_runner_id = null, lease_kind = null, lease_expires_at = null, paused = false,"
-          + " snoozed_until = null, dead_letters = 0, registered_at = ?";
+          + " snoozed_until = null, dead_letters = 0, registered_at = ?, next_fire_at = ?";
   private static final String INSERT_AGENT =
       "insert into agent_schedule (agent_id, partition_id, name, capabilities, priority,"
-          + " min_activation_interval_seconds, registered_at, seq_nr, updated_at)"
-          + " values (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+          + " min_activation_interval_seconds, registered_at, next_fire_at, seq_nr, updated_at)"
+          + " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String CONFIGURED =
-      "name = ?, capabilities = ?, priority = ?, min_activation_interval_seconds = ?";
+      "name = ?, capabilities = ?, priority = ?, min_activation_interval_seconds = ?,"
+          + " next_fire_at = ?";
   private static final String NOTIFIED = "unread = unread + ?, oldest_unread_at = " + earliest();
   private static final String LEASED =
       "lease_id = ?, lease_runner_id = ?, lease_kind = ?, lease_expires_at = ?";
   private static final String RENEWED = "lease_expires_at = ?";
   private static final String ENDED =
       "lease_id = null, lease_runner_id = null, lease_kind = null, lease_expires_at = null,"
-          + " unread = ?, oldest_unread_at = ?, dead_letters = dead_letters + ?";
+          + " unread = ?, oldest_unread_at = ?, next_fire_at = ?,"
+          + " dead_letters = dead_letters + ?";
   private static final String COMPLETED =
       ENDED + ", last_activated_at = ?, activation_count = activation_count + 1";
   private static final String SNOOZED = ENDED + ", snoozed_until = ?";
@@ -337,6 +338,7 @@ final class AgentScheduleWriter implements AutoCloseable {
       s.setInt(1, partitionId);
       int i = bindConfig(s, 2, agentId, event.config());
       Sql.setInstant(s, i++, event.at());
+      Sql.setInstant(s, i++, event.nextFireAt());
       s.setLong(i++, seqNr);
       Sql.setInstant(s, i++, at);
       s.setString(i++, agentId);
@@ -353,6 +355,7 @@ final class AgentScheduleWriter implements AutoCloseable {
       s.setInt(2, partitionId);
       int i = bindConfig(s, 3, agentId, event.config());
       Sql.setInstant(s, i++, event.at());
+      Sql.setInstant(s, i++, event.nextFireAt());
       s.setLong(i++, seqNr);
       Sql.setInstant(s, i, event.at());
     }
@@ -499,12 +502,13 @@ final class AgentScheduleWriter implements AutoCloseable {
             s -> {
               s.setInt(1, e.inboxAfter().unread());
               Sql.setInstant(s, 2, e.inboxAfter().oldestUnreadAt());
-              s.setInt(3, e.deadLettered().size() - e.droppedDeadLetters().size());
+              Sql.setInstant(s, 3, e.inboxAfter().nextFireAt());
+              s.setInt(4, e.deadLettered().size() - e.droppedDeadLetters().size());
               if (hasExtra) {
-                Sql.setInstant(s, 4, extraValue);
-                return 5;
+                Sql.setInstant(s, 5, extraValue);
+                return 6;
               }
-              return 4;
+              return 5;
             },
             e);
     for (Item item : folded) {
@@ -537,7 +541,14 @@ final class AgentScheduleWriter implements AutoCloseable {
       return new Deregistration(agentId, seqNr);
     }
     if (event instanceof AgentUpdated e) {
-      return update(item, CONFIGURED, s -> bindConfig(s, 1, agentId, e.config()));
+      return update(
+          item,
+          CONFIGURED,
+          s -> {
+            int i = bindConfig(s, 1, agentId, e.config());
+            Sql.setInstant(s, i, e.nextFireAt());
+            return i + 1;
+          });
     }
     if (event instanceof NotificationReceived) {
       return notified(List.of(item));
@@ -588,9 +599,11 @@ final class AgentScheduleWriter implements AutoCloseable {
   }
 
   private static Counter grantCounter(LeaseGranted e) {
-    return e.lease().kind() == ActivationKind.EXPLORATION
-        ? Counter.ACTIVATIONS_EXPLORATION
-        : Counter.ACTIVATIONS_INBOX;
+    return switch (e.lease().kind()) {
+      case EXPLORATION -> Counter.ACTIVATIONS_EXPLORATION;
+      case SCHEDULED -> Counter.ACTIVATIONS_SCHEDULED;
+      default -> Counter.ACTIVATIONS_INBOX;
+    };
   }
 
   // ---- dead letters ----

@@ -8,6 +8,8 @@ public enum Counter {
   ACTIVATIONS_INBOX("activations.inbox"),
   /** Leases granted for staleness work. */
   ACTIVATIONS_EXPLORATION("activations.exploration"),
+  /** Leases granted for a due schedule. */
+  ACTIVATIONS_SCHEDULED("activations.scheduled"),
   ACTIVATIONS_COMPLETED("activations.completed"),
   /** Failures reported by runners, whatever the action (retry, cancel, discard, snooze). */
   ACTIVATIONS_FAILED("activations.failed"),

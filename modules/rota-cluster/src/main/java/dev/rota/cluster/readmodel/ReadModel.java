@@ -28,7 +28,8 @@ import javax.sql.DataSource;
 public final class ReadModel {
   private static final String SCHEDULE_COLUMNS =
       "agent_id, capabilities, priority, unread, oldest_unread_at, last_activated_at,"
-          + " min_activation_interval_seconds, lease_id, paused, snoozed_until, seq_nr";
+          + " min_activation_interval_seconds, lease_id, paused, snoozed_until, next_fire_at,"
+          + " seq_nr";
 
   private final DataSource dataSource;
 
@@ -405,7 +406,8 @@ public final class ReadModel {
             Duration.ofSeconds(rs.getLong("min_activation_interval_seconds")),
             rs.getString("lease_id") != null,
             rs.getBoolean("paused"),
-            Sql.getInstant(rs, "snoozed_until"));
+            Sql.getInstant(rs, "snoozed_until"),
+            Sql.getInstant(rs, "next_fire_at"));
     return new ScheduleRow(schedule, rs.getLong("seq_nr"));
   }
 

@@ -172,6 +172,43 @@ abstract class ReadModelContract {
   }
 
   @Test
+  void nextFireFollowsRegistrationUpdatesAndTheEndOfAScheduledTurn() {
+    AgentConfig config = new AgentConfig("name-a1", List.of(), 0, 30, 100, 3, null);
+    emit("a1", new AgentEvents.AgentRegistered(config, T0, T0.plusSeconds(60)));
+    assertEquals(T0.plusSeconds(60), schedule("a1").nextFireAt());
+
+    emit("a1", new AgentEvents.AgentUpdated(config, T0.plusSeconds(1), T0.plusSeconds(120)));
+    assertEquals(T0.plusSeconds(120), schedule("a1").nextFireAt());
+
+    Lease lease =
+        new Lease(
+            Ids.leaseId("a1", 1),
+            "runner-1",
+            ActivationKind.SCHEDULED,
+            1,
+            1,
+            T0.plusSeconds(130),
+            T0.plusSeconds(160),
+            30,
+            List.of(),
+            new dev.rota.core.model.ScheduleFire("tick", T0.plusSeconds(120)));
+    emit(
+        "a1",
+        new AgentEvents.LeaseGranted(lease),
+        new AgentEvents.ActivationCompleted(
+            lease.leaseId(),
+            null,
+            T0.plusSeconds(140),
+            new InboxSummary(0, null, T0.plusSeconds(180))));
+
+    AgentSchedule s = schedule("a1");
+    assertEquals(T0.plusSeconds(180), s.nextFireAt());
+    assertEquals(T0.plusSeconds(140), s.lastActivatedAt());
+    assertEquals(1, readModel.stats(T0).counter(Counter.ACTIVATIONS_SCHEDULED));
+    assertEquals(0, readModel.stats(T0).counter(Counter.ACTIVATIONS_INBOX));
+  }
+
+  @Test
   void failureDeadLettersExhaustedNotificationsAndSnoozeSetsSnoozedUntil() {
     emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0));
     Lease first = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1"));

@@ -4,9 +4,13 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
-/** Why an activation happened: the agent had unread notifications, or it was the stalest. */
+/**
+ * Why an activation happened: the agent had unread notifications, one of its schedules fired, or it
+ * was the stalest. Declared in the order the assignment rule ranks them (DESIGN §2).
+ */
 public enum ActivationKind {
   INBOX,
+  SCHEDULED,
   EXPLORATION;
 
   @JsonValue

@@ -14,10 +14,31 @@ public record AgentConfigPatch(
     Long minActivationIntervalSeconds,
     Integer maxInboxDepth,
     Integer maxAttempts,
-    JsonNode metadata) {
+    JsonNode metadata,
+    List<Schedule> schedules) {
+
+  /** A change that leaves the schedules as they are. */
+  public AgentConfigPatch(
+      String name,
+      List<String> capabilities,
+      Integer priority,
+      Long minActivationIntervalSeconds,
+      Integer maxInboxDepth,
+      Integer maxAttempts,
+      JsonNode metadata) {
+    this(
+        name,
+        capabilities,
+        priority,
+        minActivationIntervalSeconds,
+        maxInboxDepth,
+        maxAttempts,
+        metadata,
+        null);
+  }
 
   public static AgentConfigPatch empty() {
-    return new AgentConfigPatch(null, null, null, null, null, null, null);
+    return new AgentConfigPatch(null, null, null, null, null, null, null, null);
   }
 
   public AgentConfig applyTo(AgentConfig base) {
@@ -30,6 +51,7 @@ public record AgentConfigPatch(
             : base.minActivationIntervalSeconds(),
         maxInboxDepth != null ? maxInboxDepth : base.maxInboxDepth(),
         maxAttempts != null ? maxAttempts : base.maxAttempts(),
-        metadata != null ? metadata : base.metadata());
+        metadata != null ? metadata : base.metadata(),
+        schedules != null ? schedules : base.schedules());
   }
 }

@@ -48,7 +48,8 @@ public final class AgentExplanation {
       blocks.add(new Block("snoozed", agent.snoozedUntil(), "a runner snoozed its last turn"));
     }
     Instant rested = restedAt(agent);
-    if (agent.unread() == 0 && rested != null && rested.isAfter(now)) {
+    // A due schedule is an override: the minimum interval does not hold it back.
+    if (agent.unread() == 0 && rested != null && rested.isAfter(now) && !agent.scheduleDue(now)) {
       blocks.add(
           new Block(
               "min_interval",
@@ -83,6 +84,14 @@ public final class AgentExplanation {
   /** Whether the agent stands in the inbox order now (it may still wait for a fitting runner). */
   public static boolean inInboxOrder(AgentSummary agent, Instant now) {
     return agent.registered() && agent.unread() > 0 && free(agent, now);
+  }
+
+  /**
+   * Whether the agent stands among the due scheduled turns now: a fire has come and no unread
+   * notification goes first.
+   */
+  public static boolean inScheduledOrder(AgentSummary agent, Instant now) {
+    return agent.registered() && agent.unread() == 0 && agent.scheduleDue(now) && free(agent, now);
   }
 
   /** Whether the agent stands in the staleness order now. */

@@ -20,6 +20,9 @@ import java.util.Set;
  * @param dedupe dedupe key → first notification id and when it arrived
  * @param history newest first, at most {@link #HISTORY_LIMIT}
  * @param fencingCounter the token of the last lease granted; every grant takes the next one
+ * @param nextFires per schedule name, its earliest fire not yet served (due once past; absent when
+ *     the cron never fires again)
+ * @param scheduleAttempts failed tries of the due fire being retried
  */
 public record AgentState(
     String agentId,
@@ -34,7 +37,9 @@ public record AgentState(
     boolean paused,
     long fencingCounter,
     Map<String, DedupeEntry> dedupe,
-    List<HistoryEntry> history) {
+    List<HistoryEntry> history,
+    Map<String, Instant> nextFires,
+    int scheduleAttempts) {
 
   public static final int HISTORY_LIMIT = 100;
 
@@ -49,6 +54,8 @@ public record AgentState(
     deadLetters = List.copyOf(deadLetters);
     dedupe = Map.copyOf(dedupe);
     history = List.copyOf(history);
+    // Snapshots taken before schedules existed have none.
+    nextFires = nextFires == null ? Map.of() : Map.copyOf(nextFires);
   }
 
   public static AgentState empty(String agentId) {
@@ -63,6 +70,44 @@ public record AgentState(
 
   public boolean isSnoozed(Instant now) {
     return snoozedUntil != null && snoozedUntil.isAfter(now);
+  }
+
+  /** The earliest fire not yet served over all schedules, null when none is coming. */
+  public Instant nextFireAt() {
+    Instant earliest = null;
+    for (Instant at : nextFires.values()) {
+      if (earliest == null || at.isBefore(earliest)) {
+        earliest = at;
+      }
+    }
+    return earliest;
+  }
+
+  /**
+   * The fire a scheduled turn granted at {@code now} serves: of the schedule whose unserved fire is
+   * earliest (then by name), the latest fire at or before {@code now}, which covers the missed ones
+   * before it. Empty when no fire is due.
+   */
+  public Optional<ScheduleFire> dueFire(Instant now) {
+    String name = null;
+    Instant earliest = null;
+    for (Map.Entry<String, Instant> e : nextFires.entrySet()) {
+      Instant at = e.getValue();
+      if (at.isAfter(now)) {
+        continue;
+      }
+      int c = earliest == null ? -1 : at.compareTo(earliest);
+      if (c < 0 || (c == 0 && e.getKey().compareTo(name) < 0)) {
+        name = e.getKey();
+        earliest = at;
+      }
+    }
+    if (name == null) {
+      return Optional.empty();
+    }
+    Instant latest = config.schedule(name).map(s -> s.latestFireAtOrBefore(now)).orElse(null);
+    return Optional.of(
+        new ScheduleFire(name, latest == null || latest.isBefore(earliest) ? earliest : latest));
   }
 
   public boolean inboxFull() {
@@ -131,6 +176,11 @@ public record AgentState(
     if (!mode.takesStaleness()) {
       return Eligibility.denied("no_inbox");
     }
+    // A due schedule is an override: it does not wait for the minimum interval.
+    Instant fire = nextFireAt();
+    if (fire != null && !fire.isAfter(now)) {
+      return Eligibility.granted(ActivationKind.SCHEDULED);
+    }
     if (lastActivatedAt != null
         && lastActivatedAt.plus(config.minActivationInterval()).isAfter(now)) {
       return Eligibility.denied("min_interval");
@@ -198,7 +248,8 @@ public record AgentState(
         config.minActivationInterval(),
         lease != null,
         paused,
-        snoozedUntil);
+        snoozedUntil,
+        nextFireAt());
   }
 
   // ---- transitions ----
@@ -209,13 +260,58 @@ public record AgentState(
     fresh.config = newConfig;
     fresh.fencingCounter = fencingCounter;
     fresh.history = history;
+    fresh.nextFires = nextFires(newConfig, null, Map.of(), at);
     return fresh.build().recorded("agent.registered", at, Map.of());
   }
 
+  /**
+   * The new configuration; a schedule that fires as before keeps its unserved fire, a new or
+   * changed one fires first after {@code at}.
+   */
   public AgentState configured(AgentConfig newConfig, Instant at) {
     Builder b = toBuilder();
     b.config = newConfig;
+    b.nextFires = nextFires(newConfig, config, nextFires, at);
+    if (!b.nextFires.equals(nextFires)) {
+      b.scheduleAttempts = 0;
+    }
     return b.build().recorded("agent.updated", at, Map.of());
+  }
+
+  private static Map<String, Instant> nextFires(
+      AgentConfig newConfig, AgentConfig oldConfig, Map<String, Instant> oldFires, Instant at) {
+    Map<String, Instant> fires = new LinkedHashMap<>();
+    for (Schedule s : newConfig.schedules()) {
+      Schedule before = oldConfig == null ? null : oldConfig.schedule(s.name()).orElse(null);
+      Instant next =
+          before != null && before.firesLike(s) && oldFires.containsKey(s.name())
+              ? oldFires.get(s.name())
+              : s.nextFireAfter(at);
+      if (next != null) {
+        fires.put(s.name(), next);
+      }
+    }
+    return fires;
+  }
+
+  /**
+   * The fire a scheduled lease served is done: its schedule next fires after it. Fires that came
+   * while the lease ran are after it too, so they are due at once.
+   */
+  private static void served(Builder b, AgentConfig config, ScheduleFire fire) {
+    Map<String, Instant> fires = new LinkedHashMap<>(b.nextFires);
+    Schedule schedule = config.schedule(fire.name()).orElse(null);
+    Instant current = fires.get(fire.name());
+    if (schedule != null && current != null) {
+      Instant next = schedule.nextFireAfter(fire.firedAt());
+      if (next == null) {
+        fires.remove(fire.name());
+      } else if (next.isAfter(current)) {
+        fires.put(fire.name(), next);
+      }
+    }
+    b.nextFires = fires;
+    b.scheduleAttempts = 0;
   }
 
   /** Back to unregistered; the fencing counter survives so old lease ids stay refused. */
@@ -256,15 +352,16 @@ public record AgentState(
     Builder b = toBuilder();
     b.lease = l;
     b.fencingCounter = Math.max(fencingCounter, l.fencingToken());
-    return b.build()
-        .recorded(
-            "lease.granted",
-            l.grantedAt(),
-            Map.of(
-                "leaseId", l.leaseId(),
-                "runnerId", l.runnerId(),
-                "kind", l.kind().wireName(),
-                "notifications", String.valueOf(l.notificationIds().size())));
+    Map<String, String> details = new LinkedHashMap<>();
+    details.put("leaseId", l.leaseId());
+    details.put("runnerId", l.runnerId());
+    details.put("kind", l.kind().wireName());
+    details.put("notifications", String.valueOf(l.notificationIds().size()));
+    if (l.schedule() != null) {
+      details.put("schedule", l.schedule().name());
+      details.put("firedAt", l.schedule().firedAt().toString());
+    }
+    return b.build().recorded("lease.granted", l.grantedAt(), details);
   }
 
   public AgentState leaseExtended(Instant expiresAt) {
@@ -281,11 +378,14 @@ public record AgentState(
     b.lease = null;
     b.lastActivatedAt = at;
     b.activationCount = activationCount + 1;
-    return b.build()
-        .recorded(
-            "activation.completed",
-            at,
-            Map.of("leaseId", lease.leaseId(), "notifications", String.valueOf(carried.size())));
+    Map<String, String> details = new LinkedHashMap<>();
+    details.put("leaseId", lease.leaseId());
+    details.put("notifications", String.valueOf(carried.size()));
+    if (lease.schedule() != null) {
+      served(b, config, lease.schedule());
+      details.put("schedule", lease.schedule().name());
+    }
+    return b.build().recorded("activation.completed", at, details);
   }
 
   /**
@@ -323,7 +423,32 @@ public record AgentState(
     if (action == FailureAction.SNOOZE) {
       b.snoozedUntil = snoozeUntil;
     }
+    if (lease.schedule() != null) {
+      scheduleFailed(b, action, details);
+    }
     return b.build().recorded(historyType, at, details);
+  }
+
+  /**
+   * A scheduled turn failed. Like a notification, its fire is tried again on retry until {@code
+   * maxAttempts} tries, and given up at once on cancel or discard; a snooze only defers it.
+   */
+  private void scheduleFailed(Builder b, FailureAction action, Map<String, String> details) {
+    details.put("schedule", lease.schedule().name());
+    if (action == FailureAction.SNOOZE) {
+      return;
+    }
+    if (action == FailureAction.RETRY && scheduleAttempts + 1 < config.maxAttempts()) {
+      b.scheduleAttempts = scheduleAttempts + 1;
+      return;
+    }
+    served(b, config, lease.schedule());
+    details.put("scheduleDropped", lease.schedule().firedAt().toString());
+  }
+
+  /** The attempt number of a scheduled turn granted now: 1 for a first try. */
+  public int nextScheduleAttempt() {
+    return scheduleAttempts + 1;
   }
 
   /** The same state without these dead letters (dropped to stay within a cap). */
@@ -400,6 +525,8 @@ public record AgentState(
     b.fencingCounter = fencingCounter;
     b.dedupe = dedupe;
     b.history = history;
+    b.nextFires = nextFires;
+    b.scheduleAttempts = scheduleAttempts;
     return b;
   }
 
@@ -418,6 +545,8 @@ public record AgentState(
     private long fencingCounter;
     private Map<String, DedupeEntry> dedupe = Map.of();
     private List<HistoryEntry> history = List.of();
+    private Map<String, Instant> nextFires = Map.of();
+    private int scheduleAttempts;
 
     private Builder(String agentId) {
       this.agentId = agentId;
@@ -438,7 +567,9 @@ public record AgentState(
           paused,
           fencingCounter,
           dedupe,
-          history);
+          history,
+          nextFires,
+          scheduleAttempts);
     }
   }
 }

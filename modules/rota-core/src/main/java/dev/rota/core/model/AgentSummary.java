@@ -2,6 +2,7 @@ package dev.rota.core.model;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * An agent as its views show it: what {@link AgentState} holds, less the inbox and dead letters
@@ -15,6 +16,8 @@ import java.util.List;
  * @param oldestUnreadAt arrival of the oldest unread one, null when none
  * @param deadLetters dead letters kept
  * @param history newest first
+ * @param nextFires per schedule name, its earliest fire not yet served (see {@link
+ *     AgentState#nextFires()})
  */
 public record AgentSummary(
     String agentId,
@@ -28,10 +31,59 @@ public record AgentSummary(
     long activationCount,
     Instant snoozedUntil,
     boolean paused,
-    List<HistoryEntry> history) {
+    List<HistoryEntry> history,
+    Map<String, Instant> nextFires) {
 
   public AgentSummary {
     history = List.copyOf(history);
+    nextFires = nextFires == null ? Map.of() : Map.copyOf(nextFires);
+  }
+
+  /** A summary of an agent without schedules. */
+  public AgentSummary(
+      String agentId,
+      boolean registered,
+      AgentConfig config,
+      int unread,
+      Instant oldestUnreadAt,
+      int deadLetters,
+      Lease lease,
+      Instant lastActivatedAt,
+      long activationCount,
+      Instant snoozedUntil,
+      boolean paused,
+      List<HistoryEntry> history) {
+    this(
+        agentId,
+        registered,
+        config,
+        unread,
+        oldestUnreadAt,
+        deadLetters,
+        lease,
+        lastActivatedAt,
+        activationCount,
+        snoozedUntil,
+        paused,
+        history,
+        Map.of());
+  }
+
+  /** The earliest fire not yet served over all schedules, null when none is coming. */
+  public Instant nextFireAt() {
+    Instant earliest = null;
+    for (Instant at : nextFires.values()) {
+      if (earliest == null || at.isBefore(earliest)) {
+        earliest = at;
+      }
+    }
+    return earliest;
+  }
+
+  /** Whether a fire has come that no turn has served yet. */
+  public boolean scheduleDue(Instant now) {
+    Instant next = nextFireAt();
+    return next != null && !next.isAfter(now);
   }
 
   public static AgentSummary of(AgentState state) {
@@ -47,7 +99,8 @@ public record AgentSummary(
         state.activationCount(),
         state.snoozedUntil(),
         state.paused(),
-        state.history());
+        state.history(),
+        state.nextFires());
   }
 
   /** The status word of the agent view: paused wins, then leased, then snoozed. */

@@ -9,6 +9,7 @@ import java.util.List;
  *
  * @param notificationIds the unread notifications the activation carries (coalesced at claim)
  * @param leaseSeconds how far a heartbeat extends the lease from now
+ * @param schedule the fire a {@link ActivationKind#SCHEDULED} turn serves; null for other kinds
  */
 public record Lease(
     String leaseId,
@@ -19,10 +20,35 @@ public record Lease(
     Instant grantedAt,
     Instant expiresAt,
     long leaseSeconds,
-    List<String> notificationIds) {
+    List<String> notificationIds,
+    ScheduleFire schedule) {
 
   public Lease {
     notificationIds = List.copyOf(notificationIds);
+  }
+
+  /** A lease that serves no schedule (inbox and exploration turns). */
+  public Lease(
+      String leaseId,
+      String runnerId,
+      ActivationKind kind,
+      long fencingToken,
+      int attempt,
+      Instant grantedAt,
+      Instant expiresAt,
+      long leaseSeconds,
+      List<String> notificationIds) {
+    this(
+        leaseId,
+        runnerId,
+        kind,
+        fencingToken,
+        attempt,
+        grantedAt,
+        expiresAt,
+        leaseSeconds,
+        notificationIds,
+        null);
   }
 
   public Lease extendedTo(Instant newExpiry) {
@@ -35,7 +61,8 @@ public record Lease(
         grantedAt,
         newExpiry,
         leaseSeconds,
-        notificationIds);
+        notificationIds,
+        schedule);
   }
 
   public boolean expiredAt(Instant now) {

@@ -18,6 +18,8 @@ import java.util.Set;
  * @param leased a runner holds the agent's lease
  * @param paused the agent is paused on its own
  * @param snoozedUntil the agent is ineligible before this time, null when not snoozed
+ * @param nextFireAt the earliest fire of its schedules not yet served, null when none is coming:
+ *     from then on the agent is due for a scheduled turn
  */
 public record AgentSchedule(
     String agentId,
@@ -29,13 +31,40 @@ public record AgentSchedule(
     Duration minActivationInterval,
     boolean leased,
     boolean paused,
-    Instant snoozedUntil) {
+    Instant snoozedUntil,
+    Instant nextFireAt) {
 
   public AgentSchedule {
     capabilities = Set.copyOf(capabilities);
     if (minActivationInterval == null) {
       minActivationInterval = Duration.ZERO;
     }
+  }
+
+  /** A row of an agent without schedules. */
+  public AgentSchedule(
+      String agentId,
+      Set<String> capabilities,
+      int priority,
+      int unread,
+      Instant oldestUnreadAt,
+      Instant lastActivatedAt,
+      Duration minActivationInterval,
+      boolean leased,
+      boolean paused,
+      Instant snoozedUntil) {
+    this(
+        agentId,
+        capabilities,
+        priority,
+        unread,
+        oldestUnreadAt,
+        lastActivatedAt,
+        minActivationInterval,
+        leased,
+        paused,
+        snoozedUntil,
+        null);
   }
 
   /** This row with the lease flag set or cleared; every other component is kept. */
@@ -50,7 +79,8 @@ public record AgentSchedule(
         minActivationInterval,
         leased,
         paused,
-        snoozedUntil);
+        snoozedUntil,
+        nextFireAt);
   }
 
   /** This row with another capability set (used to share one set instance per distinct set). */
@@ -65,6 +95,7 @@ public record AgentSchedule(
         minActivationInterval,
         leased,
         paused,
-        snoozedUntil);
+        snoozedUntil,
+        nextFireAt);
   }
 }

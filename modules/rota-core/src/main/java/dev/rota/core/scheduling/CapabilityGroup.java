@@ -12,8 +12,9 @@ import java.util.TreeSet;
  *
  * <p>Only agents eligible right now sit in the views: leased, paused and time-excluded agents are
  * kept out by the index. Agents with unread notifications are in the inbox view and the
- * oldest-unread view; agents without are in the staleness view. The views hold the immutable rows
- * themselves, so a row's position can never go stale; a changed row is removed and re-added.
+ * oldest-unread view; agents without are in the staleness view, and those of them with a due
+ * schedule also in the scheduled view. The views hold the immutable rows themselves, so a row's
+ * position can never go stale; a changed row is removed and re-added.
  */
 final class CapabilityGroup {
 
@@ -23,6 +24,7 @@ final class CapabilityGroup {
   private final TreeSet<AgentSchedule> inbox = new TreeSet<>(ScheduleOrder.INBOX);
   private final TreeSet<AgentSchedule> oldestUnread = new TreeSet<>(ScheduleOrder.OLDEST_UNREAD);
   private final TreeSet<AgentSchedule> stale = new TreeSet<>(ScheduleOrder.STALENESS);
+  private final TreeSet<AgentSchedule> scheduled = new TreeSet<>(ScheduleOrder.SCHEDULED);
 
   /** Registered agents of this set, eligible or not; the index drops the group at zero. */
   private int members;
@@ -65,6 +67,23 @@ final class CapabilityGroup {
     } else {
       stale.remove(row);
     }
+  }
+
+  void addScheduled(AgentSchedule row) {
+    scheduled.add(row);
+  }
+
+  void removeScheduled(AgentSchedule row) {
+    scheduled.remove(row);
+  }
+
+  /** The group's agent whose due fire is earliest, or null. */
+  AgentSchedule firstScheduled() {
+    return scheduled.isEmpty() ? null : scheduled.first();
+  }
+
+  int eligibleScheduled() {
+    return scheduled.size();
   }
 
   /** The group's best inbox candidate by the inbox order, or null. */

@@ -8,8 +8,9 @@ import java.util.Comparator;
 /**
  * Compares the best picks of several indexes (one per partition) by the same rule each index
  * applies inside itself, so a dispatcher can choose the globally right partition: inbox before
- * exploration; among inbox picks, one that has waited past the max wait first (oldest first), then
- * the inbox order; among exploration picks, the staleness order.
+ * scheduled before exploration; among inbox picks, one that has waited past the max wait first
+ * (oldest first), then the inbox order; among scheduled picks, the earliest fire; among exploration
+ * picks, the staleness order.
  */
 public final class PickOrder {
   private PickOrder() {}
@@ -17,10 +18,14 @@ public final class PickOrder {
   public static Comparator<SchedulingIndex.Pick> at(Instant now, Duration inboxMaxWait) {
     return (a, b) -> {
       if (a.kind() != b.kind()) {
-        return a.kind() == ActivationKind.INBOX ? -1 : 1;
+        // ActivationKind is declared in the rule's order.
+        return a.kind().compareTo(b.kind());
       }
       if (a.kind() == ActivationKind.EXPLORATION) {
         return ScheduleOrder.STALENESS.compare(a.agent(), b.agent());
+      }
+      if (a.kind() == ActivationKind.SCHEDULED) {
+        return ScheduleOrder.SCHEDULED.compare(a.agent(), b.agent());
       }
       boolean aLate = ScheduleOrder.hasWaitedTooLong(a.agent(), inboxMaxWait, now);
       boolean bLate = ScheduleOrder.hasWaitedTooLong(b.agent(), inboxMaxWait, now);

@@ -26,7 +26,23 @@ final class ScheduleOrder {
   /** Staleness order: never activated first, then oldest {@code lastActivatedAt}, then agent id. */
   static final Comparator<AgentSchedule> STALENESS = ScheduleOrder::compareStaleness;
 
+  /** Scheduled order: the earliest unserved fire first, then agent id. */
+  static final Comparator<AgentSchedule> SCHEDULED = ScheduleOrder::compareScheduled;
+
   private ScheduleOrder() {}
+
+  /**
+   * The instant from which the row is due for a scheduled turn, or null when it is not to be (no
+   * fire coming, or unread notifications, which the inbox rule serves first). Its snooze counts;
+   * its minimum activation interval does not: a schedule is an override.
+   */
+  static Instant scheduledFrom(AgentSchedule row) {
+    if (row.nextFireAt() == null || hasInbox(row)) {
+      return null;
+    }
+    Instant snooze = row.snoozedUntil();
+    return snooze != null && snooze.isAfter(row.nextFireAt()) ? snooze : row.nextFireAt();
+  }
 
   static boolean hasInbox(AgentSchedule row) {
     return row.unread() > 0;
@@ -99,6 +115,11 @@ final class ScheduleOrder {
     } else {
       c = x.compareTo(y);
     }
+    return c != 0 ? c : a.agentId().compareTo(b.agentId());
+  }
+
+  private static int compareScheduled(AgentSchedule a, AgentSchedule b) {
+    int c = compareNullsLast(a.nextFireAt(), b.nextFireAt());
     return c != 0 ? c : a.agentId().compareTo(b.agentId());
   }
 

@@ -15,9 +15,9 @@ import java.util.TreeSet;
 /**
  * The in-memory view a partition's coordinator keeps of its agents, answering "who runs next" by
  * the assignment rule of DESIGN §2: inbox first (most unread, then oldest unread, then priority; a
- * notification older than {@code inboxMaxWait} jumps the line), stalest second (never activated
- * first, then oldest {@code lastActivatedAt}, skipping agents within their {@code
- * minActivationInterval}).
+ * notification older than {@code inboxMaxWait} jumps the line), then due schedules (earliest fire
+ * first, not held back by {@code minActivationInterval}), stalest last (never activated first, then
+ * oldest {@code lastActivatedAt}, skipping agents within their {@code minActivationInterval}).
  *
  * <p>Agents are grouped by required capability set; a request reads only the groups whose set the
  * runner offers, and each group keeps ordered views of its eligible agents (see {@link
@@ -25,9 +25,10 @@ import java.util.TreeSet;
  * O(g · log n) for g distinct capability sets. Neither scans the agents.
  *
  * <p>Agents excluded only by time (snoozed, or resting within their minimum activation interval)
- * wait in one time-ordered queue and are promoted lazily by the first call whose {@code now} has
- * passed their time, at O(log n) once per agent. Time in the index therefore only moves forward: a
- * call with an earlier {@code now} than one already seen is answered as of the latest one.
+ * wait in one time-ordered queue, and agents whose next fire is still ahead in a second one; both
+ * are promoted lazily by the first call whose {@code now} has passed their time, at O(log n) once
+ * per agent. Time in the index therefore only moves forward: a call with an earlier {@code now}
+ * than one already seen is answered as of the latest one.
  *
  * <p>The index is the coordinator's optimistic picture, not the truth: the agent entity decides a
  * claim. It is mutable and not thread-safe; one actor owns it.
@@ -79,6 +80,9 @@ public final class SchedulingIndex {
   private final Map<String, AgentSchedule> rows = new HashMap<>();
   private final Map<Set<String>, CapabilityGroup> groups = new HashMap<>();
   private final TreeSet<Wake> wakes = new TreeSet<>();
+
+  /** Agents waiting for their next fire (or for a snooze that outlasts it), to become due. */
+  private final TreeSet<Wake> fires = new TreeSet<>();
 
   /** Every agent with unread notifications, eligible or not, for {@link Stats#oldestUnreadAt}. */
   private final TreeSet<AgentSchedule> allUnread = new TreeSet<>(BY_OLDEST_UNREAD_ONLY);
@@ -142,8 +146,8 @@ public final class SchedulingIndex {
 
   /**
    * The agent a runner in {@code mode} offering {@code offeredCapabilities} should get at {@code
-   * now}: inbox work first for the modes that take it, then staleness work for the modes that take
-   * it. Empty when nothing fits. Does not mark the agent leased.
+   * now}: inbox work first for the modes that take it, then for the modes that take staleness work
+   * a due schedule, then staleness work. Empty when nothing fits. Does not mark the agent leased.
    */
   public Optional<Pick> next(RunnerMode mode, Set<String> offeredCapabilities, Instant now) {
     if (mode.takesInbox()) {
@@ -152,7 +156,40 @@ public final class SchedulingIndex {
         return inbox;
       }
     }
-    return mode.takesStaleness() ? nextStaleCandidate(offeredCapabilities, now) : Optional.empty();
+    if (!mode.takesStaleness()) {
+      return Optional.empty();
+    }
+    Optional<Pick> scheduled = nextScheduledCandidate(offeredCapabilities, now);
+    return scheduled.isPresent() ? scheduled : nextStaleCandidate(offeredCapabilities, now);
+  }
+
+  /**
+   * Between the rules: among eligible agents without unread notifications whose next fire has come,
+   * the one whose fire came first. Their minimum activation interval does not hold them back.
+   */
+  public Optional<Pick> nextScheduledCandidate(Set<String> offered, Instant now) {
+    advanceTo(now);
+    AgentSchedule best = null;
+    for (CapabilityGroup group : groups.values()) {
+      if (!group.isOfferedBy(offered)) {
+        continue;
+      }
+      AgentSchedule first = group.firstScheduled();
+      if (first != null && (best == null || ScheduleOrder.SCHEDULED.compare(first, best) < 0)) {
+        best = first;
+      }
+    }
+    return best == null ? Optional.empty() : Optional.of(new Pick(best, ActivationKind.SCHEDULED));
+  }
+
+  /** Agents due for a scheduled turn that a runner offering every capability could take now. */
+  public int eligibleScheduled(Instant now) {
+    advanceTo(now);
+    int due = 0;
+    for (CapabilityGroup group : groups.values()) {
+      due += group.eligibleScheduled();
+    }
+    return due;
   }
 
   /**
@@ -212,14 +249,17 @@ public final class SchedulingIndex {
 
   /**
    * The earliest instant after {@code now} at which the answer of {@link #next} may change by time
-   * alone: a snooze or minimum activation interval ends, or an eligible agent's oldest unread
-   * notification reaches {@code inboxMaxWait} and starts to jump the line. Empty when only an
-   * update can change the answer. Capabilities are not considered, so a wake-up may find nothing
-   * for a particular runner.
+   * alone: a snooze or minimum activation interval ends, a schedule fires, or an eligible agent's
+   * oldest unread notification reaches {@code inboxMaxWait} and starts to jump the line. Empty when
+   * only an update can change the answer. Capabilities are not considered, so a wake-up may find
+   * nothing for a particular runner.
    */
   public Optional<Instant> nextEligibilityChange(Instant now) {
     Instant at = advanceTo(now);
     Instant earliest = wakes.isEmpty() ? null : wakes.first().at();
+    if (!fires.isEmpty() && (earliest == null || fires.first().at().isBefore(earliest))) {
+      earliest = fires.first().at();
+    }
     for (CapabilityGroup group : groups.values()) {
       Instant crossing = group.nextMaxWaitCrossing(at, inboxMaxWait);
       if (crossing != null && (earliest == null || crossing.isBefore(earliest))) {
@@ -283,6 +323,14 @@ public final class SchedulingIndex {
     } else {
       group.addEligible(stored);
     }
+    Instant due = ScheduleOrder.scheduledFrom(stored);
+    if (due != null) {
+      if (due.isAfter(clock)) {
+        fires.add(new Wake(due, stored.agentId()));
+      } else {
+        group.addScheduled(stored);
+      }
+    }
   }
 
   private void detach(AgentSchedule row) {
@@ -294,6 +342,10 @@ public final class SchedulingIndex {
       Instant from = ScheduleOrder.eligibleFrom(row);
       if (from == null || !wakes.remove(new Wake(from, row.agentId()))) {
         group.removeEligible(row);
+      }
+      Instant due = ScheduleOrder.scheduledFrom(row);
+      if (due != null && !fires.remove(new Wake(due, row.agentId()))) {
+        group.removeScheduled(row);
       }
     }
     if (group.leave()) {
@@ -332,6 +384,10 @@ public final class SchedulingIndex {
     while (!wakes.isEmpty() && !wakes.first().at().isAfter(clock)) {
       AgentSchedule row = rows.get(wakes.pollFirst().agentId());
       groups.get(row.capabilities()).addEligible(row);
+    }
+    while (!fires.isEmpty() && !fires.first().at().isAfter(clock)) {
+      AgentSchedule row = rows.get(fires.pollFirst().agentId());
+      groups.get(row.capabilities()).addScheduled(row);
     }
     return clock;
   }

@@ -26,6 +26,7 @@ final class Agents {
     private boolean leased;
     private boolean paused;
     private Instant snoozedUntil;
+    private Instant nextFireAt;
 
     private Builder(String agentId) {
       this.agentId = agentId;
@@ -72,6 +73,11 @@ final class Agents {
       return this;
     }
 
+    Builder nextFireAt(Instant nextFireAt) {
+      this.nextFireAt = nextFireAt;
+      return this;
+    }
+
     AgentSchedule build() {
       return new AgentSchedule(
           agentId,
@@ -83,7 +89,8 @@ final class Agents {
           minActivationInterval,
           leased,
           paused,
-          snoozedUntil);
+          snoozedUntil,
+          nextFireAt);
     }
   }
 }

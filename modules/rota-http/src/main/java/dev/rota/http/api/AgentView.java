@@ -14,6 +14,8 @@ import java.util.List;
  * @param status {@code idle}, {@code leased}, {@code snoozed} or {@code paused}
  * @param deadLetters how many notifications of this agent are dead-lettered
  * @param lease the lease a runner holds, or null
+ * @param schedules the agent's schedules, each with its next unserved fire
+ * @param scheduled the earliest unserved fire over all schedules, and whether it has come
  */
 public record AgentView(
     String agentId,
@@ -29,7 +31,19 @@ public record AgentView(
     Instant lastActivatedAt,
     long activationCount,
     int deadLetters,
-    LeaseView lease) {
+    LeaseView lease,
+    List<ScheduleView> schedules,
+    Scheduled scheduled) {
+
+  /**
+   * One schedule as registered, with {@code nextFireAt}: its earliest fire no turn has served yet
+   * (in the past while due), null when the cron never fires again.
+   */
+  public record ScheduleView(
+      String name, String cron, String timezone, JsonNode payload, Instant nextFireAt) {}
+
+  /** {@code nextFireAt} over all schedules (null without any); {@code due} once it has come. */
+  public record Scheduled(Instant nextFireAt, boolean due) {}
 
   /** The unread part of the inbox. */
   public record Inbox(int unread, Instant oldestUnreadAt) {}
@@ -65,6 +79,17 @@ public record AgentView(
         agent.lastActivatedAt(),
         agent.activationCount(),
         agent.deadLetters(),
-        LeaseView.of(agent.lease()));
+        LeaseView.of(agent.lease()),
+        config.schedules().stream()
+            .map(
+                s ->
+                    new ScheduleView(
+                        s.name(),
+                        s.cron(),
+                        s.timezone(),
+                        s.payload(),
+                        agent.nextFires().get(s.name())))
+            .toList(),
+        new Scheduled(agent.nextFireAt(), agent.scheduleDue(now)));
   }
 }

@@ -9,7 +9,8 @@ import java.util.List;
  *
  * @param inbox its place in the inbox order; null when it is not registered
  * @param staleness its place in the staleness order; null when it is not registered
- * @param scheduled its schedules (none yet: always not due)
+ * @param scheduled its earliest unserved schedule fire (null without schedules) and whether it has
+ *     come; a due schedule is served after the inbox and before staleness
  */
 public record Explanation(
     String agentId,

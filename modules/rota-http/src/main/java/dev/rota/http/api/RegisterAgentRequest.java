@@ -2,7 +2,9 @@ package dev.rota.http.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.Schedule;
 import dev.rota.http.ApiException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -16,7 +18,8 @@ public record RegisterAgentRequest(
     Long minActivationIntervalSeconds,
     Integer maxInboxDepth,
     Integer maxAttempts,
-    JsonNode metadata) {
+    JsonNode metadata,
+    List<ScheduleSpec> schedules) {
 
   public static final int MAX_NAME_LENGTH = 256;
   public static final int MIN_PRIORITY = -1000;
@@ -44,7 +47,46 @@ public record RegisterAgentRequest(
     if (meta != null && !meta.isObject()) {
       throw ApiException.invalid("field 'metadata' must be a JSON object");
     }
+    List<Schedule> checkedSchedules = checkSchedules(schedules);
     return new AgentConfigPatch(
-        name, caps, priority, minActivationIntervalSeconds, maxInboxDepth, maxAttempts, meta);
+        name,
+        caps,
+        priority,
+        minActivationIntervalSeconds,
+        maxInboxDepth,
+        maxAttempts,
+        meta,
+        checkedSchedules);
+  }
+
+  /** At most 16, names unique, cron and zone valid, payload an object; a 400 naming the field. */
+  private static List<Schedule> checkSchedules(List<ScheduleSpec> schedules) {
+    if (schedules == null) {
+      return null;
+    }
+    List<Schedule> checked = new ArrayList<>(schedules.size());
+    for (int i = 0; i < schedules.size(); i++) {
+      ScheduleSpec spec = schedules.get(i);
+      String field = "schedules[" + i + "]";
+      if (spec == null) {
+        throw ApiException.invalid("field '" + field + "' must be an object");
+      }
+      if (spec.name() == null) {
+        throw ApiException.invalid("field '" + field + ".name' is required");
+      }
+      if (spec.cron() == null) {
+        throw ApiException.invalid("field '" + field + ".cron' is required");
+      }
+      Fields.checkText(field + ".name", spec.name(), Schedule.MAX_NAME_LENGTH);
+      Fields.checkText(field + ".cron", spec.cron(), Schedule.MAX_CRON_LENGTH);
+      Fields.checkText(field + ".timezone", spec.timezone(), 64);
+      checked.add(spec.toSchedule());
+    }
+    Schedule.firstViolation(checked)
+        .ifPresent(
+            v -> {
+              throw ApiException.invalid(v.message());
+            });
+    return checked;
   }
 }
