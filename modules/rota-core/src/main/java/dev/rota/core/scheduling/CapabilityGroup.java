@@ -109,7 +109,9 @@ final class CapabilityGroup {
         first(oldestUnread, k, version),
         inbox.size() <= k,
         first(stale, k, version),
-        stale.size() <= k);
+        stale.size() <= k,
+        first(scheduled, k, version),
+        scheduled.size() <= k);
   }
 
   private static java.util.List<HeadsBoard.Head> first(

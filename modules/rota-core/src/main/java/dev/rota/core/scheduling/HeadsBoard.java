@@ -43,6 +43,8 @@ public final class HeadsBoard {
    * @param inboxComplete the inbox views hold every eligible inbox agent of the group
    * @param stale the first rows of the staleness order
    * @param staleComplete the staleness view holds every stale-eligible agent of the group
+   * @param scheduled the first rows of the scheduled order (agents whose schedule is due)
+   * @param scheduledComplete the scheduled view holds every due agent of the group
    */
   public record GroupHeads(
       Set<String> capabilities,
@@ -50,12 +52,26 @@ public final class HeadsBoard {
       List<Head> oldestUnread,
       boolean inboxComplete,
       List<Head> stale,
-      boolean staleComplete) {
+      boolean staleComplete,
+      List<Head> scheduled,
+      boolean scheduledComplete) {
     public GroupHeads {
       capabilities = Set.copyOf(capabilities);
       inbox = List.copyOf(inbox);
       oldestUnread = List.copyOf(oldestUnread);
       stale = List.copyOf(stale);
+      scheduled = List.copyOf(scheduled);
+    }
+
+    /** Heads of a group without due schedules. */
+    public GroupHeads(
+        Set<String> capabilities,
+        List<Head> inbox,
+        List<Head> oldestUnread,
+        boolean inboxComplete,
+        List<Head> stale,
+        boolean staleComplete) {
+      this(capabilities, inbox, oldestUnread, inboxComplete, stale, staleComplete, List.of(), true);
     }
   }
 
@@ -111,7 +127,19 @@ public final class HeadsBoard {
       }
     }
     if (mode.takesStaleness()) {
-      return decideStale(offered, usable);
+      // A due schedule ranks after the inbox and before staleness (DESIGN §2).
+      Decision scheduled =
+          decideIn(
+              cursors(offered, usable, GroupHeads::scheduled, GroupHeads::scheduledComplete),
+              ScheduleOrder.SCHEDULED,
+              ActivationKind.SCHEDULED);
+      if (scheduled != NONE) {
+        return scheduled;
+      }
+      return decideIn(
+          cursors(offered, usable, GroupHeads::stale, GroupHeads::staleComplete),
+          ScheduleOrder.STALENESS,
+          ActivationKind.EXPLORATION);
     }
     return NONE;
   }
@@ -174,14 +202,15 @@ public final class HeadsBoard {
     return awaitAny(inbox);
   }
 
-  private Decision decideStale(Set<String> offered, Predicate<Head> usable) {
-    List<Cursor> stale = cursors(offered, usable, GroupHeads::stale, GroupHeads::staleComplete);
-    Cursor best = best(stale, ScheduleOrder.STALENESS);
+  /** The best of one view over all partitions, by {@code order}. */
+  private static Decision decideIn(
+      List<Cursor> cursors, Comparator<AgentSchedule> order, ActivationKind kind) {
+    Cursor best = best(cursors, order);
     if (best != null) {
-      Decision unknown = unknownBefore(stale, best.first(), ScheduleOrder.STALENESS);
-      return unknown != null ? unknown : take(best, ActivationKind.EXPLORATION);
+      Decision unknown = unknownBefore(cursors, best.first(), order);
+      return unknown != null ? unknown : take(best, kind);
     }
-    return awaitAny(stale);
+    return awaitAny(cursors);
   }
 
   private static Cursor best(List<Cursor> cursors, Comparator<AgentSchedule> order) {

@@ -284,7 +284,7 @@ public final class SchedulingIndex {
     java.util.List<HeadsBoard.GroupHeads> heads = new java.util.ArrayList<>(groups.size());
     for (CapabilityGroup group : groups.values()) {
       HeadsBoard.GroupHeads g = group.heads(k, version);
-      if (!g.inbox().isEmpty() || !g.stale().isEmpty()) {
+      if (!g.inbox().isEmpty() || !g.stale().isEmpty() || !g.scheduled().isEmpty()) {
         heads.add(g);
       }
     }

@@ -26,11 +26,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Exactness of the claim path as a property: a dispatcher that ranks the partitions' published
- * heads, hiding what it has claimed since, picks exactly what one index of all agents would pick
- * ({@link ReferenceScheduler}), however many requests it serves before the partitions publish again
- * — or says which partition it must hear from first. Other changes are published before the next
- * claim (they are outside the coordination window, decision 26); the dispatcher's own claims are
- * never published in between, which is the concurrent case that used to bend the rule.
+ * heads, hiding what it has claimed since, picks exactly what one index of all agents would pick (a
+ * {@link SchedulingIndex} of them all), however many requests it serves before the partitions
+ * publish again — or says which partition it must hear from first. Other changes are published
+ * before the next claim (they are outside the coordination window, decision 26); the dispatcher's
+ * own claims are never published in between, which is the concurrent case that used to bend the
+ * rule.
  */
 class HeadsBoardRandomizedTest {
 
@@ -107,7 +108,13 @@ class HeadsBoardRandomizedTest {
     private final int agents;
     private final int steps;
     private final List<SchedulingIndex> indexes = new ArrayList<>();
+
+    /** One index of all agents: what the dispatcher's picks must equal. */
+    private final SchedulingIndex whole = new SchedulingIndex(MAX_WAIT);
+
+    /** The same agents, for listing them. */
     private final ReferenceScheduler reference = new ReferenceScheduler(MAX_WAIT);
+
     private final HeadsBoard board = new HeadsBoard(MAX_WAIT);
     private final Map<String, Long> versions = new HashMap<>();
 
@@ -160,7 +167,7 @@ class HeadsBoardRandomizedTest {
     private void claim() {
       RunnerMode mode = RunnerMode.values()[random.nextInt(RunnerMode.values().length)];
       Set<String> offered = randomCapabilities();
-      Optional<SchedulingIndex.Pick> expected = reference.next(mode, offered, now);
+      Optional<SchedulingIndex.Pick> expected = whole.next(mode, offered, now);
       HeadsBoard.Decision decision = decide(mode, offered);
       int awaits = 0;
       while (decision instanceof HeadsBoard.Await await) {
@@ -190,6 +197,7 @@ class HeadsBoardRandomizedTest {
             String id = pick.agent().agentId();
             log("claimed", id);
             reference.markLeased(id);
+            whole.markLeased(id);
             // The coordinator hears of the lease, but does not publish before the next request.
             long v = bump(id);
             indexOf(id).upsert(reference.get(id).orElseThrow());
@@ -213,6 +221,7 @@ class HeadsBoardRandomizedTest {
     private void upsert(AgentSchedule row) {
       log("upsert", row);
       reference.upsert(row);
+      whole.upsert(row);
       indexOf(row.agentId()).upsert(row);
       bump(row.agentId());
       unpublished.add(partitionOf(row.agentId()));
@@ -238,7 +247,8 @@ class HeadsBoardRandomizedTest {
               was.minActivationInterval(),
               false,
               was.paused(),
-              null));
+              null,
+              random.nextInt(3) == 0 ? now.plus(Duration.ofMinutes(random.nextInt(20))) : null));
     }
 
     private void publishChanges() {
@@ -304,7 +314,8 @@ class HeadsBoardRandomizedTest {
           random.nextInt(4) == 0 ? Duration.ofMinutes(30) : Duration.ZERO,
           random.nextInt(8) == 0,
           random.nextInt(10) == 0,
-          snoozedUntil);
+          snoozedUntil,
+          random.nextInt(3) == 0 ? now.plus(Duration.ofMinutes(random.nextInt(30) - 15L)) : null);
     }
   }
 }
