@@ -122,6 +122,7 @@ public final class RotaJournal extends AsyncWriteJournal {
   private final List<Thread> writers = new ArrayList<>();
   private final ExecutorService readers;
   private final int maxBatchRows;
+  private final int writerCount;
 
   /** Writes the read model in each write's transaction; null when a projection does. */
   private final ReadModelUpdate readModel;
@@ -140,7 +141,7 @@ public final class RotaJournal extends AsyncWriteJournal {
         writesReadModel(system)
             ? new ReadModelUpdate(system.getInt("rota.partitions"), metrics::readModelEventSkipped)
             : null;
-    int writerCount = config.getInt("writers");
+    this.writerCount = config.getInt("writers");
     int readerCount = config.getInt("readers");
     HikariConfig hikari = new HikariConfig();
     hikari.setPoolName("rota-journal");
@@ -162,7 +163,8 @@ public final class RotaJournal extends AsyncWriteJournal {
               return t;
             });
     for (int i = 0; i < writerCount; i++) {
-      Thread writer = new Thread(this::writeLoop, "rota-journal-writer-" + (i + 1));
+      int slot = i;
+      Thread writer = new Thread(() -> writeLoop(slot), "rota-journal-writer-" + (i + 1));
       writer.setDaemon(true);
       writers.add(writer);
       writer.start();
@@ -253,7 +255,8 @@ public final class RotaJournal extends AsyncWriteJournal {
         payload instanceof AgentEvents.Event event ? event : null);
   }
 
-  private void writeLoop() {
+  /** One writer thread; {@code slot} is its own set of counter rows (decision 27). */
+  private void writeLoop(int slot) {
     List<WriteRequest> batch = new ArrayList<>();
     Connection connection = null;
     while (running) {
@@ -277,7 +280,7 @@ public final class RotaJournal extends AsyncWriteJournal {
         if (connection == null || connection.isClosed()) {
           connection = openWriter();
         }
-        connection = commit(connection, batch);
+        connection = commit(connection, batch, slot);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
@@ -293,9 +296,9 @@ public final class RotaJournal extends AsyncWriteJournal {
   }
 
   /** Commits the batch (or each of its writes alone, if together they fail); answers them all. */
-  private Connection commit(Connection connection, List<WriteRequest> batch) {
+  private Connection commit(Connection connection, List<WriteRequest> batch, int slot) {
     try {
-      insert(connection, batch);
+      insert(connection, batch, slot);
       succeed(batch);
       return connection;
     } catch (SQLException e) {
@@ -310,7 +313,7 @@ public final class RotaJournal extends AsyncWriteJournal {
         if (connection == null) {
           connection = openWriter();
         }
-        insert(connection, List.of(request));
+        insert(connection, List.of(request), slot);
         succeed(List.of(request));
       } catch (SQLException e) {
         fail(List.of(request), e);
@@ -331,20 +334,21 @@ public final class RotaJournal extends AsyncWriteJournal {
     }
     if (readModel != null && !countersReady) {
       connection.setAutoCommit(true);
-      readModel.ensureCounterRows(connection);
+      readModel.ensureCounterRows(connection, writerCount);
       countersReady = true;
     }
     connection.setAutoCommit(postgres && readModel == null);
     return connection;
   }
 
-  private void insert(Connection connection, List<WriteRequest> batch) throws SQLException {
+  private void insert(Connection connection, List<WriteRequest> batch, int slot)
+      throws SQLException {
     List<Row> rows = new ArrayList<>();
     batch.forEach(request -> rows.addAll(request.rows()));
     if (postgres) {
       insertInOneStatement(connection, rows);
       if (readModel != null) {
-        applyToReadModel(connection, rows);
+        applyToReadModel(connection, rows, slot);
         connection.commit();
       }
       return;
@@ -382,20 +386,21 @@ public final class RotaJournal extends AsyncWriteJournal {
       }
     }
     if (readModel != null) {
-      applyToReadModel(connection, rows);
+      applyToReadModel(connection, rows, slot);
     }
     connection.commit();
   }
 
   /** The read model's share of the write, in the same transaction: exactly once by design. */
-  private void applyToReadModel(Connection connection, List<Row> rows) throws SQLException {
+  private void applyToReadModel(Connection connection, List<Row> rows, int slot)
+      throws SQLException {
     List<ReadModelUpdate.Change> changes = new ArrayList<>(rows.size());
     for (Row row : rows) {
       if (row.event() != null) {
         changes.add(new ReadModelUpdate.Change(row.persistenceId(), row.sequenceNr(), row.event()));
       }
     }
-    readModel.apply(connection, changes);
+    readModel.apply(connection, changes, slot);
   }
 
   /**

@@ -116,6 +116,7 @@ final class AgentScheduleWriter implements AutoCloseable {
   private final Connection connection;
   private final int partitions;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
+  private final int counterSlot;
   private final java.util.TreeMap<Integer, EnumMap<Counter, Long>> counts =
       new java.util.TreeMap<>();
   private final List<Registration> unmatchedRegistrations = new ArrayList<>();
@@ -125,8 +126,17 @@ final class AgentScheduleWriter implements AutoCloseable {
    *     counter rows (one per partition) its counts go to
    */
   AgentScheduleWriter(Connection connection, int partitions) {
+    this(connection, partitions, -1);
+  }
+
+  /**
+   * @param counterSlot the one counter row per counter that this writer adds to, or -1 for the rows
+   *     of the agents' partitions; readers sum the rows of a counter, whatever their key
+   */
+  AgentScheduleWriter(Connection connection, int partitions, int counterSlot) {
     this.connection = connection;
     this.partitions = partitions;
+    this.counterSlot = counterSlot;
   }
 
   /**
@@ -290,7 +300,10 @@ final class AgentScheduleWriter implements AutoCloseable {
     }
 
     Update counting(Counter counter, long n) {
-      return then(() -> counted(Partitions.of(agentId, partitions), counter, n));
+      return then(
+          () ->
+              counted(
+                  counterSlot >= 0 ? counterSlot : Partitions.of(agentId, partitions), counter, n));
     }
 
     @Override
@@ -645,22 +658,32 @@ final class AgentScheduleWriter implements AutoCloseable {
    * order.
    */
   void flushCounters() throws SQLException {
+    if (counts.isEmpty()) {
+      return;
+    }
+    // One batch (one round trip) for every counter row the transaction adds to; the rows that
+    // did not exist yet (a projection's first counts) are inserted after it.
+    List<Object[]> rows = new ArrayList<>();
+    PreparedStatement update =
+        statement("update rota_counter set total = total + ? where name = ? and partition_id = ?");
     for (Map.Entry<Integer, EnumMap<Counter, Long>> byPartition : counts.entrySet()) {
       for (Map.Entry<Counter, Long> entry : byPartition.getValue().entrySet()) {
-        PreparedStatement update =
-            statement(
-                "update rota_counter set total = total + ? where name = ? and partition_id = ?");
         update.setLong(1, entry.getValue());
         update.setString(2, entry.getKey().key());
         update.setInt(3, byPartition.getKey());
-        if (update.executeUpdate() == 0) {
-          PreparedStatement insert =
-              statement("insert into rota_counter (name, partition_id, total) values (?, ?, ?)");
-          insert.setString(1, entry.getKey().key());
-          insert.setInt(2, byPartition.getKey());
-          insert.setLong(3, entry.getValue());
-          insert.executeUpdate();
-        }
+        update.addBatch();
+        rows.add(new Object[] {entry.getKey().key(), byPartition.getKey(), entry.getValue()});
+      }
+    }
+    int[] updated = update.executeBatch();
+    for (int i = 0; i < rows.size(); i++) {
+      if (updated[i] == 0) {
+        PreparedStatement insert =
+            statement("insert into rota_counter (name, partition_id, total) values (?, ?, ?)");
+        insert.setString(1, (String) rows.get(i)[0]);
+        insert.setInt(2, (Integer) rows.get(i)[1]);
+        insert.setLong(3, (Long) rows.get(i)[2]);
+        insert.executeUpdate();
       }
     }
     counts.clear();

@@ -46,12 +46,22 @@ public final class ReadModelUpdate {
 
   /** Applies the changes, in order per agent, on {@code connection} (not committed here). */
   public void apply(Connection connection, List<Change> changes) throws SQLException {
+    apply(connection, changes, -1);
+  }
+
+  /**
+   * As {@link #apply(Connection, List)}, adding counts to the counter rows of {@code counterSlot}
+   * (see {@link #ensureCounterRows}) instead of those of the agents' partitions: a writer that owns
+   * its slot never waits for another's lock on a counter row.
+   */
+  public void apply(Connection connection, List<Change> changes, int counterSlot)
+      throws SQLException {
     if (changes.isEmpty()) {
       return;
     }
     Savepoint group = connection.setSavepoint();
     try {
-      write(connection, changes);
+      write(connection, changes, counterSlot);
     } catch (SQLException | RuntimeException e) {
       if (!isPoison(e)) {
         throw e;
@@ -60,7 +70,7 @@ public final class ReadModelUpdate {
       for (Change change : changes) {
         Savepoint one = connection.setSavepoint();
         try {
-          write(connection, List.of(change));
+          write(connection, List.of(change), counterSlot);
         } catch (SQLException | RuntimeException again) {
           if (!isPoison(again)) {
             throw again;
@@ -72,7 +82,8 @@ public final class ReadModelUpdate {
     }
   }
 
-  private void write(Connection connection, List<Change> changes) throws SQLException {
+  private void write(Connection connection, List<Change> changes, int counterSlot)
+      throws SQLException {
     List<AgentScheduleWriter.Item> items = new ArrayList<>(changes.size());
     for (Change change : changes) {
       items.add(
@@ -81,19 +92,20 @@ public final class ReadModelUpdate {
               change.seqNr(),
               change.event()));
     }
-    try (AgentScheduleWriter writer = new AgentScheduleWriter(connection, partitions)) {
+    try (AgentScheduleWriter writer =
+        new AgentScheduleWriter(connection, partitions, counterSlot)) {
       writer.applyGroup(items);
       writer.flushCounters();
     }
   }
 
   /**
-   * Creates every counter row (each counter of each partition) that does not exist yet, each in its
-   * own statement on an auto-committing connection, so that concurrent writers only ever update
-   * them: two first inserts of one row would otherwise fail one of their transactions.
+   * Creates every counter row of slots {@code 0..slots-1} that does not exist yet, each in its own
+   * statement on an auto-committing connection, so that writers only ever update them: two first
+   * inserts of one row would otherwise fail one of their transactions.
    */
-  public void ensureCounterRows(Connection connection) throws SQLException {
-    for (int partition = 0; partition < partitions; partition++) {
+  public void ensureCounterRows(Connection connection, int slots) throws SQLException {
+    for (int partition = 0; partition < slots; partition++) {
       for (Counter counter : Counter.values()) {
         try (PreparedStatement s =
             connection.prepareStatement(
