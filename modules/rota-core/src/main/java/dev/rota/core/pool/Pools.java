@@ -85,6 +85,39 @@ public final class Pools {
                 .thenComparing(narrowest(specs)));
   }
 
+  /**
+   * Spreads {@code total} runners over {@code nodes} as evenly as their bounds allow: each node
+   * gets at least its floor and at most its cap (both optional, learned from what the node accepted
+   * before), the rest one by one to the node with fewest, in the given order on ties. Runners no
+   * node can take are left out: they are the in-cluster pools' shortfall.
+   */
+  public static Map<String, Integer> spread(
+      int total, List<String> nodes, Map<String, Integer> floors, Map<String, Integer> caps) {
+    Map<String, Integer> shares = new LinkedHashMap<>();
+    int left = total;
+    for (String node : nodes) {
+      int floor = floors.getOrDefault(node, 0);
+      shares.put(node, floor);
+      left -= floor;
+    }
+    while (left > 0) {
+      String next = null;
+      for (String node : nodes) {
+        int share = shares.get(node);
+        if (share < caps.getOrDefault(node, Integer.MAX_VALUE)
+            && (next == null || share < shares.get(next))) {
+          next = node;
+        }
+      }
+      if (next == null) {
+        break;
+      }
+      shares.merge(next, 1, Integer::sum);
+      left--;
+    }
+    return shares;
+  }
+
   private static Comparator<PoolSpec> narrowest(List<PoolSpec> specs) {
     return Comparator.comparing(PoolSpec::anyCapabilities)
         .thenComparingInt(s -> s.capabilities().size())

@@ -87,4 +87,18 @@ class PoolsTest {
     assertEquals(new RunnerCount(3, 2, 2), loads.get("notify").runners());
     assertEquals(RunnerCount.NONE, loads.get("explore").runners());
   }
+
+  @Test
+  void runnersSpreadEvenlyOverTheNodesWithinWhatEachTakes() {
+    List<String> nodes = List.of("a", "b", "c");
+    assertEquals(Map.of("a", 3, "b", 2, "c", 2), Pools.spread(7, nodes, Map.of(), Map.of()));
+    // b takes at most 1: the rest goes to a and c.
+    assertEquals(Map.of("a", 3, "b", 1, "c", 3), Pools.spread(7, nodes, Map.of(), Map.of("b", 1)));
+    // c keeps at least 2 whatever the total.
+    assertEquals(Map.of("a", 0, "b", 0, "c", 2), Pools.spread(1, nodes, Map.of("c", 2), Map.of()));
+    // More than every node takes: each is held at its cap.
+    assertEquals(
+        Map.of("a", 1, "b", 1, "c", 1),
+        Pools.spread(10, nodes, Map.of(), Map.of("a", 1, "b", 1, "c", 1)));
+  }
 }
