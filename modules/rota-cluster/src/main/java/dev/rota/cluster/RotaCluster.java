@@ -22,7 +22,7 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 /**
  * Starts Rota's cluster parts on this node, in dependency order: where coordinators live, agents
  * (which push to them), the read-model projection, coordinators (which load from it), the lease
- * rescuer, the pool scaler, the pause switch, and the node's dispatcher.
+ * rescuer, the pause switch, the pool scaler, and the node's dispatcher.
  *
  * @param readModel null when started without a database (tests with the in-memory journal)
  * @param dispatcher where runners and the HTTP claim route ask for work
@@ -71,12 +71,12 @@ public record RotaCluster(
     Coordinator.init(system, coordinatorSettings, loader);
     ActorRef<LeaseRescuer.Command> rescuer =
         readModel == null ? null : LeaseRescuer.init(system, readModel);
+    ActorRef<SystemControl.Command> systemControl = SystemControl.init(system);
     PoolScalerSettings poolSettings = PoolScalerSettings.from(system.settings().config());
     ActorRef<PoolScaler.Command> poolScaler =
         readModel == null || !poolSettings.enabled()
             ? null
-            : PoolScaler.init(system, readModel, poolSettings);
-    ActorRef<SystemControl.Command> systemControl = SystemControl.init(system);
+            : PoolScaler.init(system, readModel, systemControl, poolSettings);
     ActorRef<Dispatcher.Command> dispatcher =
         Dispatcher.init(system, coordinators, coordinatorSettings);
     return new RotaCluster(

@@ -212,6 +212,33 @@ class PoolRoutesTest extends JUnit5RouteTest {
   }
 
   @Test
+  void whileTheSystemIsPausedThePoolsHoldTheirCount() throws Exception {
+    api.post("/admin/pause", "").assertStatusCode(200);
+    try {
+      eventually(
+          Duration.ofSeconds(15),
+          () -> assertTrue(pool("pool-notify").get("reason").asText().startsWith("system paused")));
+      int before = pool("pool-notify").get("desired").asInt();
+      for (int i = 0; i < 12; i++) {
+        api.register("paused-" + i, "pool-test");
+        api.notify("paused-" + i, "mention", "{}");
+      }
+      eventually(
+          Duration.ofSeconds(15),
+          () -> assertEquals(12, pool("pool-notify").at("/backlog/waiting").asLong()));
+      Thread.sleep(1000);
+      JsonNode notify = pool("pool-notify");
+      assertEquals(before, notify.get("desired").asInt(), notify.toString());
+      assertTrue(notify.get("reason").asText().startsWith("system paused"), notify.toString());
+    } finally {
+      api.post("/admin/resume", "").assertStatusCode(200);
+    }
+    eventually(
+        Duration.ofSeconds(30),
+        () -> assertEquals(0, pool("pool-notify").at("/backlog/agentsWithInbox").asLong()));
+  }
+
+  @Test
   void statsDesiredIsThePoolsDesiredSummed() {
     eventually(
         Duration.ofSeconds(15),

@@ -6,6 +6,7 @@ import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.runner.RunnerPool;
+import dev.rota.cluster.system.SystemControl;
 import dev.rota.core.pool.BacklogGroup;
 import dev.rota.core.pool.PoolLoad;
 import dev.rota.core.pool.PoolSpec;
@@ -28,6 +29,7 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -41,6 +43,9 @@ import org.apache.pekko.cluster.typed.SingletonActor;
  * runners. Configured pools that share a name with in-cluster runner pools are applied to them,
  * spread over the nodes that run one ({@link Pools#spread}, within what each node accepted); the
  * numbers of every pool are answered to {@link GetPools} for the admin API and the metric.
+ *
+ * <p>While the system is paused every pool holds its count: claims are answered {@code paused}, so
+ * the inbox that builds up says nothing about runners (it counts at once after the resume).
  *
  * <p>The policy's memory (last change, recent needs) lives only here: a scaler that takes over
  * after a failover starts from the sizes the pools have, so it neither drops nor jumps them, and
@@ -66,8 +71,13 @@ public final class PoolScaler extends AbstractBehavior<PoolScaler.Command> {
       List<BacklogGroup> groups,
       Map<String, String> leaseKinds,
       List<ClusterAsk.Answer<RunnerPool.Command, RunnerPool.Runners>> pools,
-      List<Dispatcher.Runners> dispatchers)
-      implements Command {}
+      List<Dispatcher.Runners> dispatchers,
+      boolean paused)
+      implements Command {
+    Observed whilePaused() {
+      return new Observed(at, groups, leaseKinds, pools, dispatchers, true);
+    }
+  }
 
   private record ObserveFailed(Throwable cause) implements Command {}
 
@@ -79,26 +89,37 @@ public final class PoolScaler extends AbstractBehavior<PoolScaler.Command> {
 
   /** Starts the singleton (on the oldest node) and returns its proxy; call once per node. */
   public static ActorRef<Command> init(
-      ActorSystem<?> system, ReadModel readModel, PoolScalerSettings settings) {
+      ActorSystem<?> system,
+      ReadModel readModel,
+      ActorRef<SystemControl.Command> systemControl,
+      PoolScalerSettings settings) {
     return ClusterSingleton.get(system)
         .init(
             SingletonActor.of(
-                Behaviors.supervise(create(readModel, settings, Clock.systemUTC()))
+                Behaviors.supervise(create(readModel, systemControl, settings, Clock.systemUTC()))
                     .onFailure(
                         SupervisorStrategy.restartWithBackoff(
                             Duration.ofSeconds(1), Duration.ofSeconds(30), 0.2)),
                 "PoolScaler"));
   }
 
+  /**
+   * @param systemControl the pause switch: while the system is paused every pool holds its count
+   */
   public static Behavior<Command> create(
-      ReadModel readModel, PoolScalerSettings settings, Clock clock) {
+      ReadModel readModel,
+      ActorRef<SystemControl.Command> systemControl,
+      PoolScalerSettings settings,
+      Clock clock) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
-                timers -> new PoolScaler(context, timers, readModel, settings, clock)));
+                timers ->
+                    new PoolScaler(context, timers, readModel, systemControl, settings, clock)));
   }
 
   private final ReadModel readModel;
+  private final ActorRef<SystemControl.Command> systemControl;
   private final PoolScalerSettings settings;
   private final Clock clock;
   private final ScalingPolicy policy;
@@ -114,11 +135,13 @@ public final class PoolScaler extends AbstractBehavior<PoolScaler.Command> {
       ActorContext<Command> context,
       TimerScheduler<Command> timers,
       ReadModel readModel,
+      ActorRef<SystemControl.Command> systemControl,
       PoolScalerSettings settings,
       Clock clock) {
     super(context);
     context.setLoggerName(PoolScaler.class);
     this.readModel = readModel;
+    this.systemControl = systemControl;
     this.settings = settings;
     this.clock = clock;
     this.policy = new ScalingPolicy(settings.policy());
@@ -163,10 +186,24 @@ public final class PoolScaler extends AbstractBehavior<PoolScaler.Command> {
                         readAndPools.getKey().getKey(),
                         readAndPools.getKey().getValue(),
                         readAndPools.getValue(),
-                        dispatchers.stream().map(ClusterAsk.Answer::reply).toList()));
+                        dispatchers.stream().map(ClusterAsk.Answer::reply).toList(),
+                        false))
+            .thenCombine(paused(), (o, paused) -> paused ? o.whilePaused() : o);
     getContext()
         .pipeToSelf(observed, (o, failure) -> failure == null ? o : new ObserveFailed(failure));
     return this;
+  }
+
+  /** Whether the system is paused; not paused when the switch does not answer. */
+  private CompletableFuture<Boolean> paused() {
+    return AskPattern.<SystemControl.Command, SystemControl.PauseState>ask(
+            systemControl,
+            SystemControl.GetPaused::new,
+            settings.askTimeout(),
+            getContext().getSystem().scheduler())
+        .thenApply(SystemControl.PauseState::paused)
+        .exceptionally(failure -> false)
+        .toCompletableFuture();
   }
 
   private Behavior<Command> onObserveFailed(ObserveFailed failed) {
@@ -193,9 +230,11 @@ public final class PoolScaler extends AbstractBehavior<PoolScaler.Command> {
     for (PoolSpec spec : settings.pools()) {
       PoolLoad load = loads.get(spec.name());
       ScalingPolicy.State previous = states.get(spec.name());
+      int currentSize = census.currentSize(spec.name());
       ScalingPolicy.Decision decision =
-          policy.decide(
-              spec, load, meanActivation, previous, census.currentSize(spec.name()), o.at());
+          o.paused()
+              ? policy.hold(spec, previous, currentSize, o.at(), "system paused")
+              : policy.decide(spec, load, meanActivation, previous, currentSize, o.at());
       states.put(spec.name(), decision.state());
       if (previous != null && previous.desired() != decision.desired()) {
         getContext()

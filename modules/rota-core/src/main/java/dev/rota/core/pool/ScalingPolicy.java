@@ -162,6 +162,20 @@ public final class ScalingPolicy {
         new State(down, now, recent));
   }
 
+  /**
+   * A round that keeps the count as it is, e.g. while the system is paused (claims are answered
+   * {@code paused}, so a growing inbox says nothing about runners). The scale-down delay does not
+   * run meanwhile any differently: the last change stays the last change.
+   */
+  public Decision hold(PoolSpec spec, State previous, int currentSize, Instant now, String why) {
+    int current = clamp(spec, previous == null ? currentSize : previous.desired());
+    State state =
+        previous == null
+            ? new State(current, now, List.of(new Sample(now, 0)))
+            : new State(current, previous.changedAt(), previous.recent());
+    return new Decision(current, 0, why + "; holding " + current, state);
+  }
+
   /** The runners' worth of work and a sentence saying where it comes from. */
   private record Need(double runners, String why) {}
 

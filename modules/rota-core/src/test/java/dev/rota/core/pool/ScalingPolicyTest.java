@@ -262,4 +262,18 @@ class ScalingPolicyTest {
     e = assertThrows(IllegalArgumentException.class, () -> exploration(0, 4, Duration.ZERO));
     assertTrue(e.getMessage().contains("target-staleness"), e.getMessage());
   }
+
+  @Test
+  void holdingKeepsTheCountWhateverTheLoad() {
+    PoolSpec spec = notification(1, 10);
+    var d = policy.decide(spec, PoolLoad.IDLE, T, null, 2, T0);
+    d = policy.hold(spec, d.state(), 2, T0.plusSeconds(1), "system paused");
+    assertEquals(2, d.desired());
+    assertTrue(d.reason().startsWith("system paused"), d.reason());
+    // After the pause, the backlog that built up counts at once.
+    d = policy.decide(spec, inbox(100, 0, T0), T, d.state(), 2, T0.plusSeconds(2));
+    assertEquals(10, d.desired());
+    // A scaler that starts during a pause holds what the pool has.
+    assertEquals(4, policy.hold(spec, null, 4, T0, "system paused").desired());
+  }
 }

@@ -95,7 +95,7 @@ class PoolScalerFailoverTest {
                 "rota.pools.scale-down-delay = 3s",
                 "rota.pools.pools = [",
                 "  { name = notify, mode = notification, capabilities = [burst], min = 1, max = 9,",
-                "    target-inbox-wait = 2s }",
+                "    target-inbox-wait = 1s }",
                 "  { name = explore, mode = exploration, capabilities = [stale], min = 1, max = 9,",
                 "    target-staleness = 2s }",
                 "]"));
@@ -135,9 +135,10 @@ class PoolScalerFailoverTest {
         "with 10 agents: " + fewAgents + ", with 50: " + pool(first, "explore"));
     await("the in-cluster exploration pools follow", () -> inClusterSum("explore") >= 5);
 
-    // A burst: 40 agents with a notification each.
-    registerAll(first, "burst", 0, 40, "{\"capabilities\":[\"burst\"]}");
-    notifyAll(first, "burst", 40);
+    // A burst: 60 agents with a notification each; 60 x T (at least 0.2 s) / 1 s is 12 runners'
+    // worth or more.
+    registerAll(first, "burst", 0, 60, "{\"capabilities\":[\"burst\"]}");
+    notifyAll(first, "burst", 60);
     await("the notification pool at its max", () -> desired(first, "notify") == 9);
     await("three notification runners on every node", () -> inClusterSum("notify") == 9);
     await("the metric says 9", () -> metric(first, "notify") == 9.0);
@@ -153,7 +154,7 @@ class PoolScalerFailoverTest {
     await("two members up", () -> membersUp(survivor) == 2);
     await("the scaler answers again", () -> pools(survivor) != null);
 
-    notifyAll(survivor, "burst", 40);
+    notifyAll(survivor, "burst", 60);
     await("the notification pool at its max again", () -> desired(survivor, "notify") == 9);
     // Two nodes of at most 3 runners each: the in-cluster pools hold 6, the metric asks for 9.
     await("the surviving nodes' pools at their max", () -> inClusterSum("notify") == 6);
