@@ -258,8 +258,8 @@ public final class PoolScaler extends AbstractBehavior<PoolScaler.Command> {
 
   /**
    * Spreads {@code wanted} runners over the nodes that run an in-cluster pool of the spec's name
-   * and tells those whose size differs. Returns the runners the in-cluster pools will be held at
-   * (as far as the scaler knows their bounds).
+   * and tells those whose size differs. Returns the runners those pools were held at when the round
+   * asked them (a change shows in the next round's answer).
    */
   private int apply(PoolSpec spec, long wanted, Observed o) {
     var hosting =
@@ -291,7 +291,7 @@ public final class PoolScaler extends AbstractBehavior<PoolScaler.Command> {
     for (var a : hosting) {
       String node = a.reply().node();
       int share = shares.get(node);
-      total += share;
+      total += a.reply().desired().get(spec.name());
       if (share != a.reply().desired().get(spec.name())) {
         Asks.ask(
             getContext(),

@@ -32,7 +32,8 @@ public record PoolsReport(
    *
    * @param capabilities sorted; {@code ["*"]} for the catch-all pool
    * @param busyInbox busy runners whose lease is inbox (or scheduled) work
-   * @param inCluster the runners the in-cluster pools of this name are held at, over all nodes
+   * @param inCluster the runners the in-cluster pools of this name were held at when the round
+   *     asked them, over all nodes
    * @param reason one sentence: what the count follows and why it moved or held
    * @param inboxAgents agents with unread notifications counted in this pool
    * @param waiting of those, the ones a runner could claim now
