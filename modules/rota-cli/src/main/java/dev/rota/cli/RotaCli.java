@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
     description = "Operate a Rota node: stats, agents, notifications, dead letters, pause, events.",
     subcommands = {
       SystemCommands.Stats.class,
+      SystemCommands.Pools.class,
       AgentsCommand.class,
       NotifyCommand.class,
       DeadLettersCommand.class,

@@ -6,7 +6,10 @@ import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
-/** The whole system: {@code rota stats}, {@code rota pause}, {@code rota resume}. */
+/**
+ * The whole system: {@code rota stats}, {@code rota pools}, {@code rota pause}, {@code rota
+ * resume}.
+ */
 final class SystemCommands {
   private SystemCommands() {}
 
@@ -73,6 +76,58 @@ final class SystemCommands {
               String.format(
                   "%d node(s), %d partitions", s.cluster().nodes(), s.cluster().partitions()))
           .print(out);
+    }
+  }
+
+  @Command(
+      name = "pools",
+      description = "Desired runners per pool (the pool scaler), their backlog and capacity.")
+  static final class Pools implements Runnable {
+    @Mixin ConnectionOptions options;
+
+    @Override
+    public void run() {
+      com.fasterxml.jackson.databind.JsonNode list;
+      try (RotaClient client = options.client()) {
+        list = client.pools();
+      }
+      if (options.json) {
+        options.printJson(list);
+        return;
+      }
+      Table table =
+          new Table(
+              "POOL",
+              "MODE",
+              "CAPABILITIES",
+              "MIN..MAX",
+              "ACTIVE",
+              "BUSY",
+              "DESIRED",
+              "WAITING",
+              "N·T/R",
+              "FOR TARGET",
+              "REASON");
+      for (var p : list.path("pools")) {
+        java.util.List<String> caps = new java.util.ArrayList<>();
+        p.path("capabilities").forEach(c -> caps.add(c.asText()));
+        table.row(
+            p.path("name").asText(),
+            p.path("mode").asText(),
+            String.join(",", caps),
+            p.path("min").asInt() + ".." + p.path("max").asInt(),
+            p.path("active").asLong(),
+            p.path("busy").asLong(),
+            p.path("desired").asInt(),
+            p.path("backlog").path("waiting").asLong(),
+            p.path("capacity").path("idealIntervalSeconds").asLong() + " s",
+            p.path("capacity").path("runnersForTargetStaleness").asLong()
+                + " for "
+                + p.path("capacity").path("targetStalenessSeconds").asLong()
+                + " s",
+            p.path("reason").asText());
+      }
+      table.print(options.out());
     }
   }
 

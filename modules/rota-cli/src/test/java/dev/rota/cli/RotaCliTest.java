@@ -84,6 +84,25 @@ class RotaCliTest {
   }
 
   @Test
+  void poolsAsATableAndAsJson() throws Exception {
+    // The node's scaler counts every few seconds; its first round may still be under way.
+    Run run =
+        Eventually.await(
+            "the pool scaler's first round",
+            Duration.ofSeconds(30),
+            () -> {
+              Run r = rota("pools", "--json");
+              return r.exit() == 0 ? r : null;
+            });
+    JsonNode pools = json(run);
+    assertEquals("default", pools.path("pools").get(0).path("name").asText(), pools.toString());
+    Run table = rota("pools");
+    assertEquals(0, table.exit(), table.err());
+    assertTrue(table.out().startsWith("POOL"), table.out());
+    assertTrue(table.out().contains("default  hybrid"), table.out());
+  }
+
+  @Test
   void agentsGetListPauseAndResume() throws Exception {
     String id = newAgent();
     Run get = rota("agents", "get", id);

@@ -7,6 +7,8 @@ import dev.rota.cluster.assign.CoordinatorSettings;
 import dev.rota.cluster.assign.Coordinators;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.cluster.assign.PartitionLoader;
+import dev.rota.cluster.pool.PoolScaler;
+import dev.rota.cluster.pool.PoolScalerSettings;
 import dev.rota.cluster.readmodel.AgentScheduleProjection;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.rescue.LeaseRescuer;
@@ -20,11 +22,13 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 /**
  * Starts Rota's cluster parts on this node, in dependency order: where coordinators live, agents
  * (which push to them), the read-model projection, coordinators (which load from it), the lease
- * rescuer, the pause switch, and the node's dispatcher.
+ * rescuer, the pause switch, the pool scaler, and the node's dispatcher.
  *
  * @param readModel null when started without a database (tests with the in-memory journal)
  * @param dispatcher where runners and the HTTP claim route ask for work
  * @param systemControl the pause switch's singleton proxy
+ * @param poolScaler the pool scaler's singleton proxy; null without a read model or with {@code
+ *     rota.pools.enabled = off}
  */
 public record RotaCluster(
     ActorSystem<?> system,
@@ -33,7 +37,8 @@ public record RotaCluster(
     ReadModel readModel,
     ActorRef<Dispatcher.Command> dispatcher,
     ActorRef<SystemControl.Command> systemControl,
-    ActorRef<LeaseRescuer.Command> rescuer) {
+    ActorRef<LeaseRescuer.Command> rescuer,
+    ActorRef<PoolScaler.Command> poolScaler) {
 
   /** The production wiring: journal, read model and offsets in the database behind dataSource. */
   public static RotaCluster start(ActorSystem<?> system, DataSource dataSource) {
@@ -69,9 +74,21 @@ public record RotaCluster(
     ActorRef<LeaseRescuer.Command> rescuer =
         readModel == null ? null : LeaseRescuer.init(system, readModel);
     ActorRef<SystemControl.Command> systemControl = SystemControl.init(system);
+    PoolScalerSettings poolSettings = PoolScalerSettings.from(system.settings().config());
+    ActorRef<PoolScaler.Command> poolScaler =
+        readModel == null || !poolSettings.enabled()
+            ? null
+            : PoolScaler.init(system, readModel, systemControl, poolSettings);
     ActorRef<Dispatcher.Command> dispatcher =
         Dispatcher.init(system, coordinators, coordinatorSettings);
     return new RotaCluster(
-        system, agentSettings, coordinators, readModel, dispatcher, systemControl, rescuer);
+        system,
+        agentSettings,
+        coordinators,
+        readModel,
+        dispatcher,
+        systemControl,
+        rescuer,
+        poolScaler);
   }
 }

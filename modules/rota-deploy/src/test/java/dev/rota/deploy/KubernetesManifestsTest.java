@@ -120,6 +120,32 @@ class KubernetesManifestsTest {
   }
 
   @Test
+  void theAutoscalerScalesTheRunnerExampleOnThePoolScalersMetric() throws IOException {
+    JsonNode hpa = documents(MANIFESTS.resolve("runner-autoscaler.yaml")).get(0);
+    JsonNode runner = documents(MANIFESTS.resolve("runner-example.yaml")).get(0);
+    assertEquals("HorizontalPodAutoscaler", hpa.path("kind").asText());
+    assertEquals("autoscaling/v2", hpa.path("apiVersion").asText());
+    JsonNode target = hpa.path("spec").path("scaleTargetRef");
+    assertEquals(runner.path("kind").asText(), target.path("kind").asText());
+    assertEquals(runner.path("apiVersion").asText(), target.path("apiVersion").asText());
+    assertEquals(runner.path("metadata").path("name").asText(), target.path("name").asText());
+    JsonNode metric = hpa.path("spec").path("metrics").get(0).path("external");
+    // The gauge MetricsSampler registers as rota.pool.desired.runners, in Prometheus' spelling.
+    assertEquals("rota_pool_desired_runners", metric.path("metric").path("name").asText());
+    assertFalse(
+        metric.path("metric").path("selector").path("matchLabels").path("pool").asText().isEmpty());
+    // One pod runs ROTA_RUNNER_SLOTS runners: the average per pod is that many desired runners.
+    String slots = null;
+    for (JsonNode env :
+        runner.path("spec").path("template").path("spec").path("containers").get(0).path("env")) {
+      if (env.path("name").asText().equals("ROTA_RUNNER_SLOTS")) {
+        slots = env.path("value").asText();
+      }
+    }
+    assertEquals(slots, metric.path("target").path("averageValue").asText());
+  }
+
+  @Test
   void theRunnerExampleTakesItsTokenFromASecretAndRunsUnprivileged() throws IOException {
     JsonNode runner = documents(MANIFESTS.resolve("runner-example.yaml")).get(0);
     JsonNode container = runner.at("/spec/template/spec/containers/0");

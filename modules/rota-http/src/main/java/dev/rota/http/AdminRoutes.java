@@ -8,6 +8,7 @@ import dev.rota.cluster.agent.AgentEntity.Done;
 import dev.rota.cluster.agent.AgentEntity.Rejected;
 import dev.rota.cluster.assign.Dispatcher.RunnerSeen;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.cluster.pool.PoolsReport;
 import dev.rota.cluster.readmodel.Counter;
 import dev.rota.cluster.readmodel.DeadLetterRow;
 import dev.rota.cluster.readmodel.ReadModel;
@@ -15,6 +16,7 @@ import dev.rota.cluster.readmodel.ReadModelException;
 import dev.rota.cluster.readmodel.ReadModelStats;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.core.model.Ids;
+import dev.rota.core.pool.Capacity;
 import dev.rota.http.api.AdminStats;
 import dev.rota.http.api.DeadLetterList;
 import dev.rota.http.api.DeadLetterList.DeadLetterView;
@@ -38,9 +40,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin resource of API.md (role admin) under {@code /admin}: stats, the system pause switch,
- * runners, dead letters and their redrive. Stats, runners and dead letters read the read model on
- * the blocking dispatcher; a node started without one (or a read model that fails) answers them 503
- * {@code unavailable}. Pause, resume and redrive need only the cluster.
+ * runners, pools ({@link PoolRoutes}), dead letters and their redrive. Stats, runners and dead
+ * letters read the read model on the blocking dispatcher; a node started without one (or a read
+ * model that fails) answers them 503 {@code unavailable}. Pause, resume and redrive need only the
+ * cluster.
  */
 public final class AdminRoutes extends AllDirectives {
   private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
@@ -54,6 +57,8 @@ public final class AdminRoutes extends AllDirectives {
   private final RotaMetrics metrics;
   private final Executor blocking;
   private final ApiAuth auth;
+  private final PoolRoutes pools;
+  private final Duration targetStaleness;
 
   /**
    * @param readModel null when the node has none: the routes that read it answer 503
@@ -72,6 +77,8 @@ public final class AdminRoutes extends AllDirectives {
     this.metrics = metrics;
     this.blocking = blocking;
     this.auth = auth;
+    this.pools = new PoolRoutes(cluster);
+    this.targetStaleness = cluster.targetStaleness();
   }
 
   public Route route() {
@@ -86,6 +93,7 @@ public final class AdminRoutes extends AllDirectives {
                         path("pause", () -> post(() -> setPaused(true))),
                         path("resume", () -> post(() -> setPaused(false))),
                         path("runners", () -> get(this::runners)),
+                        path("pools", () -> get(pools::route)),
                         pathPrefix(
                             "dead-letters",
                             () ->
@@ -100,25 +108,40 @@ public final class AdminRoutes extends AllDirectives {
   private record Snapshot(ReadModelStats stats, Map<String, String> leases) {}
 
   private Route stats() {
-    Instant now = Instant.now();
-    CompletableFuture<Snapshot> snapshot =
-        read(rm -> new Snapshot(rm.stats(now), rm.leasesByRunner()));
-    var paused = cluster.paused().toCompletableFuture();
-    var seen = cluster.runnersSeen().toCompletableFuture();
-    var pools = cluster.pools().toCompletableFuture();
-    var all =
-        CompletableFuture.allOf(snapshot, paused, seen, pools)
-            .thenApply(
-                done ->
-                    stats(
-                        snapshot.join(),
-                        paused.join().paused(),
-                        RunnerCensus.of(now, seen.join(), pools.join(), snapshot.join().leases())));
-    return onSuccess(all, this::ok);
+    return parameterOptional(
+        PoolRoutes.TARGET_PARAM,
+        param -> {
+          Duration target = PoolRoutes.targetStaleness(param).orElse(targetStaleness);
+          Instant now = Instant.now();
+          CompletableFuture<Snapshot> snapshot =
+              read(rm -> new Snapshot(rm.stats(now), rm.leasesByRunner()));
+          var paused = cluster.paused().toCompletableFuture();
+          var seen = cluster.runnersSeen().toCompletableFuture();
+          var pools = cluster.pools().toCompletableFuture();
+          var scaler = cluster.poolsReport().toCompletableFuture();
+          var all =
+              CompletableFuture.allOf(snapshot, paused, seen, pools, scaler)
+                  .thenApply(
+                      done ->
+                          stats(
+                              snapshot.join(),
+                              paused.join().paused(),
+                              RunnerCensus.of(
+                                  now, seen.join(), pools.join(), snapshot.join().leases()),
+                              scaler.join().map(PoolsReport::desired),
+                              target));
+          return onSuccess(all, this::ok);
+        });
   }
 
-  private AdminStats stats(Snapshot snapshot, boolean paused, RunnerCensus runners) {
+  private AdminStats stats(
+      Snapshot snapshot,
+      boolean paused,
+      RunnerCensus runners,
+      Optional<Long> scalerDesired,
+      Duration targetStaleness) {
     ReadModelStats s = snapshot.stats();
+    Duration meanActivation = metrics.meanActivationDuration();
     return new AdminStats(
         paused,
         new AdminStats.Agents(s.registered(), s.withInbox(), s.leased(), s.paused()),
@@ -137,9 +160,12 @@ public final class AdminRoutes extends AllDirectives {
             rounded(metrics.inboxWaitMillis(0.99))),
         new AdminStats.Fairness(
             s.maxStaleness().toSeconds(),
-            idealIntervalSeconds(
-                s.registered(), metrics.meanActivationDuration(), runners.active())),
-        new AdminStats.Runners(runners.active(), runners.busy(), runners.desired()),
+            idealIntervalSeconds(s.registered(), meanActivation, runners.active()),
+            PoolRoutes.seconds(meanActivation),
+            targetStaleness.toSeconds(),
+            Capacity.runnersFor(Map.of(0L, s.registered()), meanActivation, targetStaleness)),
+        new AdminStats.Runners(
+            runners.active(), runners.busy(), scalerDesired.orElse(runners.desired())),
         s.deadLetters(),
         new AdminStats.Cluster(cluster.nodesUp(), cluster.partitions()),
         new AdminStats.ReadModel(s.skippedEvents()));
@@ -156,10 +182,7 @@ public final class AdminRoutes extends AllDirectives {
    * while there is no runner or nothing was measured yet.
    */
   static long idealIntervalSeconds(long agents, Duration meanActivation, long runners) {
-    if (runners <= 0 || meanActivation.isZero() || meanActivation.isNegative()) {
-      return 0;
-    }
-    return Math.round(agents * (meanActivation.toNanos() / 1e9) / runners);
+    return Math.round(Capacity.idealInterval(agents, meanActivation, runners).toMillis() / 1000.0);
   }
 
   private Route setPaused(boolean paused) {

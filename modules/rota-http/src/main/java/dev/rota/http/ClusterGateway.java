@@ -3,6 +3,8 @@ package dev.rota.http;
 import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.cluster.assign.Dispatcher.RunnerSeen;
+import dev.rota.cluster.pool.PoolScaler;
+import dev.rota.cluster.pool.PoolsReport;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.system.SystemControl.PauseState;
@@ -27,26 +29,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How the admin routes ask the cluster as a whole: the pause switch (a singleton), and the runners
- * every node's dispatcher has seen and every node's pool runs, found through the receptionist. Each
- * ask is bounded by {@code rota.http.ask-timeout}; a node that does not answer in time is left out
- * of a listing (and logged) rather than failing it, so one slow node does not blind the admin.
+ * How the admin routes ask the cluster as a whole: the pause switch and the pool scaler
+ * (singletons), and the runners every node's dispatcher has seen and every node's pool runs, found
+ * through the receptionist. Each ask is bounded by {@code rota.http.ask-timeout}; a node that does
+ * not answer in time is left out of a listing (and logged) rather than failing it, so one slow node
+ * does not blind the admin.
  */
 public final class ClusterGateway {
   private static final Logger log = LoggerFactory.getLogger(ClusterGateway.class);
 
   private final ActorSystem<?> system;
   private final ActorRef<SystemControl.Command> systemControl;
+  private final ActorRef<PoolScaler.Command> poolScaler;
   private final int partitions;
   private final Duration askTimeout;
   private final Scheduler scheduler;
+  private final Duration targetStaleness;
 
   public ClusterGateway(RotaCluster rota, Duration askTimeout) {
     this.system = rota.system();
     this.systemControl = rota.systemControl();
+    this.poolScaler = rota.poolScaler();
     this.partitions = rota.agentSettings().partitions();
     this.askTimeout = askTimeout;
     this.scheduler = system.scheduler();
+    this.targetStaleness = system.settings().config().getDuration("rota.pools.target-staleness");
   }
 
   public CompletionStage<PauseState> paused() {
@@ -84,6 +91,29 @@ public final class ClusterGateway {
   /** Every node's in-cluster runner pool: its runners and the size each pool is held at. */
   public CompletionStage<List<RunnerPool.Runners>> pools() {
     return askEveryNode(RunnerPool.SERVICE_KEY, RunnerPool.GetRunners::new);
+  }
+
+  /**
+   * The pool scaler's last round; empty when this node has no scaler, the scaler has not counted
+   * yet, or it did not answer in time (a failover in progress).
+   */
+  public CompletionStage<Optional<PoolsReport>> poolsReport() {
+    if (poolScaler == null) {
+      return CompletableFuture.completedFuture(Optional.empty());
+    }
+    return AskPattern.<PoolScaler.Command, PoolScaler.Reply>ask(
+            poolScaler, PoolScaler.GetPools::new, askTimeout, scheduler)
+        .thenApply(reply -> Optional.ofNullable(reply.report()))
+        .exceptionally(
+            failure -> {
+              log.warn("the pool scaler did not answer: {}", failure.toString());
+              return Optional.empty();
+            });
+  }
+
+  /** The target of the capacity answers, {@code rota.pools.target-staleness}. */
+  public Duration targetStaleness() {
+    return targetStaleness;
   }
 
   /** Cluster members that are up, as this node sees them. */

@@ -3,6 +3,7 @@ package dev.rota.http;
 import com.typesafe.config.Config;
 import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.cluster.pool.PoolsReport;
 import dev.rota.cluster.readmodel.AgentScheduleProjection;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.readmodel.ReadModel.ProjectionLag;
@@ -12,8 +13,10 @@ import dev.rota.core.model.Partitions;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -183,21 +186,30 @@ public final class MetricsSampler {
         RunnerCensus.of(now, join(cluster.runnersSeen()::toCompletableFuture), pools, leases);
     set("rota.runners", Tags.of("state", "active"), runners.active());
     set("rota.runners", Tags.of("state", "busy"), runners.busy());
-    set("rota.runners", Tags.of("state", "desired"), runners.desired());
+    Optional<PoolsReport> report = join(cluster.poolsReport()::toCompletableFuture);
+    set(
+        "rota.runners",
+        Tags.of("state", "desired"),
+        report.map(PoolsReport::desired).orElse(runners.desired()));
     set(
         "rota.fairness.ideal.interval.seconds",
         AdminRoutes.idealIntervalSeconds(
             s.registered(), metrics.meanActivationDuration(), runners.active()));
-    Map<String, Double> desired = new java.util.HashMap<>();
-    for (RunnerPool.Runners node : pools) {
-      node.desired().forEach((pool, count) -> desired.merge(pool, (double) count, Double::sum));
-    }
+    // While the scaler does not answer (a failover), the pools keep their last numbers.
+    report.ifPresent(this::setPoolGauges);
+  }
+
+  /** {@code rota_pool_desired_runners{pool}}: one series per pool of the scaler's last round. */
+  private void setPoolGauges(PoolsReport report) {
+    Map<String, Double> desired = new HashMap<>();
+    report.pools().forEach(p -> desired.put(p.name(), (double) p.desired()));
     desired.forEach(
         (pool, count) -> {
           if (poolDesired.put(pool, count) == null) {
             metrics.gauge(
                 "rota.pool.desired.runners",
-                "Runners the pool scaler wants in this in-cluster pool, over all nodes",
+                "Runners the pool scaler wants in this pool over the whole cluster (an autoscaler's"
+                    + " input for external runners)",
                 Tags.of("pool", pool),
                 () -> poolDesired.getOrDefault(pool, 0.0));
           }

@@ -57,6 +57,14 @@ class AdminRoutesWithoutReadModelTest extends JUnit5RouteTest {
   }
 
   @Test
+  void answers503WithRetryAfterToThePoolsWithoutAPoolScaler() {
+    TestRouteResult result = run(HttpRequest.GET("/admin/pools"));
+
+    assertError(result, 503, "unavailable", "pool scaler");
+    result.assertHeaderExists("Retry-After", "5");
+  }
+
+  @Test
   void stillValidatesTheDeadLetterQueryFirst() {
     assertError(run(HttpRequest.GET("/admin/dead-letters?limit=0")), 400, "invalid", "limit");
   }

@@ -103,6 +103,8 @@ class MetricsExpositionTest {
               "rota_leases_expired_total ",
               "rota_leases_rescued_total ",
               "rota_runners{state=\"active\"}",
+              // the pool scaler's catch-all pool (no rota.pools.pools on this node)
+              "rota_pool_desired_runners{pool=\"default\"}",
               "rota_read_model_lag_events ",
               "rota_read_model_lag_seconds ",
               "rota_system_paused 0.0",
@@ -166,7 +168,8 @@ class MetricsExpositionTest {
       scrape = metrics.body();
       if (scrape.contains("rota_dead_letters 2.0")
           && scrape.contains("rota_agents{state=\"registered\"} 2.0")
-          && scrape.contains("rota_inbox_unread 1.0")) {
+          && scrape.contains("rota_inbox_unread 1.0")
+          && scrape.contains("rota_pool_desired_runners{pool=\"default\"}")) {
         return scrape;
       }
       Thread.sleep(100);

@@ -1,5 +1,6 @@
 package dev.rota.cluster.readmodel;
 
+import dev.rota.core.pool.BacklogGroup;
 import dev.rota.core.scheduling.AgentSchedule;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,9 +19,9 @@ import javax.sql.DataSource;
 
 /**
  * Queries on the read model the projection keeps: coordinator start-up, lease rescue, admin
- * listings and stats. Every method blocks on JDBC: call it from a blocking dispatcher (e.g. {@code
- * DispatcherSelector.blocking()}), never on an actor's thread. Failures are {@link
- * ReadModelException}s.
+ * listings, stats and the pool scaler. Every method blocks on JDBC: call it from a blocking
+ * dispatcher (e.g. {@code DispatcherSelector.blocking()}), never on an actor's thread. Failures are
+ * {@link ReadModelException}s.
  *
  * <p>The read model trails the entities by the projection's lag; the entities stay the authority (a
  * claim, a redrive or an expiry is always decided by the agent itself).
@@ -301,6 +302,27 @@ public final class ReadModel {
           }
           return leases;
         });
+  }
+
+  /**
+   * The unpaused agents grouped by required capability set and minimum activation interval, for the
+   * pool scaler. Scans every agent row, like {@link #stats}.
+   */
+  public List<BacklogGroup> backlog(Instant now) {
+    return query(
+        "backlog",
+        BacklogQuery.GROUPS,
+        s -> BacklogQuery.bindGroups(s, now),
+        BacklogQuery::readGroups);
+  }
+
+  /** The kind ({@code inbox}, {@code exploration}, ...) of every held lease, by runner. */
+  public Map<String, String> leaseKindsByRunner() {
+    return query(
+        "leaseKindsByRunner",
+        BacklogQuery.LEASE_KINDS,
+        s -> s.setFetchSize(1000),
+        BacklogQuery::readLeaseKinds);
   }
 
   /**

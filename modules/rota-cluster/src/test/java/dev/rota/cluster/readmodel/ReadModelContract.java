@@ -545,6 +545,36 @@ abstract class ReadModelContract {
   }
 
   @Test
+  void backlogGroupsUnpausedAgentsByCapabilitiesAndIntervalForThePoolScaler() {
+    emit("a1", registered("a1", List.of("code"), 0, T0), notified("n1", T0.plusSeconds(5)));
+    emit("a2", registered("a2", List.of("code"), 0, T0.plusSeconds(1)));
+    emit("a3", registered("a3", List.of("code"), 0, T0.plusSeconds(2)));
+    emit("a3", notified("m1", T0.plusSeconds(3)));
+    emit(
+        "a3",
+        new AgentEvents.LeaseGranted(
+            lease("a3", 1, ActivationKind.INBOX, T0.plusSeconds(6), List.of("m1"))));
+    emit("a4", registered("a4", List.of(), 0, T0), new AgentEvents.AgentPaused(T0));
+    emit("a5", registered("a5", List.of(), 0, T0.plusSeconds(9)));
+
+    var groups = readModel.backlog(T0.plusSeconds(100));
+    assertEquals(2, groups.size(), groups.toString());
+    var code =
+        groups.stream().filter(g -> g.capabilities().equals(Set.of("code"))).findFirst().get();
+    assertEquals(30, code.minIntervalSeconds());
+    assertEquals(3, code.agents());
+    assertEquals(2, code.withInbox());
+    assertEquals(1, code.waiting(), "a3's inbox is leased");
+    assertEquals(T0.plusSeconds(3), code.oldestUnreadAt());
+    assertEquals(T0.plusSeconds(1), code.stalestAt(), "a2: no inbox, no lease, never ran");
+    var none = groups.stream().filter(g -> g.capabilities().isEmpty()).findFirst().get();
+    assertEquals(1, none.agents(), "a4 is paused");
+    assertEquals(T0.plusSeconds(9), none.stalestAt());
+    assertNull(none.oldestUnreadAt());
+    assertEquals(Map.of("runner-1", "inbox"), readModel.leaseKindsByRunner());
+  }
+
+  @Test
   void statsOfAnEmptyReadModelAreZero() {
     ReadModelStats stats = readModel.stats(T0);
     assertEquals(0, stats.registered());

@@ -41,13 +41,25 @@ public record AdminStats(
    * @param idealIntervalSeconds N·T/R: registered agents times the mean activation duration over
    *     active runners, the interval every agent would get if runners served them in turn; 0 while
    *     there is no runner or no activation to measure
+   * @param meanActivationSeconds T, the mean activation this node's agents measured
+   * @param targetStalenessSeconds the request's {@code targetStalenessSeconds}, else {@code
+   *     rota.pools.target-staleness}
+   * @param runnersForTargetStaleness N·T/S rounded up: runners every registered agent needs for a
+   *     turn within that target; 0 while T is unknown
    */
-  public record Fairness(long maxStalenessSeconds, long idealIntervalSeconds) {}
+  public record Fairness(
+      long maxStalenessSeconds,
+      long idealIntervalSeconds,
+      double meanActivationSeconds,
+      long targetStalenessSeconds,
+      long runnersForTargetStaleness) {}
 
   /**
    * @param active runners that asked for work in the last minute or hold a lease
    * @param busy runners holding a lease
-   * @param desired the in-cluster pools' sizes plus the active external runners
+   * @param desired the pool scaler's desired runners summed over its pools (GET /admin/pools);
+   *     while the scaler has not answered, the in-cluster pools' sizes plus the active external
+   *     runners
    */
   public record Runners(long active, long busy, long desired) {}
 

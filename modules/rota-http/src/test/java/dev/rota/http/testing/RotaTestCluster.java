@@ -44,6 +44,10 @@ public final class RotaTestCluster {
   private final AgentDirectory directory;
 
   private RotaTestCluster(String name, TestDatabase database) {
+    this(name, database, "");
+  }
+
+  private RotaTestCluster(String name, TestDatabase database, String overrides) {
     this.database = database;
     Config storage =
         database == null
@@ -51,7 +55,8 @@ public final class RotaTestCluster {
                 .withFallback(PersistenceTestKitSnapshotPlugin.config())
             : database.pekkoConfig();
     Config config =
-        ConfigFactory.parseString(COMMON)
+        ConfigFactory.parseString(overrides)
+            .withFallback(ConfigFactory.parseString(COMMON))
             .withFallback(SingleNodeCluster.config())
             .withFallback(storage)
             .withFallback(ConfigFactory.load())
@@ -86,6 +91,11 @@ public final class RotaTestCluster {
   /** An H2 database behind journal, projection and read model. */
   public static RotaTestCluster withDatabase(String name) {
     return new RotaTestCluster(name, TestDatabase.h2());
+  }
+
+  /** {@link #withDatabase(String)} with config overrides, e.g. {@code rota.pools { ... }}. */
+  public static RotaTestCluster withDatabase(String name, String overrides) {
+    return new RotaTestCluster(name, TestDatabase.h2(), overrides);
   }
 
   public ActorSystem<?> system() {
