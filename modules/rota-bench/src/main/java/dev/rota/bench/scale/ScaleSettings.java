@@ -1,0 +1,54 @@
+package dev.rota.bench.scale;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Sizes of the {@code scale} workload.
+ *
+ * @param agents N, registered over HTTP
+ * @param concurrency registrations in flight (one thread each)
+ * @param idleWait after registering, how long the agents are left alone before the idle heap is
+ *     measured: longer than the node's passivation idle timeout plus its check interval ({@code
+ *     pekko.cluster.sharding.passivation.rota-agents}, 60 s + 10 s by default)
+ * @param nodeSettings node settings of this workload on top of {@code --system-option rota.node.*}
+ *     (the quick run shortens the idle timeout)
+ */
+public record ScaleSettings(
+    int agents, int concurrency, Duration idleWait, Map<String, String> nodeSettings) {
+
+  /** {@code --scale}: the million. */
+  public static final int MILLION = 1_000_000;
+
+  public ScaleSettings {
+    if (agents < 1 || concurrency < 1) {
+      throw new IllegalArgumentException("scale agents and concurrency must be at least 1");
+    }
+    nodeSettings = Map.copyOf(nodeSettings);
+  }
+
+  public static ScaleSettings defaults() {
+    return new ScaleSettings(20_000, 64, Duration.ofSeconds(75), Map.of());
+  }
+
+  /** Tiny, with agents passivated after 2 s so the idle heap is measured within seconds. */
+  public static ScaleSettings quick() {
+    return new ScaleSettings(
+        500,
+        16,
+        Duration.ofSeconds(5),
+        Map.of(
+            "pekko.cluster.sharding.passivation.rota-agents.idle-entity.timeout", "2s",
+            "pekko.cluster.sharding.passivation.rota-agents.idle-entity.interval", "1s"));
+  }
+
+  public ScaleSettings withAgents(int n) {
+    return new ScaleSettings(n, concurrency, idleWait, nodeSettings);
+  }
+
+  /** The node's heap: room for the index and the active agents at any N, never less than 1 GiB. */
+  String nodeHeap() {
+    long mib = 1024 + agents * 3L / 1024;
+    return mib + "m";
+  }
+}
