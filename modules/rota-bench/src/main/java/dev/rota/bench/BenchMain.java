@@ -115,6 +115,13 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--scale-agents", description = "Agents of the scale workload (default 20000).")
   Integer scaleAgents;
 
+  @Option(
+      names = "--scale-max-minutes",
+      description =
+          "Stop registering after this long and measure the agents registered by then (default"
+              + " 120).")
+  Integer scaleMaxMinutes;
+
   @Option(names = "--progress-seconds", description = "Progress line interval (default 3).")
   Integer progressSeconds;
 
@@ -186,6 +193,9 @@ public final class BenchMain implements Callable<Integer> {
       if (systems == null) b.systems = List.of("rota");
     }
     if (scaleAgents != null) b.scale = b.scale.withAgents(scaleAgents);
+    if (scaleMaxMinutes != null) {
+      b.scale = b.scale.withRegistrationCap(Duration.ofMinutes(scaleMaxMinutes));
+    }
     if (postgresSettings != null) b.postgresSettings.putAll(postgresSettings);
     if (systemOptions != null) b.systemOptions.putAll(systemOptions);
     b.workDir = workDir != null ? workDir : defaultWorkDir();

@@ -91,6 +91,9 @@ final class NodeJvm implements AutoCloseable {
     command.add("-Xmx" + heap);
     command.add("-Xms" + heap);
     properties.forEach((k, v) -> command.add("-D" + k + "=" + v));
+    // The server's own logging, also where a test's logback-test.xml is on the classpath: the
+    // bench reads the coordinators' INFO lines.
+    command.add("-Dlogback.configurationFile=logback.xml");
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add("dev.rota.server.Main");
@@ -104,6 +107,14 @@ final class NodeJvm implements AutoCloseable {
 
   long pid() {
     return process.pid();
+  }
+
+  /**
+   * CPU time the node's process has used so far: on a shared machine a better measure of cost than
+   * wall time.
+   */
+  Duration cpu() {
+    return process.info().totalCpuDuration().orElse(Duration.ZERO);
   }
 
   /** Seconds from {@link #start} until {@code /ready} answers 200. */

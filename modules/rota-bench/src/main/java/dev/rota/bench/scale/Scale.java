@@ -43,6 +43,7 @@ public final class Scale implements Workload {
   private static final String NODE_OPTION = "rota.node.";
   private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
   private static final Duration READ_MODEL_TIMEOUT = Duration.ofMinutes(30);
+  private static final Duration AFTER_CATCH_UP = Duration.ofSeconds(12);
 
   /** Capability sets the agents cycle through: the index interns each set once. */
   private static final List<List<String>> CAPABILITIES =
@@ -65,7 +66,6 @@ public final class Scale implements Workload {
           NAME, "measures a Rota node's memory and restart; reported under rota");
     }
     ScaleSettings settings = trials.config().scale();
-    int n = settings.agents();
     String prefix = "  [" + trials.systemName() + "] " + NAME + " ";
     Map<String, String> nodeSettings = new LinkedHashMap<>();
     trials
@@ -80,7 +80,7 @@ public final class Scale implements Workload {
     nodeSettings.putAll(settings.nodeSettings());
     int partitions = Integer.parseInt(nodeSettings.getOrDefault("rota.partitions", "16"));
     Map<String, Object> details = new LinkedHashMap<>();
-    details.put("agents", n);
+    details.put("agentsAsked", settings.agents());
     details.put("concurrency", settings.concurrency());
     details.put("nodeHeap", settings.nodeHeap());
     details.put("partitions", partitions);
@@ -98,13 +98,21 @@ public final class Scale implements Workload {
           .out()
           .printf(Locale.ROOT, "%sempty node ready in %.1f s%n", prefix, emptyReady);
 
+      Duration cpuBefore = node.cpu();
       Registration registration = register(node, settings, trials, prefix);
+      Duration registrationCpu = node.cpu().minus(cpuBefore);
       details.put("registrationSeconds", round(registration.seconds()));
+      details.put("registrationCapped", registration.issued() < settings.agents());
       details.put("registrationFailures", registration.failures());
       details.put("firstFailure", registration.firstFailure());
       details.put("loadAverageAfterRegistration", loadAverage());
       long beforeReadModel = System.nanoTime();
-      awaitReadModel(database, n);
+      // A registration answered 503 (the ask timed out) may still have been persisted: count rows.
+      long n = awaitReadModel(database, registration.issued() - registration.failures());
+      details.put("agents", n);
+      details.put(
+          "nodeCpuMsPerRegistration",
+          round(registrationCpu.toNanos() / 1e6 / Math.max(1, registration.succeeded())));
       details.put("readModelCatchUpSeconds", round((System.nanoTime() - beforeReadModel) / 1e9));
 
       long registeredHeap = node.liveHeapAfterFullGc();
@@ -117,11 +125,17 @@ public final class Scale implements Workload {
               "%sregistered %d at %.0f/s (p99 %.1f ms); heap %d MiB; idle for %d s%n",
               prefix,
               n,
-              n / registration.seconds(),
+              registration.succeeded() / registration.seconds(),
               registration.millis(0.99),
               mib(registeredHeap),
               settings.idleWait().toSeconds());
+      Duration cpuBeforeIdle = node.cpu();
       Thread.sleep(settings.idleWait().toMillis());
+      // What N idle agents cost the node's CPU (the coordinators' periodic reconciliation reads
+      // their whole partition from agent_schedule): share of one core.
+      details.put(
+          "nodeCpuPercentIdle",
+          round(100.0 * node.cpu().minus(cpuBeforeIdle).toNanos() / settings.idleWait().toNanos()));
       long idleHeap = node.liveHeapAfterFullGc();
       details.put("idleHeapMiB", mib(idleHeap));
       details.put("loadAverageIdle", loadAverage());
@@ -132,6 +146,10 @@ public final class Scale implements Workload {
       NodeJvm.CoordinatorsLoaded loaded = node.awaitCoordinators(partitions, START_TIMEOUT);
       details.put("loadAverageAtRestart", loadAverage());
       details.put("agentsLoadedByCoordinators", loaded.agents());
+      details.put("nodeCpuSecondsToLoaded", round(node.cpu().toNanos() / 1e9));
+      // Coordinators reload their partition 1, 3 and 10 s after taking it over (catching up with
+      // pushes their predecessor got); a reload in flight holds a second copy of the rows.
+      Thread.sleep(AFTER_CATCH_UP.toMillis());
       long restartedHeap = node.liveHeapAfterFullGc();
       details.put("restartedHeapMiB", mib(restartedHeap));
       details.put("nodeLog", node.log().toString());
@@ -154,6 +172,15 @@ public final class Scale implements Workload {
               mib(idleHeap),
               settings.idleWait().toSeconds(),
               mib(emptyHeap));
+      if (registration.issued() < settings.agents()) {
+        note +=
+            String.format(
+                Locale.ROOT,
+                "; registering capped at %d min (%,d of %,d asked)",
+                settings.registrationCap().toMinutes(),
+                n,
+                settings.agents());
+      }
       if (registration.failures() > 0) {
         note += "; " + registration.failures() + " registrations failed";
       }
@@ -165,7 +192,7 @@ public final class Scale implements Workload {
           Metric.of(
               "scale.registrationRate",
               "registrations/s (PUT)",
-              n / registration.seconds(),
+              registration.succeeded() / registration.seconds(),
               "/s",
               Better.HIGHER));
       metrics.add(
@@ -224,8 +251,13 @@ public final class Scale implements Workload {
     }
   }
 
+  /** Agents 0..issued-1 were asked for, of which {@code failures} were refused or timed out. */
   private record Registration(
-      double seconds, long failures, String firstFailure, ConcurrentHistogram micros) {
+      double seconds, int issued, long failures, String firstFailure, ConcurrentHistogram micros) {
+    long succeeded() {
+      return issued - failures;
+    }
+
     double millis(double quantile) {
       return micros.getValueAtPercentile(quantile * 100) / 1000.0;
     }
@@ -235,6 +267,7 @@ public final class Scale implements Workload {
   private static Registration register(
       NodeJvm node, ScaleSettings settings, Trials trials, String prefix) throws Exception {
     int n = settings.agents();
+    long deadline = System.nanoTime() + settings.registrationCap().toNanos();
     ConcurrentHistogram micros = new ConcurrentHistogram(3);
     AtomicInteger next = new AtomicInteger();
     AtomicLong failures = new AtomicLong();
@@ -261,7 +294,11 @@ public final class Scale implements Workload {
       for (int t = 0; t < settings.concurrency(); t++) {
         Runnable worker =
             () -> {
-              for (int i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
+              while (System.nanoTime() < deadline) {
+                int i = next.getAndIncrement();
+                if (i >= n) {
+                  return;
+                }
                 AgentSpec spec =
                     AgentSpec.create().capabilities(CAPABILITIES.get(i % CAPABILITIES.size()));
                 long t0 = System.nanoTime();
@@ -285,23 +322,29 @@ public final class Scale implements Workload {
       trials.progress().stop();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    return new Registration(seconds, failures.get(), firstFailure.get(), micros);
+    int issued = Math.min(next.get(), n);
+    return new Registration(seconds, issued, failures.get(), firstFailure.get(), micros);
   }
 
-  /** Until the projection has written every agent's row (what a restart loads). */
-  private static void awaitReadModel(BenchDatabase database, int n) throws Exception {
+  /**
+   * Until the projection has written at least {@code n} agents' rows (what a restart loads) and the
+   * count holds still; returns the count.
+   */
+  private static long awaitReadModel(BenchDatabase database, long n) throws Exception {
     long deadline = System.nanoTime() + READ_MODEL_TIMEOUT.toNanos();
     try (Connection c = database.connect();
         Statement s = c.createStatement()) {
+      long previous = -1;
       while (true) {
         long rows;
         try (ResultSet rs = s.executeQuery("select count(*) from agent_schedule")) {
           rs.next();
           rows = rs.getLong(1);
         }
-        if (rows >= n) {
-          return;
+        if (rows >= n && rows == previous) {
+          return rows;
         }
+        previous = rows;
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("read model shows " + rows + " agents of " + n);
         }

@@ -11,11 +11,18 @@ import java.util.Map;
  * @param idleWait after registering, how long the agents are left alone before the idle heap is
  *     measured: longer than the node's passivation idle timeout plus its check interval ({@code
  *     pekko.cluster.sharding.passivation.rota-agents}, 60 s + 10 s by default)
+ * @param registrationCap registering stops here if not all N are in (a shared machine may be too
+ *     slow for a million in the time at hand); the rest of the workload runs with the agents
+ *     registered by then, and reports how many that was
  * @param nodeSettings node settings of this workload on top of {@code --system-option rota.node.*}
  *     (the quick run shortens the idle timeout)
  */
 public record ScaleSettings(
-    int agents, int concurrency, Duration idleWait, Map<String, String> nodeSettings) {
+    int agents,
+    int concurrency,
+    Duration idleWait,
+    Duration registrationCap,
+    Map<String, String> nodeSettings) {
 
   /** {@code --scale}: the million. */
   public static final int MILLION = 1_000_000;
@@ -28,7 +35,7 @@ public record ScaleSettings(
   }
 
   public static ScaleSettings defaults() {
-    return new ScaleSettings(20_000, 64, Duration.ofSeconds(75), Map.of());
+    return new ScaleSettings(20_000, 64, Duration.ofSeconds(75), Duration.ofHours(2), Map.of());
   }
 
   /** Tiny, with agents passivated after 2 s so the idle heap is measured within seconds. */
@@ -37,13 +44,18 @@ public record ScaleSettings(
         500,
         16,
         Duration.ofSeconds(5),
+        Duration.ofMinutes(5),
         Map.of(
             "pekko.cluster.sharding.passivation.rota-agents.idle-entity.timeout", "2s",
             "pekko.cluster.sharding.passivation.rota-agents.idle-entity.interval", "1s"));
   }
 
   public ScaleSettings withAgents(int n) {
-    return new ScaleSettings(n, concurrency, idleWait, nodeSettings);
+    return new ScaleSettings(n, concurrency, idleWait, registrationCap, nodeSettings);
+  }
+
+  public ScaleSettings withRegistrationCap(Duration cap) {
+    return new ScaleSettings(agents, concurrency, idleWait, cap, nodeSettings);
   }
 
   /** The node's heap: room for the index and the active agents at any N, never less than 1 GiB. */
