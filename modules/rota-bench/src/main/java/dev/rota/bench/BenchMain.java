@@ -122,6 +122,12 @@ public final class BenchMain implements Callable<Integer> {
               + " 120).")
   Integer scaleMaxMinutes;
 
+  @Option(
+      names = "--scale-synthetic",
+      description =
+          "Scale without registering: agent_schedule rows written by SQL, restart measured only.")
+  boolean scaleSynthetic;
+
   @Option(names = "--progress-seconds", description = "Progress line interval (default 3).")
   Integer progressSeconds;
 
@@ -193,6 +199,7 @@ public final class BenchMain implements Callable<Integer> {
       if (systems == null) b.systems = List.of("rota");
     }
     if (scaleAgents != null) b.scale = b.scale.withAgents(scaleAgents);
+    if (scaleSynthetic) b.scale = b.scale.withSynthetic(true);
     if (scaleMaxMinutes != null) {
       b.scale = b.scale.withRegistrationCap(Duration.ofMinutes(scaleMaxMinutes));
     }

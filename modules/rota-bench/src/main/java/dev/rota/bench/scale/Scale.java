@@ -79,6 +79,9 @@ public final class Scale implements Workload {
             });
     nodeSettings.putAll(settings.nodeSettings());
     int partitions = Integer.parseInt(nodeSettings.getOrDefault("rota.partitions", "16"));
+    if (settings.synthetic()) {
+      return SyntheticRestart.run(trials, settings, nodeSettings, partitions, prefix);
+    }
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("agentsAsked", settings.agents());
     details.put("concurrency", settings.concurrency());

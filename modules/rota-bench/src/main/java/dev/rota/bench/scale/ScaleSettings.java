@@ -14,6 +14,8 @@ import java.util.Map;
  * @param registrationCap registering stops here if not all N are in (a shared machine may be too
  *     slow for a million in the time at hand); the rest of the workload runs with the agents
  *     registered by then, and reports how many that was
+ * @param synthetic write N rows into {@code agent_schedule} by SQL instead of registering, and
+ *     measure only the restart ({@link SyntheticRestart})
  * @param nodeSettings node settings of this workload on top of {@code --system-option rota.node.*}
  *     (the quick run shortens the idle timeout)
  */
@@ -22,6 +24,7 @@ public record ScaleSettings(
     int concurrency,
     Duration idleWait,
     Duration registrationCap,
+    boolean synthetic,
     Map<String, String> nodeSettings) {
 
   /** {@code --scale}: the million. */
@@ -35,7 +38,8 @@ public record ScaleSettings(
   }
 
   public static ScaleSettings defaults() {
-    return new ScaleSettings(20_000, 64, Duration.ofSeconds(75), Duration.ofHours(2), Map.of());
+    return new ScaleSettings(
+        20_000, 64, Duration.ofSeconds(75), Duration.ofHours(2), false, Map.of());
   }
 
   /** Tiny, with agents passivated after 2 s so the idle heap is measured within seconds. */
@@ -45,17 +49,22 @@ public record ScaleSettings(
         16,
         Duration.ofSeconds(5),
         Duration.ofMinutes(5),
+        false,
         Map.of(
             "pekko.cluster.sharding.passivation.rota-agents.idle-entity.timeout", "2s",
             "pekko.cluster.sharding.passivation.rota-agents.idle-entity.interval", "1s"));
   }
 
   public ScaleSettings withAgents(int n) {
-    return new ScaleSettings(n, concurrency, idleWait, registrationCap, nodeSettings);
+    return new ScaleSettings(n, concurrency, idleWait, registrationCap, synthetic, nodeSettings);
   }
 
   public ScaleSettings withRegistrationCap(Duration cap) {
-    return new ScaleSettings(agents, concurrency, idleWait, cap, nodeSettings);
+    return new ScaleSettings(agents, concurrency, idleWait, cap, synthetic, nodeSettings);
+  }
+
+  public ScaleSettings withSynthetic(boolean on) {
+    return new ScaleSettings(agents, concurrency, idleWait, registrationCap, on, nodeSettings);
   }
 
   /** The node's heap: room for the index and the active agents at any N, never less than 1 GiB. */
