@@ -90,6 +90,11 @@ final class NodeJvm implements AutoCloseable {
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.add("-Xmx" + heap);
     command.add("-Xms" + heap);
+    // e.g. -Drota.bench.scale.node-jvm-options="-XX:StartFlightRecording=filename=node.jfr"
+    String extra = System.getProperty("rota.bench.scale.node-jvm-options", "").trim();
+    if (!extra.isEmpty()) {
+      command.addAll(List.of(extra.split("\\s+")));
+    }
     properties.forEach((k, v) -> command.add("-D" + k + "=" + v));
     // The server's own logging, also where a test's logback-test.xml is on the classpath: the
     // bench reads the coordinators' INFO lines.

@@ -44,6 +44,7 @@ public final class Scale implements Workload {
   private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
   private static final Duration READ_MODEL_TIMEOUT = Duration.ofMinutes(30);
   private static final Duration AFTER_CATCH_UP = Duration.ofSeconds(12);
+  private static final Duration STABLE = Duration.ofSeconds(3);
 
   /** Capability sets the agents cycle through: the index interns each set once. */
   private static final List<List<String>> CAPABILITIES =
@@ -338,16 +339,20 @@ public final class Scale implements Workload {
     try (Connection c = database.connect();
         Statement s = c.createStatement()) {
       long previous = -1;
+      long stableSince = System.nanoTime();
       while (true) {
         long rows;
         try (ResultSet rs = s.executeQuery("select count(*) from agent_schedule")) {
           rs.next();
           rows = rs.getLong(1);
         }
-        if (rows >= n && rows == previous) {
+        // Registrations answered 503 may still land: wait until the count has held for a while.
+        if (rows != previous) {
+          previous = rows;
+          stableSince = System.nanoTime();
+        } else if (rows >= n && System.nanoTime() - stableSince > STABLE.toNanos()) {
           return rows;
         }
-        previous = rows;
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("read model shows " + rows + " agents of " + n);
         }
