@@ -1,5 +1,6 @@
 package dev.rota.bench;
 
+import dev.rota.bench.scale.ScaleSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -29,6 +30,7 @@ import java.util.Map;
  * @param fairnessAgents N of the fairness workload
  * @param activationTime T of the fairness workload (other workloads use no-op activations)
  * @param fairnessDuration how long exploration runs, counted from the first claim
+ * @param scale sizes of the opt-in {@code scale} workload
  */
 public record BenchConfig(
     List<String> workloads,
@@ -56,10 +58,15 @@ public record BenchConfig(
     Duration progressInterval,
     long seed,
     Map<String, String> postgresSettings,
-    Map<String, String> systemOptions) {
+    Map<String, String> systemOptions,
+    ScaleSettings scale) {
 
   public static final List<String> ALL_WORKLOADS =
       List.of("burn-down", "backlog", "trickle", "fairness");
+
+  /** Run only when named: {@code --workloads scale} or {@code --scale}. */
+  public static final List<String> OPT_IN_WORKLOADS = List.of("scale");
+
   public static final List<String> ALL_SYSTEMS =
       List.of("seed-sql", "graphile", "graphile-tuned", "rota", "rota-http");
 
@@ -87,6 +94,7 @@ public record BenchConfig(
     b.activationTime = Duration.ofMillis(5);
     b.fairnessDuration = Duration.ofSeconds(2);
     b.progressInterval = Duration.ofSeconds(1);
+    b.scale = ScaleSettings.quick();
     return b;
   }
 
@@ -118,6 +126,7 @@ public record BenchConfig(
     public long seed = 42;
     public Map<String, String> postgresSettings = new LinkedHashMap<>();
     public Map<String, String> systemOptions = new LinkedHashMap<>();
+    public ScaleSettings scale = ScaleSettings.defaults();
 
     public BenchConfig build() {
       if (resultsDir == null) {
@@ -139,9 +148,14 @@ public record BenchConfig(
         throw new IllegalArgumentException("the trickle warm-up cannot be negative");
       }
       for (String w : workloads) {
-        if (!ALL_WORKLOADS.contains(w)) {
+        if (!ALL_WORKLOADS.contains(w) && !OPT_IN_WORKLOADS.contains(w)) {
           throw new IllegalArgumentException(
-              "unknown workload '" + w + "'; known: " + String.join(", ", ALL_WORKLOADS));
+              "unknown workload '"
+                  + w
+                  + "'; known: "
+                  + String.join(", ", ALL_WORKLOADS)
+                  + ", "
+                  + String.join(", ", OPT_IN_WORKLOADS));
         }
       }
       return new BenchConfig(
@@ -170,7 +184,8 @@ public record BenchConfig(
           progressInterval,
           seed,
           Map.copyOf(postgresSettings),
-          Map.copyOf(systemOptions));
+          Map.copyOf(systemOptions),
+          scale);
     }
   }
 
@@ -193,6 +208,11 @@ public record BenchConfig(
     d.put("activationTimeMs", activationTime.toMillis());
     d.put("fairnessSeconds", fairnessDuration.toSeconds());
     d.put("seed", seed);
+    if (workloads.contains("scale")) {
+      d.put("scaleAgents", scale.agents());
+      d.put("scaleConcurrency", scale.concurrency());
+      d.put("scaleIdleSeconds", scale.idleWait().toSeconds());
+    }
     return d;
   }
 }

@@ -1,6 +1,7 @@
 package dev.rota.bench;
 
 import dev.rota.bench.report.BenchResults;
+import dev.rota.bench.scale.ScaleSettings;
 import dev.rota.server.CommonPool;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -30,7 +31,7 @@ import picocli.CommandLine.Spec;
       "Runs each system on the same embedded PostgreSQL, one after another, with the same"
           + " workloads, and prints a table with ratios.",
       "Systems: seed-sql, graphile, graphile-tuned, rota, rota-http.",
-      "Workloads: burn-down, backlog, trickle, fairness."
+      "Workloads: burn-down, backlog, trickle, fairness; scale only when named."
     })
 public final class BenchMain implements Callable<Integer> {
 
@@ -118,6 +119,28 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--fairness-seconds", description = "Default 10.")
   Integer fairnessSeconds;
 
+  @Option(
+      names = "--scale",
+      description =
+          "The scale workload alone, on rota, with 1,000,000 agents (see --scale-agents).")
+  boolean scale;
+
+  @Option(names = "--scale-agents", description = "Agents of the scale workload (default 20000).")
+  Integer scaleAgents;
+
+  @Option(
+      names = "--scale-max-minutes",
+      description =
+          "Stop registering after this long and measure the agents registered by then (default"
+              + " 120).")
+  Integer scaleMaxMinutes;
+
+  @Option(
+      names = "--scale-synthetic",
+      description =
+          "Scale without registering: agent_schedule rows written by SQL, restart measured only.")
+  boolean scaleSynthetic;
+
   @Option(names = "--progress-seconds", description = "Progress line interval (default 3).")
   Integer progressSeconds;
 
@@ -191,6 +214,16 @@ public final class BenchMain implements Callable<Integer> {
     if (fairnessSeconds != null) b.fairnessDuration = Duration.ofSeconds(fairnessSeconds);
     if (progressSeconds != null) b.progressInterval = Duration.ofSeconds(progressSeconds);
     if (seed != null) b.seed = seed;
+    if (scale) {
+      b.scale = b.scale.withAgents(ScaleSettings.MILLION);
+      if (workloads == null) b.workloads = List.of("scale");
+      if (systems == null) b.systems = List.of("rota");
+    }
+    if (scaleAgents != null) b.scale = b.scale.withAgents(scaleAgents);
+    if (scaleSynthetic) b.scale = b.scale.withSynthetic(true);
+    if (scaleMaxMinutes != null) {
+      b.scale = b.scale.withRegistrationCap(Duration.ofMinutes(scaleMaxMinutes));
+    }
     if (postgresSettings != null) b.postgresSettings.putAll(postgresSettings);
     if (systemOptions != null) b.systemOptions.putAll(systemOptions);
     b.workDir = workDir != null ? workDir : defaultWorkDir();

@@ -9,6 +9,7 @@ import dev.rota.bench.report.Status;
 import dev.rota.bench.report.SystemResult;
 import dev.rota.bench.report.TextReports;
 import dev.rota.bench.report.WorkloadResult;
+import dev.rota.bench.scale.Scale;
 import dev.rota.bench.system.Availability;
 import dev.rota.bench.system.BenchEnvironment;
 import dev.rota.bench.system.BenchSystem;
@@ -185,7 +186,7 @@ public final class BenchRun {
 
   private List<Workload> workloads() {
     List<Workload> all =
-        List.of(new BurnDown(), new BacklogScaling(), new Trickle(), new Fairness());
+        List.of(new BurnDown(), new BacklogScaling(), new Trickle(), new Fairness(), new Scale());
     List<Workload> selected = new ArrayList<>();
     for (String name : config.workloads()) {
       all.stream().filter(w -> w.name().equals(name)).forEach(selected::add);

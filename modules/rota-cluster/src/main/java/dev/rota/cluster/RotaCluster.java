@@ -10,10 +10,10 @@ import dev.rota.cluster.assign.PartitionLoader;
 import dev.rota.cluster.pool.PoolScaler;
 import dev.rota.cluster.pool.PoolScalerSettings;
 import dev.rota.cluster.readmodel.AgentScheduleProjection;
+import dev.rota.cluster.readmodel.JdbcPartitionLoader;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.rescue.LeaseRescuer;
 import dev.rota.cluster.system.SystemControl;
-import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -43,15 +43,9 @@ public record RotaCluster(
   /** The production wiring: journal, read model and offsets in the database behind dataSource. */
   public static RotaCluster start(ActorSystem<?> system, DataSource dataSource) {
     ReadModel readModel = new ReadModel(dataSource);
-    var blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
     PartitionLoader loader =
-        partition ->
-            CompletableFuture.supplyAsync(
-                () ->
-                    readModel.loadPartition(partition).stream()
-                        .map(row -> new PartitionLoader.Versioned(row.schedule(), row.seqNr()))
-                        .toList(),
-                blocking);
+        new JdbcPartitionLoader(
+            readModel, system.dispatchers().lookup(DispatcherSelector.blocking()));
     AgentSettings agentSettings = AgentSettings.from(system.settings().config());
     if (!dev.rota.cluster.journal.RotaJournal.writesReadModelOf(system.settings().config())) {
       AgentScheduleProjection.init(system, dataSource, agentSettings);

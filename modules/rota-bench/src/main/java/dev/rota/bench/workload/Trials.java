@@ -82,6 +82,22 @@ public final class Trials {
     }
   }
 
+  /**
+   * A fresh database on the run's PostgreSQL without a system on it, for a workload that runs its
+   * system itself (scale starts a node in its own JVM); drop it with {@link #dropDatabase}.
+   */
+  public BenchDatabase createDatabase(String workload) throws Exception {
+    String name =
+        ("bench_" + provider.name() + "_" + workload)
+            .toLowerCase(Locale.ROOT)
+            .replaceAll("[^a-z0-9_]", "_");
+    return postgres.createDatabase(name.substring(0, Math.min(63, name.length())));
+  }
+
+  public void dropDatabase(BenchDatabase database) throws Exception {
+    postgres.dropDatabase(database);
+  }
+
   /** What the systems of the trials closed since the last call said of themselves; clears it. */
   public List<Map<String, Object>> takeInternals() {
     List<Map<String, Object>> taken = List.copyOf(internals);

@@ -38,7 +38,10 @@ public final class ReadModel {
     this.dataSource = dataSource;
   }
 
-  /** Every agent of one partition with its sequence number, for a coordinator's index. */
+  /**
+   * Every agent of one partition with its sequence number, for a coordinator's index. Agents with
+   * the same capabilities share one set (a million rows, a handful of sets).
+   */
   public List<ScheduleRow> loadPartition(int partition) {
     return query(
         "loadPartition(" + partition + ")",
@@ -51,8 +54,9 @@ public final class ReadModel {
         },
         rs -> {
           List<ScheduleRow> rows = new ArrayList<>();
+          Map<String, Set<String>> capabilitySets = new HashMap<>();
           while (rs.next()) {
-            rows.add(scheduleRow(rs));
+            rows.add(scheduleRow(rs, capabilitySets));
           }
           return rows;
         });
@@ -413,14 +417,16 @@ public final class ReadModel {
     }
   }
 
-  private static ScheduleRow scheduleRow(ResultSet rs) throws SQLException {
+  private static ScheduleRow scheduleRow(ResultSet rs, Map<String, Set<String>> capabilitySets)
+      throws SQLException {
     String capabilities = rs.getString("capabilities");
     AgentSchedule schedule =
         new AgentSchedule(
             rs.getString("agent_id"),
             capabilities == null || capabilities.isEmpty()
                 ? Set.of()
-                : Set.copyOf(Arrays.asList(capabilities.split(","))),
+                : capabilitySets.computeIfAbsent(
+                    capabilities, c -> Set.copyOf(Arrays.asList(c.split(",")))),
             rs.getInt("priority"),
             rs.getInt("unread"),
             Sql.getInstant(rs, "oldest_unread_at"),
