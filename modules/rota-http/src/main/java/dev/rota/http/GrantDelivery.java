@@ -83,11 +83,13 @@ final class GrantDelivery {
         .scheduleOnce(answerWithin, () -> answer.complete(new NoWork()), system.executionContext());
     reply.whenComplete(
         (r, failure) -> {
-          boolean first = answer.complete(failure != null ? new NoWork() : r);
-          if (r instanceof Assigned assigned && !(first && poll.offer(assigned.granted()))) {
-            // Answered "none" already, or the connection is gone.
-            handBack(
-                assigned.granted(), first ? "its connection closed" : "claim answered", "gone");
+          if (!(r instanceof Assigned assigned)) {
+            answer.complete(failure != null ? new NoWork() : r);
+          } else if (!poll.offer(assigned.granted())) {
+            handBack(assigned.granted(), "its connection closed", "gone");
+          } else if (!answer.complete(r) && poll.withdraw(assigned.granted())) {
+            // The poll was answered "none" already.
+            handBack(assigned.granted(), "claim answered", "late");
           }
         });
     Source<ByteString, NotUsed> result =
@@ -167,9 +169,17 @@ final class GrantDelivery {
   private final class LongPoll {
     private final AtomicReference<Object> state = new AtomicReference<>("waiting");
 
-    /** A grant for this poll; false if its connection is already gone. */
+    /**
+     * A grant for this poll, offered before the body may carry it; false if its connection is
+     * already gone.
+     */
     boolean offer(AgentEntity.Granted granted) {
       return state.compareAndSet("waiting", granted);
+    }
+
+    /** Takes back a grant the body will not carry; false if the body already ended. */
+    boolean withdraw(AgentEntity.Granted granted) {
+      return state.compareAndSet(granted, "gone");
     }
 
     /** The connection pulls the assignment: it is taken, unless it was handed back. */
