@@ -86,7 +86,12 @@ final class GrantDelivery {
           if (!(r instanceof Assigned assigned)) {
             answer.complete(failure != null ? new NoWork() : r);
           } else if (!poll.offer(assigned.granted())) {
-            handBack(assigned.granted(), "its connection closed", "gone");
+            if (answer.isDone()) {
+              // The poll was answered "none" after waitSeconds + the ask timeout, and has ended.
+              handBack(assigned.granted(), "claim answered", "late");
+            } else {
+              handBack(assigned.granted(), "its connection closed", "gone");
+            }
           } else if (!answer.complete(r) && poll.withdraw(assigned.granted())) {
             // The poll was answered "none" already.
             handBack(assigned.granted(), "claim answered", "late");
