@@ -1,46 +1,58 @@
 package dev.rota.http;
 
-import dev.rota.cluster.assign.ActivationJson;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.cluster.assign.WorkProtocol.Assigned;
-import dev.rota.cluster.assign.WorkProtocol.NoWork;
-import dev.rota.cluster.assign.WorkProtocol.Paused;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.http.api.ClaimRequest;
-import dev.rota.http.api.ClaimResponse;
 import java.time.Duration;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.Route;
+import scala.concurrent.ExecutionContextExecutor;
 
 /**
  * The claim resource of API.md (role runner): {@code POST /v1/claims} asks this node's dispatcher
  * for one activation on behalf of an external runner, waiting up to {@code waitSeconds} for work
- * (long poll). The dispatcher answers the moment work appears; the route waits for it {@code
- * waitSeconds} plus {@code rota.http.ask-timeout}, and lifts the server's request timeout for this
- * request to the same bound, so that {@code pekko.http.server.request-timeout} (20 s by default)
- * never cuts a long poll short.
+ * (long poll). The dispatcher answers the moment work appears.
  *
- * <p>A lease granted after the client went away (it disconnected, or the ask timed out) reaches
- * nobody: it expires after its {@code leaseSeconds} and counts as a retry, like any lease whose
- * runner died.
+ * <p>A claim without a wait is answered as one response: the reply, or 503 if the dispatcher has
+ * not answered within {@code rota.http.ask-timeout} (the server's request timeout is lifted to that
+ * bound). A long poll is answered 200 at once and its body follows when the dispatcher answers, or
+ * is {@code {"status": "none"}} after {@code waitSeconds} plus the ask timeout; meanwhile the body
+ * carries a space a second (JSON whitespace), which keeps idle timeouts from cutting it and tells
+ * the route when the runner's connection is gone ({@link GrantDelivery}).
+ *
+ * <p>No lease is granted to nobody (issue 11): a grant for a long poll whose connection closed, and
+ * a grant that arrives after the route answered, are handed back at once with a snooze of 0 s,
+ * which uses no attempt. Only a runner that dies after its assignment left leaves its lease to
+ * expire.
  */
 public final class ClaimRoutes extends AllDirectives {
   /** Room for the server to answer after the ask's own timeout, with the API's 503. */
   private static final Duration REQUEST_TIMEOUT_MARGIN = Duration.ofSeconds(5);
 
+  /**
+   * How much longer than the route waits the ask itself waits, so that a grant that comes after the
+   * route answered 503 still reaches this route and is handed back instead of dead-lettered.
+   */
+  private static final Duration LATE_GRANT_WAIT = Duration.ofSeconds(30);
+
   private final ActorRef<Dispatcher.Command> dispatcher;
   private final Scheduler scheduler;
+  private final GrantDelivery delivery;
+  private final ExecutionContextExecutor executor;
   private final ApiAuth auth;
   private final Duration askTimeout;
   private final long maxBodyBytes;
@@ -54,14 +66,16 @@ public final class ClaimRoutes extends AllDirectives {
    */
   public ClaimRoutes(
       ActorRef<Dispatcher.Command> dispatcher,
-      Scheduler scheduler,
+      ActorSystem<?> system,
       ApiAuth auth,
       HttpSettings settings,
       long defaultLeaseSeconds) {
     this.dispatcher = dispatcher;
-    this.scheduler = scheduler;
+    this.scheduler = system.scheduler();
     this.auth = auth;
     this.askTimeout = settings.askTimeout();
+    this.delivery = new GrantDelivery(system, askTimeout);
+    this.executor = system.executionContext();
     this.maxBodyBytes = settings.maxBodyBytes();
     this.defaultLeaseSeconds = defaultLeaseSeconds;
     this.maxLongPolls = settings.maxLongPolls();
@@ -86,24 +100,20 @@ public final class ClaimRoutes extends AllDirectives {
           ClaimRequest.Claim claim = body.validated(defaultLeaseSeconds);
           Duration wait = Duration.ofSeconds(claim.waitSeconds());
           Duration answerWithin = wait.plus(askTimeout);
+          if (claim.waitSeconds() > 0) {
+            return complete(delivery.longPoll(waiting(() -> ask(claim, wait)), answerWithin));
+          }
           return withRequestTimeout(
               answerWithin.plus(REQUEST_TIMEOUT_MARGIN),
-              () ->
-                  onSuccess(
-                      waiting(claim, () -> requestWork(claim, wait, answerWithin)),
-                      reply -> complete(JsonSupport.response(StatusCodes.OK, response(reply)))));
+              () -> onSuccess(answerNow(ask(claim, wait), answerWithin), this::complete));
         });
   }
 
   /**
-   * Counts a claim that may wait for work while it waits; past {@code rota.http.max-long-polls}
+   * Counts a long poll while it waits for the dispatcher; past {@code rota.http.max-long-polls}
    * such claims at once, another is answered 503 at once rather than holding one more connection.
    */
-  private CompletionStage<WorkReply> waiting(
-      ClaimRequest.Claim claim, Supplier<CompletionStage<WorkReply>> ask) {
-    if (claim.waitSeconds() == 0) {
-      return ask.get();
-    }
+  private CompletionStage<WorkReply> waiting(Supplier<CompletionStage<WorkReply>> ask) {
     if (longPolls.incrementAndGet() > maxLongPolls) {
       longPolls.decrementAndGet();
       throw ApiException.unavailable(
@@ -124,44 +134,61 @@ public final class ClaimRoutes extends AllDirectives {
     return longPolls.get();
   }
 
-  private CompletionStage<WorkReply> requestWork(
-      ClaimRequest.Claim claim, Duration wait, Duration answerWithin) {
+  /**
+   * Asks the dispatcher. The ask waits {@link #LATE_GRANT_WAIT} longer than the route does, so that
+   * a grant that comes after the route answered still arrives here and is handed back.
+   */
+  private CompletionStage<WorkReply> ask(ClaimRequest.Claim claim, Duration wait) {
     return AskPattern.ask(
-            dispatcher,
-            (ActorRef<WorkReply> replyTo) ->
-                new RequestWork(
-                    claim.runnerId(),
-                    null,
-                    claim.mode(),
-                    claim.capabilities(),
-                    wait,
-                    claim.leaseSeconds(),
-                    replyTo),
-            answerWithin,
-            scheduler)
-        .exceptionally(
-            failure -> {
-              if (failure instanceof TimeoutException
-                  || failure.getCause() instanceof TimeoutException) {
-                throw ApiException.unavailable(
-                    "this node's dispatcher did not answer within "
-                        + answerWithin.toSeconds()
-                        + " s; try again later");
-              }
-              throw failure instanceof CompletionException c ? c : new CompletionException(failure);
-            });
+        dispatcher,
+        (ActorRef<WorkReply> replyTo) ->
+            new RequestWork(
+                claim.runnerId(),
+                null,
+                claim.mode(),
+                claim.capabilities(),
+                wait,
+                claim.leaseSeconds(),
+                replyTo),
+        wait.plus(askTimeout).plus(LATE_GRANT_WAIT),
+        scheduler);
   }
 
-  private static ClaimResponse response(WorkReply reply) {
-    if (reply instanceof Assigned assigned) {
-      return ClaimResponse.assigned(ActivationJson.assignment(assigned.granted()));
-    }
-    if (reply instanceof Paused) {
-      return ClaimResponse.PAUSED;
-    }
-    if (reply instanceof NoWork) {
-      return ClaimResponse.NONE;
-    }
-    throw new IllegalStateException("unexpected reply from the dispatcher: " + reply);
+  /** The strict answer of a claim without a wait: the reply within {@code answerWithin}, or 503. */
+  private CompletionStage<HttpResponse> answerNow(
+      CompletionStage<WorkReply> reply, Duration answerWithin) {
+    CompletableFuture<HttpResponse> answer = new CompletableFuture<>();
+    AtomicBoolean answered = new AtomicBoolean();
+    Cancellable timeout =
+        scheduler.scheduleOnce(
+            answerWithin,
+            () -> {
+              if (answered.compareAndSet(false, true)) {
+                answer.completeExceptionally(
+                    ApiException.unavailable(
+                        "this node's dispatcher did not answer within "
+                            + answerWithin.toSeconds()
+                            + " s; try again later"));
+              }
+            },
+            executor);
+    reply.whenComplete(
+        (r, failure) -> {
+          timeout.cancel();
+          if (!answered.compareAndSet(false, true)) {
+            if (r instanceof Assigned late) {
+              delivery.late(late.granted());
+            }
+          } else if (failure != null) {
+            answer.completeExceptionally(failure);
+          } else {
+            try {
+              answer.complete(GrantDelivery.strict(r));
+            } catch (RuntimeException e) {
+              answer.completeExceptionally(e);
+            }
+          }
+        });
+    return answer;
   }
 }

@@ -42,11 +42,7 @@ public final class RotaRoutes extends AllDirectives {
     RotaMetrics metrics = RotaMetrics.get(system);
     ClaimRoutes claims =
         new ClaimRoutes(
-            rota.dispatcher(),
-            system.scheduler(),
-            auth,
-            settings,
-            rota.agentSettings().defaultLeaseSeconds());
+            rota.dispatcher(), system, auth, settings, rota.agentSettings().defaultLeaseSeconds());
     warnIfIdleTimeoutCutsLongPolls(system.settings().config(), claims.longestAnswer());
     this.errors = new ApiErrors(settings);
     this.telemetry = new RequestTelemetry(metrics);

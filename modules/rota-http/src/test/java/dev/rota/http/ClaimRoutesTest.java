@@ -13,12 +13,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.assign.Dispatcher;
+import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.http.testing.ApiCalls;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.RotaTestCluster;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest.BodyPublishers;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -248,12 +252,130 @@ class ClaimRoutesTest extends JUnit5RouteTest {
                   ofString());
 
       assertEquals(200, response.statusCode(), response.body());
-      assertEquals("{\"status\":\"none\"}", response.body());
+      assertEquals("{\"status\":\"none\"}", response.body().strip());
       assertTrue(Duration.ofNanos(System.nanoTime() - start).toMillis() >= 3000);
     } finally {
       binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
   }
+
+  /**
+   * A runner that gives up its long poll (closes the connection) before work appears: the lease
+   * granted for it is handed back at once, no attempt used, and the next runner gets the agent. The
+   * lease is an hour long, so only a hand-back can free the agent within the wait.
+   */
+  @Test
+  void handsBackTheLeaseOfALongPollWhoseRunnerDisconnected() throws Exception {
+    String agentId = cap + "-a";
+    api.register(agentId, cap);
+    HttpSettings settings = cluster.settings();
+    ClaimRoutes claims =
+        new ClaimRoutes(
+            cluster.rota().dispatcher(), cluster.system(), new ApiAuth(settings), settings, 300);
+    ServerBinding binding =
+        Http.get(cluster.system())
+            .newServerAt("127.0.0.1", 0)
+            .bind(new ApiErrors(settings).handle(() -> claims.route()))
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    try {
+      String claim =
+          claimJson(
+              "runner-gone",
+              "\"mode\": \"notification\", \"waitSeconds\": 30, \"leaseSeconds\": 3600");
+      byte[] body = claim.getBytes(StandardCharsets.UTF_8);
+      try (Socket socket = new Socket("127.0.0.1", binding.localAddress().getPort())) {
+        OutputStream out = socket.getOutputStream();
+        out.write(
+            ("POST /v1/claims HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: "
+                    + body.length
+                    + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        out.write(body);
+        out.flush();
+        eventually(() -> assertEquals(1, claims.longPolls(), "the claim should be waiting"));
+        String head = new String(socket.getInputStream().readNBytes(17), StandardCharsets.US_ASCII);
+        assertEquals("HTTP/1.1 200 OK\r\n", head, "a long poll is answered 200 at once");
+      }
+      // The runner is gone; its long poll is still parked at the dispatcher. Some seconds later
+      // (the route's probes find the connection closed) work appears and is granted to it.
+      Thread.sleep(3000);
+      api.notify(agentId, "mention", "{\"k\": 1}");
+
+      eventually(
+          () -> {
+            JsonNode view = api.get("/v1/agents/" + agentId);
+            assertTrue(view.get("lease").isNull(), "still leased: " + view);
+          });
+      String history = api.get("/v1/agents/" + agentId + "/history").toString();
+      assertTrue(history.contains("runner-gone"), "never granted to the gone runner: " + history);
+      JsonNode next = api.assignment("runner-next", cap);
+      assertEquals(agentId, next.get("agentId").asText());
+      assertEquals(1, next.get("attempt").asInt(), "the hand-back used an attempt: " + next);
+      assertEquals(1, next.get("notifications").get(0).get("attempt").asInt(), next.toString());
+    } finally {
+      binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * The route gives up waiting (503) and only then the dispatcher grants: that lease is handed back
+   * too. A dispatcher that passes requests on 600 ms late, behind a 300 ms ask timeout.
+   */
+  @Test
+  void handsBackAGrantThatArrivesAfterTheClaimWasAnswered503() {
+    String agentId = cap + "-a";
+    api.register(agentId, cap);
+    api.notify(agentId, "mention", "{}");
+    ActorRef<Dispatcher.Command> real = cluster.rota().dispatcher();
+    ActorRef<Dispatcher.Command> slow =
+        cluster
+            .system()
+            .systemActorOf(
+                Behaviors.<Dispatcher.Command>withTimers(
+                    timers ->
+                        Behaviors.receiveMessage(
+                            message -> {
+                              if (message instanceof Late late) {
+                                real.tell(late.request());
+                              } else {
+                                timers.startSingleTimer(
+                                    new Late((RequestWork) message), Duration.ofMillis(600));
+                              }
+                              return Behaviors.same();
+                            })),
+                "slow-dispatcher",
+                Props.empty());
+    HttpSettings fast =
+        HttpSettings.from(
+            ConfigFactory.parseString("rota.http.ask-timeout = 300ms")
+                .withFallback(cluster.config()));
+    ClaimRoutes claims = new ClaimRoutes(slow, cluster.system(), new ApiAuth(fast), fast, 3600);
+
+    TestRouteResult result =
+        testRoute(new ApiErrors(fast).handle(() -> claims.route()))
+            .run(
+                jsonRequest(
+                    "POST",
+                    "/v1/claims",
+                    claimJson(
+                        "runner-late", "\"mode\": \"notification\", \"leaseSeconds\": 3600")));
+    assertError(result, 503, "unavailable", "dispatcher did not answer");
+
+    eventually(
+        () -> {
+          JsonNode view = api.get("/v1/agents/" + agentId);
+          assertTrue(view.get("lease").isNull(), "still leased: " + view);
+          assertTrue(view.get("lastActivatedAt").isNull(), "activated: " + view);
+        });
+    JsonNode next = api.assignment("runner-next", cap);
+    assertEquals(agentId, next.get("agentId").asText());
+    assertEquals(1, next.get("attempt").asInt(), "the hand-back used an attempt: " + next);
+  }
+
+  /** A request the slow dispatcher passes on later. */
+  private record Late(RequestWork request) implements Dispatcher.Command {}
 
   @ParameterizedTest(name = "{0}")
   @CsvSource(
@@ -323,8 +445,7 @@ class ClaimRoutesTest extends JUnit5RouteTest {
         HttpSettings.from(
             ConfigFactory.parseString("rota.http.ask-timeout = 300ms")
                 .withFallback(cluster.config()));
-    ClaimRoutes claims =
-        new ClaimRoutes(silent, cluster.system().scheduler(), new ApiAuth(fast), fast, 300);
+    ClaimRoutes claims = new ClaimRoutes(silent, cluster.system(), new ApiAuth(fast), fast, 300);
 
     TestRouteResult result =
         testRoute(new ApiErrors(fast).handle(() -> claims.route()))

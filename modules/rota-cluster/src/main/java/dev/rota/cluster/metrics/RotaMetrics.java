@@ -53,6 +53,8 @@ public final class RotaMetrics implements Extension {
   private final Counter notificationsDuplicate;
   private final Counter leasesExpired;
   private final Counter leasesRescued;
+  private final Counter leasesHandBackFailed;
+  private final Map<String, Counter> leasesHandedBack = new ConcurrentHashMap<>();
   private final Counter deadLettered;
   private final Map<String, Counter> leasesGranted = new ConcurrentHashMap<>();
   private final Map<String, Counter> notificationsRefused = new ConcurrentHashMap<>();
@@ -127,6 +129,15 @@ public final class RotaMetrics implements Extension {
             .description(
                 "Expired leases the lease rescuer (cluster singleton, on this node) had expired")
             .register(registry);
+    leasesHandBackFailed =
+        Counter.builder("rota.leases.hand.back.failed")
+            .description(
+                "Leases granted to a claim whose runner never took them that could not be handed"
+                    + " back; they expire (a retry) and the lease rescuer counts them")
+            .register(registry);
+    for (String reason : new String[] {"gone", "late"}) {
+      leaseHandedBack(reason, 0);
+    }
     deadLettered =
         Counter.builder("rota.notifications.dead.lettered")
             .description("Notifications moved to their agent's dead letters")
@@ -195,6 +206,32 @@ public final class RotaMetrics implements Extension {
     if (count > 0) {
       deadLettered.increment(count);
     }
+  }
+
+  private void leaseHandedBack(String reason, double amount) {
+    leasesHandedBack
+        .computeIfAbsent(
+            reason,
+            r ->
+                Counter.builder("rota.leases.handed.back")
+                    .description(
+                        "Leases handed back unused (snooze 0 s, no attempt used) because the"
+                            + " claiming runner never took them, by reason (gone: its long"
+                            + " poll's connection closed; late: granted after the claim was"
+                            + " answered)")
+                    .tag("reason", r)
+                    .register(registry))
+        .increment(amount);
+  }
+
+  /** A lease granted to a runner that never took it was handed back. */
+  public void leaseHandedBack(String reason) {
+    leaseHandedBack(reason, 1);
+  }
+
+  /** Handing back such a lease failed; it will expire. */
+  public void leaseHandBackFailed() {
+    leasesHandBackFailed.increment();
   }
 
   /** The lease rescuer had an expired lease expired. */

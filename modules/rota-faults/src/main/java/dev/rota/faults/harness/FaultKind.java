@@ -9,7 +9,10 @@ public enum FaultKind {
    * others down it; then SIGCONT. The node must exit (non-zero) instead of working on.
    */
   SIGSTOP("sigstop", true),
-  /** PostgreSQL stopped with {@code -m immediate} (as a crash) and started again. */
+  /**
+   * PostgreSQL stopped with {@code -m immediate} (as a crash) and started again 3 s later (15 s in
+   * every third run).
+   */
   POSTGRES_RESTART("postgres-restart", false),
   /** Every node in turn: SIGTERM, wait for it to exit, start it again, wait until ready. */
   ROLLING_RESTART("rolling-restart", false);

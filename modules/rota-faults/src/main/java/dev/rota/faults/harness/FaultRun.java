@@ -114,9 +114,11 @@ public final class FaultRun {
           restart(history, cluster, node);
         }
         case POSTGRES_RESTART -> {
-          fault(history, kind.label(), Fault.INJECTED, 0, "");
+          // The third run keeps PostgreSQL down for 15 s, the others for 3 s.
+          Duration down = Duration.ofSeconds(run % 3 == 2 ? 15 : 3);
+          fault(history, kind.label(), Fault.INJECTED, 0, "down " + down.toSeconds() + " s");
           db.stopImmediately();
-          FaultCluster.sleep(Duration.ofSeconds(3));
+          FaultCluster.sleep(down);
           db.startAgain();
           fault(history, kind.label(), Fault.HEALED, 0, "");
           FaultCluster.sleep(settings.observe());

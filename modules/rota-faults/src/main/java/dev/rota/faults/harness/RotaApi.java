@@ -9,7 +9,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** A small HTTP client for Rota's API on loopback; every call has its own timeout. */
+/**
+ * Raw HTTP on loopback, every call with its own timeout, for what the SDK does not cover: Pekko
+ * Management's {@code /ready} and {@code /cluster/members}, and the bare status codes a node
+ * answers while it starts ({@code NodeLifecycleTest}). The workload itself uses the SDK.
+ */
 public final class RotaApi {
   private static final ObjectMapper JSON = new ObjectMapper();
 

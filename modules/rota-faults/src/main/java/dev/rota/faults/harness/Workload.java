@@ -1,6 +1,15 @@
 package dev.rota.faults.harness;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.rota.client.Agent;
+import dev.rota.client.AgentSpec;
+import dev.rota.client.Assignment;
+import dev.rota.client.ClaimResult;
+import dev.rota.client.Notification;
+import dev.rota.client.NotifyResult;
+import dev.rota.client.RotaClient;
+import dev.rota.client.RotaException;
+import dev.rota.client.RunnerMode;
 import dev.rota.faults.history.Event.CompleteAttempt;
 import dev.rota.faults.history.Event.DeadLetter;
 import dev.rota.faults.history.Event.FinalInbox;
@@ -9,21 +18,31 @@ import dev.rota.faults.history.Event.Outcome;
 import dev.rota.faults.history.Event.Published;
 import dev.rota.faults.history.Event.Renewed;
 import dev.rota.faults.history.History;
-import java.io.IOException;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 
 /**
- * The clients of a fault run, all over HTTP, all recording into one {@link History}: a producer
- * thread per agent publishes notifications with unique dedupe keys (retrying an unacknowledged one
- * with the same key, possibly on another node), and external runners claim, sometimes heartbeat,
- * and complete (retrying an unanswered completion until it is answered or the lease is past its
- * expiry). A few activations stall past their lease on purpose, so that every run also sends stale
- * completions the cluster must refuse.
+ * The clients of a fault run, all through the SDK's {@link RotaClient}, all recording into one
+ * {@link History}: a producer thread per agent publishes notifications with unique dedupe keys
+ * (retrying an unacknowledged one with the same key, possibly on another node), and external
+ * runners claim, sometimes heartbeat, and complete (retrying an unanswered completion until it is
+ * answered or the lease is past its expiry). A few activations stall past their lease on purpose,
+ * so that every run also sends stale completions the cluster must refuse.
+ *
+ * <p>The SDK's clients here retry nothing ({@code retries(0)}): the workload retries itself, on any
+ * node, so that every attempt is in the history with its own times and outcome, as the checker
+ * needs. For the same reason the runners are loops over {@link RotaClient#claim}, {@code heartbeat}
+ * and {@code complete} rather than {@code RotaRunner}: that one heartbeats every lease, stops a
+ * handler at its lease's end and retries reports internally, which is right for users but would
+ * keep the suite from sending the stale completions the cluster must refuse and hide attempts.
  */
 public final class Workload {
   static final int LEASE_SECONDS = 5;
@@ -35,6 +54,10 @@ public final class Workload {
   private static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(1);
 
   private static final Duration REPORT_TIMEOUT = Duration.ofSeconds(3);
+
+  /** Added to a claim's wait: how long its answer may take beyond the wait. */
+  private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(10);
+
   private static final int CLAIM_WAIT_SECONDS = 1;
   private static final Duration PUBLISH_INTERVAL = Duration.ofMillis(1000);
   private static final double STALL_PROBABILITY = 0.03;
@@ -43,7 +66,7 @@ public final class Workload {
   private final History history;
   private final List<String> agents = new ArrayList<>();
   private final int runners;
-  private final RotaApi api = new RotaApi();
+  private final Map<Integer, Clients> clients = new ConcurrentHashMap<>();
   private final List<Thread> producerThreads = new ArrayList<>();
   private final List<Thread> runnerThreads = new ArrayList<>();
   private volatile boolean producing;
@@ -64,9 +87,9 @@ public final class Workload {
 
   /** Registers the agents (many attempts allowed, so that nothing dead-letters by retries). */
   public void registerAgents() {
+    AgentSpec spec = AgentSpec.create().maxAttempts(100).maxInboxDepth(100000);
     for (String agent : agents) {
-      String body = RotaApi.json(Map.of("maxAttempts", 100, "maxInboxDepth", 100000));
-      retryUntilOk("register " + agent, "PUT", "/v1/agents/" + agent, body);
+      retryUntilOk("register " + agent, client -> client.registerAgent(agent, spec));
     }
   }
 
@@ -105,8 +128,9 @@ public final class Workload {
         Duration.ofMillis(ThreadLocalRandom.current().nextLong(PUBLISH_INTERVAL.toMillis())));
     while (producing) {
       String key = agent + "-" + sequence++;
-      String body =
-          RotaApi.json(Map.of("type", "fault", "payload", Map.of("k", key), "dedupeKey", key));
+      Notification notification =
+          Notification.of("fault", JsonNodeFactory.instance.objectNode().put("k", key))
+              .dedupeKey(key);
       boolean acknowledged = false;
       while (!acknowledged && producing) {
         NodeProcess node = cluster.pick();
@@ -119,21 +143,13 @@ public final class Workload {
         String id = null;
         String detail;
         try {
-          RotaApi.Response response =
-              api.send(
-                  node.httpPort(),
-                  "POST",
-                  "/v1/agents/" + agent + "/notifications",
-                  body,
-                  PUBLISH_TIMEOUT);
-          outcome = response.status() == 202 ? Outcome.OK : Outcome.FAILED;
-          detail = Integer.toString(response.status());
-          if (outcome == Outcome.OK) {
-            id = response.body().path("notificationId").asText();
-          }
-        } catch (IOException e) {
+          NotifyResult result = clients(node).publish.notify(agent, notification);
+          outcome = Outcome.OK;
+          id = result.notificationId();
+          detail = "202";
+        } catch (RotaException e) {
           outcome = Outcome.FAILED;
-          detail = e.getClass().getSimpleName();
+          detail = detail(e);
         }
         history.add(
             new Published(
@@ -149,13 +165,6 @@ public final class Workload {
   }
 
   private void run(String runnerId) {
-    String claim =
-        RotaApi.json(
-            Map.of(
-                "runnerId", runnerId,
-                "mode", "notification",
-                "waitSeconds", CLAIM_WAIT_SECONDS,
-                "leaseSeconds", LEASE_SECONDS));
     while (running) {
       NodeProcess node = cluster.pick();
       if (node == null) {
@@ -163,45 +172,38 @@ public final class Workload {
         continue;
       }
       long start = System.currentTimeMillis();
-      JsonNode assignment;
+      Assignment assignment;
       try {
-        RotaApi.Response response =
-            api.send(
-                node.httpPort(),
-                "POST",
-                "/v1/claims",
-                claim,
-                Duration.ofSeconds(CLAIM_WAIT_SECONDS + 10));
-        if (!response.ok() || !"assigned".equals(response.body().path("status").asText())) {
-          if (!response.ok()) {
-            FaultCluster.sleep(Duration.ofMillis(200));
-          }
+        ClaimResult result =
+            clients(node)
+                .claims
+                .claim(
+                    runnerId, RunnerMode.NOTIFICATION, Set.of(), CLAIM_WAIT_SECONDS, LEASE_SECONDS);
+        if (!result.assigned()) {
           continue;
         }
-        assignment = response.body().path("assignment");
-      } catch (IOException e) {
+        assignment = result.assignment();
+      } catch (RotaException e) {
         FaultCluster.sleep(Duration.ofMillis(200));
         continue;
       }
       List<String> keys = new ArrayList<>();
-      for (JsonNode notification : assignment.path("notifications")) {
-        keys.add(notification.path("payload").path("k").asText());
+      for (Assignment.Item notification : assignment.notifications()) {
+        keys.add(notification.payload().path("k").asText());
       }
-      String leaseId = assignment.path("leaseId").asText();
-      String agentId = assignment.path("agentId").asText();
-      long expiresAt = millis(assignment.path("expiresAt").asText());
+      long expiresAt = millis(assignment.expiresAt());
       history.add(
           new Granted(
               runnerId,
               node.index(),
-              leaseId,
-              agentId,
-              millis(assignment.path("grantedAt").asText()),
+              assignment.leaseId(),
+              assignment.agentId(),
+              millis(assignment.grantedAt()),
               expiresAt,
               keys,
               start,
               System.currentTimeMillis()));
-      work(leaseId, agentId, expiresAt);
+      work(assignment.leaseId(), assignment.agentId(), expiresAt);
     }
   }
 
@@ -227,16 +229,11 @@ public final class Workload {
       long start = System.currentTimeMillis();
       Outcome outcome;
       try {
-        RotaApi.Response response =
-            api.send(
-                node.httpPort(),
-                "POST",
-                "/v1/leases/" + leaseId + "/complete",
-                "{}",
-                REPORT_TIMEOUT);
-        outcome =
-            response.ok() ? Outcome.OK : response.status() == 410 ? Outcome.LOST : Outcome.FAILED;
-      } catch (IOException e) {
+        clients(node).reports.complete(leaseId, null);
+        outcome = Outcome.OK;
+      } catch (RotaException.LeaseLost e) {
+        outcome = Outcome.LOST;
+      } catch (RotaException e) {
         outcome = Outcome.FAILED;
       }
       history.add(
@@ -259,19 +256,12 @@ public final class Workload {
     Outcome outcome;
     long expiresAt = 0;
     try {
-      RotaApi.Response response =
-          api.send(
-              node.httpPort(),
-              "POST",
-              "/v1/leases/" + leaseId + "/heartbeat",
-              null,
-              REPORT_TIMEOUT);
-      outcome =
-          response.ok() ? Outcome.OK : response.status() == 410 ? Outcome.LOST : Outcome.FAILED;
-      if (outcome == Outcome.OK) {
-        expiresAt = millis(response.body().path("expiresAt").asText());
-      }
-    } catch (IOException e) {
+      Instant extended = clients(node).reports.heartbeat(leaseId);
+      outcome = Outcome.OK;
+      expiresAt = extended == null ? 0 : extended.toEpochMilli();
+    } catch (RotaException.LeaseLost e) {
+      outcome = Outcome.LOST;
+    } catch (RotaException e) {
       outcome = Outcome.FAILED;
     }
     history.add(new Renewed(leaseId, start, System.currentTimeMillis(), outcome, expiresAt));
@@ -287,10 +277,8 @@ public final class Workload {
     while (System.nanoTime() < deadline) {
       boolean empty = true;
       for (String agent : agents) {
-        JsonNode view = view(agent);
-        if (view == null
-            || view.path("inbox").path("unread").asInt() > 0
-            || !view.path("lease").isNull()) {
+        Agent view = view(agent);
+        if (view == null || view.inbox().unread() > 0 || view.lease() != null) {
           empty = false;
           break;
         }
@@ -307,38 +295,34 @@ public final class Workload {
   public void recordFinalState() {
     for (String agent : agents) {
       long now = System.currentTimeMillis();
-      JsonNode view = view(agent);
+      Agent view = view(agent);
       if (view == null) {
         history.add(new FinalInbox(agent, -1, true, now));
         continue;
       }
-      history.add(
-          new FinalInbox(
-              agent, view.path("inbox").path("unread").asInt(), !view.path("lease").isNull(), now));
-      JsonNode dead = get("/admin/dead-letters?agentId=" + agent + "&limit=100");
+      history.add(new FinalInbox(agent, view.inbox().unread(), view.lease() != null, now));
+      List<dev.rota.client.DeadLetter> dead = read(client -> client.deadLetters(agent, 100));
       if (dead != null) {
-        for (JsonNode letter : dead.path("deadLetters")) {
-          history.add(new DeadLetter(agent, letter.path("payload").path("k").asText(), now));
+        for (dev.rota.client.DeadLetter letter : dead) {
+          history.add(new DeadLetter(agent, letter.payload().path("k").asText(), now));
         }
       }
     }
   }
 
-  private JsonNode view(String agent) {
-    return get("/v1/agents/" + agent);
+  private Agent view(String agent) {
+    return read(client -> client.getAgent(agent));
   }
 
-  private JsonNode get(String path) {
+  /** A read on any routable node, tried up to ten times; null if none answered. */
+  private <T> T read(Function<RotaClient, T> call) {
     for (int attempt = 0; attempt < 10; attempt++) {
       NodeProcess node = cluster.pick();
       try {
         if (node != null) {
-          RotaApi.Response response = api.send(node.httpPort(), "GET", path, null, REPORT_TIMEOUT);
-          if (response.ok()) {
-            return response.body();
-          }
+          return call.apply(clients(node).reports);
         }
-      } catch (IOException e) {
+      } catch (RotaException e) {
         // Try again, maybe on another node.
       }
       FaultCluster.sleep(Duration.ofMillis(300));
@@ -346,14 +330,15 @@ public final class Workload {
     return null;
   }
 
-  private void retryUntilOk(String what, String method, String path, String body) {
+  private void retryUntilOk(String what, Function<RotaClient, ?> call) {
     for (int attempt = 0; attempt < 50; attempt++) {
       NodeProcess node = cluster.pick();
       try {
-        if (node != null && api.send(node.httpPort(), method, path, body, REPORT_TIMEOUT).ok()) {
+        if (node != null) {
+          call.apply(clients(node).reports);
           return;
         }
-      } catch (IOException e) {
+      } catch (RotaException e) {
         // Try again.
       }
       FaultCluster.sleep(Duration.ofMillis(300));
@@ -361,8 +346,46 @@ public final class Workload {
     throw new IllegalStateException(what + " did not succeed in 50 attempts");
   }
 
-  private static long millis(String instant) {
-    return instant == null || instant.isEmpty() ? 0 : Instant.parse(instant).toEpochMilli();
+  /** The SDK's clients of one node (its port stays the same across restarts). */
+  private Clients clients(NodeProcess node) {
+    return clients.computeIfAbsent(node.httpPort(), Clients::new);
+  }
+
+  /** What the history records of a request that got no acknowledgement. */
+  private static String detail(RotaException e) {
+    if (e instanceof RotaException.Connection connection) {
+      Throwable cause = connection.getCause();
+      return cause == null ? "Connection" : cause.getClass().getSimpleName();
+    }
+    return Integer.toString(e.status());
+  }
+
+  /**
+   * Three clients of one node, differing only in how long they wait for an answer; none retries.
+   */
+  private static final class Clients {
+    final RotaClient publish;
+    final RotaClient claims;
+    final RotaClient reports;
+
+    Clients(int port) {
+      URI uri = URI.create("http://127.0.0.1:" + port);
+      publish = client(uri, PUBLISH_TIMEOUT);
+      claims = client(uri, CLAIM_TIMEOUT);
+      reports = client(uri, REPORT_TIMEOUT);
+    }
+
+    private static RotaClient client(URI uri, Duration readTimeout) {
+      return RotaClient.builder(uri)
+          .connectTimeout(Duration.ofSeconds(1))
+          .readTimeout(readTimeout)
+          .retries(0)
+          .build();
+    }
+  }
+
+  private static long millis(Instant instant) {
+    return instant == null ? 0 : instant.toEpochMilli();
   }
 
   private static void join(List<Thread> threads) {
