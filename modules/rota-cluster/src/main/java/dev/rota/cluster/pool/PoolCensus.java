@@ -103,6 +103,11 @@ final class PoolCensus {
     return external.getOrDefault(pool, 0L);
   }
 
+  /** The sizes the in-cluster pools of this name were held at, over all nodes that answered. */
+  int inClusterSize(String pool) {
+    return inClusterSizes.getOrDefault(pool, 0);
+  }
+
   /**
    * What the pool has now: the sizes its in-cluster pools are held at plus its active external
    * runners; without an in-cluster pool of its name, its active runners.

@@ -246,11 +246,10 @@ public final class PoolScaler extends AbstractBehavior<PoolScaler.Command> {
                 decision.desired(),
                 decision.reason());
       }
-      int inCluster = 0;
       if (settings.configured()) {
-        inCluster = apply(spec, decision.desired() - census.external(spec.name()), o);
+        apply(spec, decision.desired() - census.external(spec.name()), o);
       }
-      pools.add(report(spec, load, decision, inCluster));
+      pools.add(report(spec, load, decision, census.inClusterSize(spec.name())));
     }
     report = new PoolsReport(o.at(), meanActivation, settings.targetStaleness(), pools);
     return this;
@@ -258,17 +257,16 @@ public final class PoolScaler extends AbstractBehavior<PoolScaler.Command> {
 
   /**
    * Spreads {@code wanted} runners over the nodes that run an in-cluster pool of the spec's name
-   * and tells those whose size differs. Returns the runners those pools were held at when the round
-   * asked them (a change shows in the next round's answer).
+   * and tells those whose size differs.
    */
-  private int apply(PoolSpec spec, long wanted, Observed o) {
+  private void apply(PoolSpec spec, long wanted, Observed o) {
     var hosting =
         o.pools().stream()
             .filter(a -> a.reply().desired().containsKey(spec.name()))
             .sorted(Comparator.comparing(a -> a.reply().node()))
             .toList();
     if (hosting.isEmpty()) {
-      return 0;
+      return;
     }
     Instant expired = o.at().minus(settings.interval().multipliedBy(6));
     bounds.values().removeIf(b -> b.learnedAt().isBefore(expired));
@@ -287,11 +285,9 @@ public final class PoolScaler extends AbstractBehavior<PoolScaler.Command> {
       }
     }
     Map<String, Integer> shares = Pools.spread((int) Math.max(0, wanted), names, floors, caps);
-    int total = 0;
     for (var a : hosting) {
       String node = a.reply().node();
       int share = shares.get(node);
-      total += a.reply().desired().get(spec.name());
       if (share != a.reply().desired().get(spec.name())) {
         Asks.ask(
             getContext(),
@@ -303,7 +299,6 @@ public final class PoolScaler extends AbstractBehavior<PoolScaler.Command> {
                 new Applied(node, spec.name(), share, failure == null ? reply : failure));
       }
     }
-    return total;
   }
 
   private Behavior<Command> onApplied(Applied applied) {
