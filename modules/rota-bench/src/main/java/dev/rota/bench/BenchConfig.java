@@ -18,10 +18,13 @@ import java.util.Map;
  * @param burnDownCap burn-down stops here if not drained (counted from the first claim)
  * @param backlogLevels backlog sizes measured for the scaling line
  * @param backlogWindow each level is measured this long, or until half its backlog is read
+ * @param backlogRunners the runner counts R at which every backlog level is measured
  * @param trickleRates publish rates, one phase each
  * @param trickleDuration how long each rate is held
  * @param trickleDrain after publishing, how long to wait for the last claims
  * @param trickleWarmup before the first rate is measured, how long it is published unmeasured
+ * @param publisherProcess trickle publishes from a JVM of its own where the system takes
+ *     notifications over HTTP (Rota), so the node under test does not share its CPU with them
  * @param publishers threads publishing in trickle
  * @param fairnessAgents N of the fairness workload
  * @param activationTime T of the fairness workload (other workloads use no-op activations)
@@ -38,10 +41,12 @@ public record BenchConfig(
     Duration burnDownCap,
     List<Long> backlogLevels,
     Duration backlogWindow,
+    List<Integer> backlogRunners,
     List<Integer> trickleRates,
     Duration trickleDuration,
     Duration trickleDrain,
     Duration trickleWarmup,
+    boolean publisherProcess,
     int publishers,
     int fairnessAgents,
     Duration activationTime,
@@ -72,6 +77,7 @@ public record BenchConfig(
     b.burnDownCap = Duration.ofSeconds(20);
     b.backlogLevels = List.of(200L, 2_000L);
     b.backlogWindow = Duration.ofSeconds(2);
+    b.backlogRunners = List.of(4);
     b.trickleRates = List.of(50, 200);
     b.trickleDuration = Duration.ofSeconds(2);
     b.trickleDrain = Duration.ofSeconds(5);
@@ -96,10 +102,12 @@ public record BenchConfig(
     public Duration burnDownCap = Duration.ofSeconds(15);
     public List<Long> backlogLevels = List.of(2_000L, 20_000L, 200_000L);
     public Duration backlogWindow = Duration.ofSeconds(5);
+    public List<Integer> backlogRunners = List.of(8, 24);
     public List<Integer> trickleRates = List.of(200, 2_000);
     public Duration trickleDuration = Duration.ofSeconds(10);
     public Duration trickleDrain = Duration.ofSeconds(5);
     public Duration trickleWarmup = Duration.ofSeconds(3);
+    public boolean publisherProcess = true;
     public int publishers = 16;
     public int fairnessAgents = 1_000;
     public Duration activationTime = Duration.ofMillis(20);
@@ -114,6 +122,9 @@ public record BenchConfig(
     public BenchConfig build() {
       if (resultsDir == null) {
         throw new IllegalStateException("resultsDir is required");
+      }
+      if (backlogRunners.isEmpty() || backlogRunners.stream().anyMatch(r -> r < 1)) {
+        throw new IllegalArgumentException("backlog runner counts must be at least 1");
       }
       if (runners < 1 || agents < 1 || fairnessAgents < 1 || publishers < 1) {
         throw new IllegalArgumentException("runners, agents and publishers must be at least 1");
@@ -144,10 +155,12 @@ public record BenchConfig(
           burnDownCap,
           List.copyOf(backlogLevels),
           backlogWindow,
+          List.copyOf(backlogRunners),
           List.copyOf(trickleRates),
           trickleDuration,
           trickleDrain,
           trickleWarmup,
+          publisherProcess,
           publishers,
           fairnessAgents,
           activationTime,
@@ -171,9 +184,11 @@ public record BenchConfig(
     d.put("burnDownCapSeconds", burnDownCap.toSeconds());
     d.put("backlogLevels", backlogLevels);
     d.put("backlogWindowSeconds", backlogWindow.toSeconds());
+    d.put("backlogRunners", backlogRunners);
     d.put("trickleRates", trickleRates);
     d.put("trickleSecondsPerRate", trickleDuration.toSeconds());
     d.put("trickleWarmupSeconds", trickleWarmup.toSeconds());
+    d.put("tricklePublishers", publisherProcess ? "own process" : "bench JVM");
     d.put("fairnessAgents", fairnessAgents);
     d.put("activationTimeMs", activationTime.toMillis());
     d.put("fairnessSeconds", fairnessDuration.toSeconds());

@@ -78,6 +78,19 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--backlog-levels", split = ",", description = "Default 2000,20000,200000.")
   List<Long> backlogLevels;
 
+  @Option(
+      names = "--backlog-runners",
+      split = ",",
+      description = "Runner counts R of the backlog workload (default 8,24; -R alone sets one).")
+  List<Integer> backlogRunners;
+
+  @Option(
+      names = "--publishers-in-bench-jvm",
+      description =
+          "Trickle publishes from the bench's JVM even where the system takes notifications over"
+              + " HTTP (by default Rota's publishers run in a JVM of their own).")
+  boolean publishersInBenchJvm;
+
   @Option(names = "--backlog-seconds", description = "Window per backlog level (default 5).")
   Integer backlogSeconds;
 
@@ -161,6 +174,14 @@ public final class BenchMain implements Callable<Integer> {
     if (burnDownSeconds != null) b.burnDownCap = Duration.ofSeconds(burnDownSeconds);
     if (backlogLevels != null) b.backlogLevels = backlogLevels;
     if (backlogSeconds != null) b.backlogWindow = Duration.ofSeconds(backlogSeconds);
+    if (publishersInBenchJvm) {
+      b.publisherProcess = false;
+    }
+    if (backlogRunners != null) {
+      b.backlogRunners = backlogRunners;
+    } else if (runners != null) {
+      b.backlogRunners = List.of(runners);
+    }
     if (trickleRates != null) b.trickleRates = trickleRates;
     if (trickleSeconds != null) b.trickleDuration = Duration.ofSeconds(trickleSeconds);
     if (trickleWarmupSeconds != null) b.trickleWarmup = Duration.ofSeconds(trickleWarmupSeconds);

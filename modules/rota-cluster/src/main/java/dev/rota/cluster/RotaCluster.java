@@ -48,7 +48,9 @@ public record RotaCluster(
                         .toList(),
                 blocking);
     AgentSettings agentSettings = AgentSettings.from(system.settings().config());
-    AgentScheduleProjection.init(system, dataSource, agentSettings);
+    if (!dev.rota.cluster.journal.RotaJournal.writesReadModelOf(system.settings().config())) {
+      AgentScheduleProjection.init(system, dataSource, agentSettings);
+    }
     return start(system, loader, readModel);
   }
 

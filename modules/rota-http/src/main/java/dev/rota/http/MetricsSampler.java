@@ -40,7 +40,10 @@ public final class MetricsSampler {
   private final RotaMetrics metrics;
   private final ReadModel readModel;
   private final ClusterGateway cluster;
-  private final List<String> tags;
+
+  /** The projection's tags whose lag is sampled; none when the journal writes the read model. */
+  private List<String> tags;
+
   private final Duration askTimeout;
   private final Map<String, Double> values = new ConcurrentHashMap<>();
   private final Map<String, Double> poolDesired = new ConcurrentHashMap<>();
@@ -72,6 +75,9 @@ public final class MetricsSampler {
             rota.readModel(),
             new ClusterGateway(rota, settings.askTimeout()),
             settings.askTimeout());
+    if (dev.rota.cluster.journal.RotaJournal.writesReadModelOf(config)) {
+      sampler.tags = List.of(); // written with the events: never behind them (decision 27)
+    }
     return system
         .classicSystem()
         .scheduler()

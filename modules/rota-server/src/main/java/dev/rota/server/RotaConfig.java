@@ -72,6 +72,14 @@ public final class RotaConfig {
             config.getDuration("rota.cluster.first-seed-timeout").toMillis() + "ms");
       }
     }
+    if (dev.rota.cluster.journal.RotaJournal.writesReadModelOf(config)) {
+      // The journal writes the read model (decision 27): no projection's shards to wait for.
+      derived.put(
+          "pekko.cluster.sharding.healthcheck.names",
+          config.getStringList("pekko.cluster.sharding.healthcheck.names").stream()
+              .filter(name -> !name.equals("sharded-daemon-process-AgentScheduleProjection"))
+              .toList());
+    }
     return ConfigFactory.parseMap(derived, "derived by RotaConfig");
   }
 

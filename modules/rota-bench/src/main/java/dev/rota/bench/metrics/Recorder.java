@@ -40,14 +40,46 @@ public final class Recorder implements RunnerListener {
     this.fairness = fairness;
   }
 
+  /**
+   * Sends reported by another process arrive after the fact, possibly after the claim that carried
+   * them: such claims wait here, claim time by token, until their send is reported.
+   */
+  private final ConcurrentHashMap<Long, Long> claimedBeforeSent = new ConcurrentHashMap<>();
+
+  private volatile boolean lateSends;
+
+  /** Whether send times may be reported after their claims (a publisher process). */
+  public void expectLateSends(boolean late) {
+    this.lateSends = late;
+  }
+
   /** Call just before publishing the notification that carries {@code token}. */
   public void sent(long token, long atMicros) {
+    if (lateSends) {
+      synchronized (claimedBeforeSent) {
+        Long claimedAt = claimedBeforeSent.remove(token);
+        if (claimedAt != null) {
+          tokensClaimed.increment();
+          record(Math.max(0, claimedAt - atMicros));
+          return;
+        }
+        sentAtMicros.put(token, atMicros);
+      }
+      return;
+    }
     sentAtMicros.put(token, atMicros);
   }
 
   /** Forget a token whose publish failed, so it is not counted as unclaimed. */
   public void unsent(long token) {
     sentAtMicros.remove(token);
+    claimedBeforeSent.remove(token);
+  }
+
+  private void record(long latency) {
+    synchronized (latencyMicros) {
+      latencyMicros.recordValue(Math.min(latency, MAX_LATENCY_MICROS));
+    }
   }
 
   /**
@@ -73,7 +105,18 @@ public final class Recorder implements RunnerListener {
     claims.increment();
     firstClaimMicros.compareAndSet(0, claim.claimedAtMicros());
     for (long token : claim.tokens()) {
-      Long sent = sentAtMicros.remove(token);
+      Long sent;
+      if (lateSends) {
+        synchronized (claimedBeforeSent) {
+          sent = sentAtMicros.remove(token);
+          if (sent == null) {
+            claimedBeforeSent.put(token, claim.claimedAtMicros());
+            continue;
+          }
+        }
+      } else {
+        sent = sentAtMicros.remove(token);
+      }
       if (sent == null) {
         // claimed twice, or from an earlier phase: not a latency sample
         unknownTokens.increment();
@@ -130,7 +173,7 @@ public final class Recorder implements RunnerListener {
   }
 
   public long unknownTokens() {
-    return unknownTokens.sum();
+    return unknownTokens.sum() + claimedBeforeSent.size();
   }
 
   /** When the first claim was reported, 0 before: the start of a throughput window. */

@@ -47,7 +47,7 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 final class BenchNode implements AutoCloseable {
 
   /** The payload field carrying the harness's token. */
-  static final String TOKEN = "benchToken";
+  static final String TOKEN = dev.rota.bench.system.BenchSystem.TOKEN_FIELD;
 
   /**
    * Events in flight while seeding: enough for the journal to batch its writes, few enough that no

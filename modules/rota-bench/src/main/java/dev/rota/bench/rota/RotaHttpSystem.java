@@ -154,6 +154,11 @@ public final class RotaHttpSystem implements BenchSystem {
   }
 
   @Override
+  public java.util.Optional<java.net.URI> publishEndpoint() {
+    return java.util.Optional.of(node.apiBase());
+  }
+
+  @Override
   public long unread() throws Exception {
     return node.unread();
   }

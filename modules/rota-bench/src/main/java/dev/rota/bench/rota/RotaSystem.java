@@ -112,6 +112,11 @@ public final class RotaSystem implements BenchSystem {
   }
 
   @Override
+  public java.util.Optional<java.net.URI> publishEndpoint() {
+    return java.util.Optional.of(node.apiBase());
+  }
+
+  @Override
   public long unread() throws Exception {
     return node.unread();
   }

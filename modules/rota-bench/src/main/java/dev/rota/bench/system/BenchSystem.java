@@ -49,6 +49,9 @@ import java.util.Set;
 public interface BenchSystem extends AutoCloseable {
 
   /** The runner modes this system can serve; workloads needing another are reported n/a. */
+  /** The payload field of a published notification that carries its token (Rota's systems). */
+  String TOKEN_FIELD = "benchToken";
+
   Set<RunnerMode> supportedModes();
 
   /** Prepares the system on a fresh, empty database; schema and processes are created here. */
@@ -75,6 +78,14 @@ public interface BenchSystem extends AutoCloseable {
 
   /** Notifications not yet completed, as the system's store sees them. */
   long unread() throws Exception;
+
+  /**
+   * The producer API's base URI when the system takes notifications over HTTP, so that trickle can
+   * publish from a process of its own instead of sharing this JVM's CPU with the system under test.
+   */
+  default java.util.Optional<java.net.URI> publishEndpoint() {
+    return java.util.Optional.empty();
+  }
 
   /**
    * Errors the system recovered from during the trial (database errors, failed jobs); reported next

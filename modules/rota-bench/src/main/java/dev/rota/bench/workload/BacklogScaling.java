@@ -1,6 +1,7 @@
 package dev.rota.bench.workload;
 
 import dev.rota.bench.BenchConfig;
+import dev.rota.bench.metrics.CpuMeter;
 import dev.rota.bench.metrics.Recorder;
 import dev.rota.bench.report.Metric;
 import dev.rota.bench.report.Metric.Better;
@@ -46,45 +47,65 @@ public final class BacklogScaling implements Workload {
     List<Metric> metrics = new ArrayList<>();
     Map<String, Object> details = new LinkedHashMap<>();
     List<String> notes = new ArrayList<>();
-    double firstRate = Double.NaN;
-    double lastRate = Double.NaN;
-    for (long level : config.backlogLevels()) {
-      Level measured = measure(trials, level);
-      metrics.add(
-          Metric.of(
-                  "backlog." + level,
-                  compact(level) + " unread: activations/s",
-                  measured.activationsPerSecond,
-                  "/s",
-                  Better.HIGHER)
-              .charted("scaling")
-              .at(level));
-      details.put("level" + level, measured.details);
-      notes.add(compact(level) + ": " + measured.note);
-      firstRate = Double.isNaN(firstRate) ? measured.activationsPerSecond : firstRate;
-      lastRate = measured.activationsPerSecond;
-    }
-    if (config.backlogLevels().size() > 1 && firstRate > 0) {
-      metrics.add(
-          Metric.of(
-              "backlog.flatness",
-              "largest ÷ smallest backlog rate",
-              lastRate / firstRate,
-              "",
-              Better.HIGHER));
+    boolean cpuMeasured = CpuMeter.measures(trials.systemName());
+    for (int runners : config.backlogRunners()) {
+      // The rows at the run's own R keep their plain names; other R are named by their R.
+      String key = runners == config.runners() ? NAME : NAME + ".r" + runners;
+      String at = runners == config.runners() ? "" : ", R = " + runners;
+      double firstRate = Double.NaN;
+      double lastRate = Double.NaN;
+      for (long level : config.backlogLevels()) {
+        Level measured = measure(trials, level, runners);
+        metrics.add(
+            Metric.of(
+                    key + "." + level,
+                    compact(level) + " unread" + at + ": activations/s",
+                    measured.activationsPerSecond,
+                    "/s",
+                    Better.HIGHER)
+                .charted("scaling")
+                .at(level));
+        if (cpuMeasured && !Double.isNaN(measured.cpuPerActivation)) {
+          metrics.add(
+              Metric.of(
+                  key + "." + level + ".cpu",
+                  compact(level) + " unread" + at + ": JVM CPU per activation",
+                  measured.cpuPerActivation,
+                  "ms",
+                  Better.LOWER));
+        }
+        details.put("r" + runners + ".level" + level, measured.details);
+        notes.add(compact(level) + at + ": " + measured.note);
+        firstRate = Double.isNaN(firstRate) ? measured.activationsPerSecond : firstRate;
+        lastRate = measured.activationsPerSecond;
+      }
+      if (config.backlogLevels().size() > 1 && firstRate > 0) {
+        metrics.add(
+            Metric.of(
+                key + ".flatness",
+                "largest ÷ smallest backlog rate" + at,
+                lastRate / firstRate,
+                "",
+                Better.HIGHER));
+      }
     }
     return new WorkloadResult(NAME, Status.OK, String.join("; ", notes), metrics, details);
   }
 
-  private record Level(double activationsPerSecond, String note, Map<String, Object> details) {}
+  private record Level(
+      double activationsPerSecond,
+      double cpuPerActivation,
+      String note,
+      Map<String, Object> details) {}
 
-  private Level measure(Trials trials, long level) throws Exception {
+  private Level measure(Trials trials, long level, int runners) throws Exception {
     BenchConfig config = trials.config();
     int spread = (int) Math.min(level, config.hotAgents());
     InboxSeed seed = InboxSeed.skewed(level, spread, 0.0);
-    RunnerSpec spec = new RunnerSpec(config.runners(), mode(), Duration.ZERO);
-    String label = NAME + "-" + level;
-    String prefix = "  [" + trials.systemName() + "] " + NAME + " " + compact(level) + " ";
+    RunnerSpec spec = new RunnerSpec(runners, mode(), Duration.ZERO);
+    String label = NAME + "-" + level + "-r" + runners;
+    String prefix =
+        "  [" + trials.systemName() + "] " + NAME + " " + compact(level) + " R=" + runners + " ";
     try (Trials.Trial trial = trials.open(new TrialShape(label, config.agents(), level, spec))) {
       BenchSystem system = trial.system();
       system.seedAgents(config.agents());
@@ -92,6 +113,7 @@ public final class BacklogScaling implements Workload {
       Recorder recorder = new Recorder();
       system.startRunners(spec, recorder);
       long start = Measurement.firstClaim(recorder, Duration.ofSeconds(60));
+      CpuMeter cpu = CpuMeter.start();
       long windowEnd = start + config.backlogWindow().toNanos() / 1000;
       long half = (level + 1) / 2;
       trials.progress().start(prefix, () -> status(recorder, start, level));
@@ -104,13 +126,21 @@ public final class BacklogScaling implements Workload {
       long end = BenchClock.nowMicros();
       long activations = recorder.activations();
       long notifications = recorder.notifications();
+      double cpuMillis = cpu.elapsedMillis();
       system.stopRunners();
       double seconds = Measurement.seconds(start, end);
       double rate = activations / seconds;
+      double cpuPerActivation = activations > 0 ? cpuMillis / activations : Double.NaN;
       trials
           .progress()
           .out()
-          .printf(Locale.ROOT, "%s%.0f act/s over %.1f s%n", prefix, rate, seconds);
+          .printf(
+              Locale.ROOT,
+              "%s%.0f act/s over %.1f s, %.3f JVM CPU-ms/activation%n",
+              prefix,
+              rate,
+              seconds,
+              cpuPerActivation);
       Map<String, Object> details = new LinkedHashMap<>();
       details.put("agentsWithInbox", spread);
       details.put("measuredSeconds", seconds);
@@ -118,6 +148,8 @@ public final class BacklogScaling implements Workload {
       details.put("notificationsRead", notifications);
       details.put("notificationsPerSecond", notifications / seconds);
       details.put("errors", system.errors());
+      details.put("jvmCpuMillis", cpuMillis);
+      details.put("runners", runners);
       String note =
           String.format(
               Locale.ROOT,
@@ -125,7 +157,7 @@ public final class BacklogScaling implements Workload {
               halfRead ? "half read" : "window ended",
               seconds,
               Measurement.percent(notifications, level));
-      return new Level(rate, note, details);
+      return new Level(rate, cpuPerActivation, note, details);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.rota.bench.workload;
 
 import dev.rota.bench.BenchConfig;
+import dev.rota.bench.metrics.CpuMeter;
 import dev.rota.bench.metrics.Recorder;
 import dev.rota.bench.report.Metric;
 import dev.rota.bench.report.Metric.Better;
@@ -13,6 +14,7 @@ import dev.rota.bench.system.RunnerSpec;
 import dev.rota.bench.system.TrialShape;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -64,6 +66,7 @@ public final class BurnDown implements Workload {
       Recorder recorder = new Recorder();
       system.startRunners(spec, recorder);
       long start = Measurement.firstClaim(recorder, Duration.ofSeconds(60));
+      CpuMeter cpu = CpuMeter.start();
       long windowEnd = start + config.burnDownCap().toNanos() / 1000;
       trials.progress().start(prefix, () -> status(recorder, total, start));
       boolean drained;
@@ -77,6 +80,7 @@ public final class BurnDown implements Workload {
       long end = drained ? recorder.lastCompletionMicros() : BenchClock.nowMicros();
       long activations = recorder.activations();
       long notifications = recorder.notifications();
+      double cpuMillis = cpu.elapsedMillis();
       system.stopRunners();
       long remaining = system.unread();
       double seconds = Measurement.seconds(start, end);
@@ -100,13 +104,29 @@ public final class BurnDown implements Workload {
       details.put("remainingUnread", remaining);
       details.put("drained", drained);
       details.put("errors", system.errors());
+      details.put("jvmCpuMillis", cpuMillis);
       if (system.errors() > 0) {
         note += "; " + system.errors() + " errors";
       }
-      return new WorkloadResult(
-          NAME,
-          Status.OK,
-          note,
+      List<Metric> cpuMetrics = new ArrayList<>();
+      if (CpuMeter.measures(trials.systemName()) && activations > 0 && !Double.isNaN(cpuMillis)) {
+        cpuMetrics.add(
+            Metric.of(
+                "burn-down.cpu-per-activation",
+                "JVM CPU per activation",
+                cpuMillis / activations,
+                "ms",
+                Better.LOWER));
+        cpuMetrics.add(
+            Metric.of(
+                "burn-down.cpu-per-notification",
+                "JVM CPU per notification",
+                cpuMillis / Math.max(1, notifications),
+                "ms",
+                Better.LOWER));
+      }
+      List<Metric> metrics = new ArrayList<>();
+      metrics.addAll(
           List.of(
               Metric.of(
                       "burn-down.activations",
@@ -128,8 +148,9 @@ public final class BurnDown implements Workload {
                   total == 0 ? 100 : 100.0 * (total - remaining) / total,
                   "%",
                   Better.HIGHER),
-              Metric.of("burn-down.seconds", "time measured", seconds, "s", Better.NONE)),
-          details);
+              Metric.of("burn-down.seconds", "time measured", seconds, "s", Better.NONE)));
+      metrics.addAll(cpuMetrics);
+      return new WorkloadResult(NAME, Status.OK, note, metrics, details);
     }
   }
 

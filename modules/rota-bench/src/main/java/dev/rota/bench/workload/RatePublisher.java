@@ -29,14 +29,44 @@ final class RatePublisher {
     }
   }
 
-  private final BenchSystem system;
-  private final Recorder recorder;
+  /** Publishes one notification carrying {@code token}; throws when it is refused. */
+  interface Publish {
+    void publish(String agentId, long token) throws Exception;
+  }
+
+  /** Where send times go: a recorder in this JVM, or the output of a publisher process. */
+  interface Sends {
+    void sent(long token, long atMicros);
+
+    void unsent(long token);
+  }
+
+  private final Publish system;
+  private final Sends recorder;
   private final int agents;
   private final long seed;
 
   RatePublisher(BenchSystem system, Recorder recorder, int agents, long seed) {
-    this.system = system;
-    this.recorder = recorder;
+    this(
+        system::publish,
+        new Sends() {
+          @Override
+          public void sent(long token, long atMicros) {
+            recorder.sent(token, atMicros);
+          }
+
+          @Override
+          public void unsent(long token) {
+            recorder.unsent(token);
+          }
+        },
+        agents,
+        seed);
+  }
+
+  RatePublisher(Publish publish, Sends sends, int agents, long seed) {
+    this.system = publish;
+    this.recorder = sends;
     this.agents = agents;
     this.seed = seed;
   }

@@ -189,9 +189,21 @@ public final class Trickle implements Workload {
       long seed,
       long firstToken)
       throws InterruptedException {
+    var endpoint =
+        config.publisherProcess() ? system.publishEndpoint() : java.util.Optional.empty();
     RatePublisher.Outcome outcome =
-        new RatePublisher(system, recorder, config.agents(), seed)
-            .run(rate, duration, config.publishers(), firstToken);
+        endpoint.isPresent()
+            ? PublisherProcess.run(
+                (java.net.URI) endpoint.get(),
+                recorder,
+                config.agents(),
+                seed,
+                rate,
+                duration,
+                config.publishers(),
+                firstToken)
+            : new RatePublisher(system, recorder, config.agents(), seed)
+                .run(rate, duration, config.publishers(), firstToken);
     long drainEnd = BenchClock.nowMicros() + config.trickleDrain().toNanos() / 1000;
     Measurement.until(() -> recorder.tokensPending() == 0, drainEnd);
     return outcome;

@@ -175,8 +175,12 @@ public final class AgentEntity
    * inbox, oldest first; {@code more} when some stay unread for the next turn.
    */
   public record Granted(
-      Lease lease, List<Notification> notifications, AgentConfig agent, boolean more)
-      implements Reply {}
+      Lease lease, List<Notification> notifications, AgentConfig agent, boolean more, long seqNr)
+      implements Reply {
+    public Granted(Lease lease, List<Notification> notifications, AgentConfig agent, boolean more) {
+      this(lease, notifications, agent, more, 0);
+    }
+  }
 
   /**
    * The agent cannot give this runner work now; the reason is for logs, the schedule and the
@@ -528,7 +532,9 @@ public final class AgentEntity
             fire);
     return persist(new LeaseGranted(lease))
         .thenRun(s -> scheduleExpiry(lease))
-        .thenReply(cmd.replyTo(), s -> new Granted(lease, carried, s.config(), more));
+        .thenReply(
+            cmd.replyTo(),
+            s -> new Granted(lease, carried, s.config(), more, lastSequenceNumber(context)));
   }
 
   private ReplyEffect<Event, AgentState> onHeartbeat(AgentState state, Heartbeat cmd) {

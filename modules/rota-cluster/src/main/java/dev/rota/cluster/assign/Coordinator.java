@@ -1,25 +1,17 @@
 package dev.rota.cluster.assign;
 
-import dev.rota.cluster.Asks;
 import dev.rota.cluster.CborSerializable;
-import dev.rota.cluster.agent.AgentEntity;
-import dev.rota.cluster.assign.WorkProtocol.Assigned;
-import dev.rota.cluster.assign.WorkProtocol.NoWork;
-import dev.rota.cluster.assign.WorkProtocol.RequestWork;
-import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.scheduling.AgentSchedule;
+import dev.rota.core.scheduling.HeadsBoard;
 import dev.rota.core.scheduling.SchedulingIndex;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -28,19 +20,18 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
-import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ShardedDaemonProcess;
 
 /**
- * Decides who runs next within one partition. Holds the partition's {@link SchedulingIndex}, fed by
- * {@link AgentChanged} pushes from the agents (newer sequence numbers win) and repaired from the
- * read model at start and periodically. A request picks a candidate, which is marked leased at once
- * so concurrent requests do not pick it too, and the agent itself decides the claim; a denial
- * carries the agent's true state, which corrects the index before the next try. Requests that find
- * nothing can be parked: the coordinator hints their dispatcher the moment a fitting agent appears.
+ * Keeps one partition's {@link SchedulingIndex} and publishes its heads — the first agents of each
+ * ordered view per capability group — to every node's {@link Dispatcher}, which ranks all
+ * partitions' heads and claims the best agent from the agent itself (decision 26). The index is fed
+ * by {@link AgentChanged} pushes from the agents (newer sequence numbers win) and repaired from the
+ * read model at start and periodically. A coordinator is not on a claim's path: it publishes after
+ * a batch of changes (at most once per turn through its mailbox), when time makes an agent
+ * eligible, to a dispatcher that appears, and to one that asks.
  */
 public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
 
@@ -55,50 +46,21 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
     }
   }
 
-  /** Try to assign work from this partition now. */
-  public record TryAssign(long requestId, RequestWork request, ActorRef<TryResult> replyTo)
+  /** A dispatcher needs this partition's current heads (it has claimed all it was shown). */
+  public record Refresh(ActorRef<Dispatcher.Command> dispatcher)
       implements Command, CborSerializable {}
-
-  /** The answer to {@link TryAssign}: {@link Assigned} or {@link NoWork}. */
-  public record TryResult(long requestId, int partition, WorkReply reply)
-      implements CborSerializable {}
-
-  /** What would this partition give the request now? Answered without claiming anything. */
-  public record Peek(long requestId, RequestWork request, ActorRef<PeekResult> replyTo)
-      implements Command, CborSerializable {}
-
-  /** The partition's best candidate for a {@link Peek}, or null when nothing fits. */
-  public record PeekResult(long requestId, int partition, SchedulingIndex.Pick best)
-      implements CborSerializable {}
-
-  /** Remember a request that found nothing; hint its dispatcher when fitting work appears. */
-  public record Park(long requestId, RequestWork request, ActorRef<Hint> dispatcher)
-      implements Command, CborSerializable {}
-
-  public record Unpark(long requestId, ActorRef<Hint> dispatcher)
-      implements Command, CborSerializable {}
-
-  /** Fitting work has appeared in this partition for the parked request. */
-  public record Hint(long requestId, int partition) implements CborSerializable {}
 
   private record Loaded(List<PartitionLoader.Versioned> rows, Throwable failure)
       implements Command {}
 
-  private record ClaimAnswered(
-      TryAssign request,
-      AgentSchedule picked,
-      AgentEntity.Reply reply,
-      Throwable failure,
-      int triesLeft)
+  private record DispatchersListed(Set<ActorRef<Dispatcher.Command>> dispatchers)
       implements Command {}
 
   private enum Tick implements Command {
     RECONCILE,
     CATCH_UP,
-    CHECK_PARKED
+    PUBLISH
   }
-
-  private record ParkKey(ActorRef<Hint> dispatcher, long requestId) {}
 
   /** Starts the P coordinators, spread over the cluster and kept alive. */
   public static void init(
@@ -119,56 +81,58 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
     Behavior<Command> coordinator =
         Behaviors.setup(
             ctx ->
-                Behaviors.withStash(
-                    10_000,
-                    stash ->
-                        Behaviors.withTimers(
-                            timers ->
-                                new Coordinator(
-                                    ctx, stash, timers, partition, settings, loader, clock))));
+                Behaviors.withTimers(
+                    timers -> new Coordinator(ctx, timers, partition, settings, loader, clock)));
     return Behaviors.supervise(coordinator)
         .onFailure(RuntimeException.class, SupervisorStrategy.resume());
   }
 
-  private final StashBuffer<Command> stash;
   private final TimerScheduler<Command> timers;
   private final int partition;
   private final CoordinatorSettings settings;
   private final PartitionLoader loader;
   private final Clock clock;
-  private final ClusterSharding sharding;
   private final SchedulingIndex index;
   private final Map<String, Long> versions = new HashMap<>();
-  private final Map<ParkKey, Park> parked = new LinkedHashMap<>();
+  private final long epoch = System.currentTimeMillis();
+  private Set<ActorRef<Dispatcher.Command>> dispatchers = Set.of();
+  private List<HeadsBoard.GroupHeads> published;
+  private long seq;
+  private boolean publishQueued;
   private boolean loaded;
   private int catchUps;
 
   private Coordinator(
       ActorContext<Command> context,
-      StashBuffer<Command> stash,
       TimerScheduler<Command> timers,
       int partition,
       CoordinatorSettings settings,
       PartitionLoader loader,
       Clock clock) {
     super(context);
-    this.stash = stash;
     this.timers = timers;
     this.partition = partition;
     this.settings = settings;
     this.loader = loader;
     this.clock = clock;
-    this.sharding = ClusterSharding.get(context.getSystem());
     this.index = new SchedulingIndex(settings.inboxMaxWait());
     context
         .getSystem()
         .receptionist()
         .tell(Receptionist.register(Coordinators.serviceKey(partition), context.getSelf()));
+    ActorRef<Receptionist.Listing> listings =
+        context.messageAdapter(
+            Receptionist.Listing.class,
+            listing -> new DispatchersListed(listing.getServiceInstances(Dispatcher.SERVICE_KEY)));
+    context
+        .getSystem()
+        .receptionist()
+        .tell(Receptionist.subscribe(Dispatcher.SERVICE_KEY, listings));
     reload();
     timers.startTimerWithFixedDelay(Tick.RECONCILE, settings.reconcileInterval());
     // A coordinator that takes over a partition (start, fail-over, rebalance) loads what the
-    // projection has written so far; changes pushed to its predecessor meanwhile reach the read
-    // model a moment later, so look again soon rather than only at the next reconciliation.
+    // read model holds so far; changes pushed to its predecessor meanwhile reach the read model a
+    // moment later, so look again soon rather than only at the next reconciliation.
     timers.startSingleTimer(Tick.CATCH_UP, Tick.CATCH_UP, CATCH_UP_DELAYS.get(0));
   }
 
@@ -177,20 +141,17 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
     return newReceiveBuilder()
         .onMessage(AgentChanged.class, this::onAgentChanged)
         .onMessage(Loaded.class, this::onLoaded)
-        .onMessage(Peek.class, this::onPeek)
-        .onMessage(TryAssign.class, this::onTryAssign)
-        .onMessage(ClaimAnswered.class, this::onClaimAnswered)
-        .onMessage(Park.class, this::onPark)
-        .onMessage(Unpark.class, this::onUnpark)
+        .onMessage(Refresh.class, this::onRefresh)
+        .onMessage(DispatchersListed.class, this::onDispatchersListed)
+        .onMessageEquals(Tick.PUBLISH, this::onPublish)
         .onMessageEquals(Tick.RECONCILE, this::onReconcile)
         .onMessageEquals(Tick.CATCH_UP, this::onCatchUp)
-        .onMessageEquals(Tick.CHECK_PARKED, this::onCheckParked)
         .build();
   }
 
   private Behavior<Command> onAgentChanged(AgentChanged change) {
     apply(change.schedule(), change.seqNr(), change.registered());
-    checkParked();
+    queuePublish();
     return this;
   }
 
@@ -210,101 +171,69 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
     if (!loaded) {
       loaded = true;
       getContext().getLog().info("Coordinator {} ready with {} agents", partition, index.size());
-      return stash.unstashAll(this);
     }
-    checkParked();
+    queuePublish();
     return this;
   }
 
-  private Behavior<Command> onPeek(Peek peek) {
-    if (!loaded) {
-      stash.stash(peek);
-      return this;
-    }
-    RequestWork work = peek.request();
-    SchedulingIndex.Pick best = index.next(work.mode(), work.capabilities(), now()).orElse(null);
-    peek.replyTo().tell(new PeekResult(peek.requestId(), partition, best));
-    return this;
-  }
-
-  private Behavior<Command> onTryAssign(TryAssign request) {
-    if (!loaded) {
-      stash.stash(request);
-      return this;
-    }
-    tryAssign(request, settings.claimTries());
-    return this;
-  }
-
-  private Behavior<Command> onClaimAnswered(ClaimAnswered answer) {
-    if (answer.reply() instanceof AgentEntity.Granted granted) {
-      answer
-          .request()
-          .replyTo()
-          .tell(new TryResult(answer.request().requestId(), partition, new Assigned(granted)));
-      return this;
-    }
-    if (answer.reply() instanceof AgentEntity.Denied denied) {
-      apply(denied.schedule(), denied.seqNr(), denied.registered());
-    } else {
-      // No answer in time: the agent may or may not have granted. Assume not; if it did, its
-      // push marks it leased again, and a wrong guess is corrected by the next denial.
-      index.get(answer.picked().agentId()).ifPresent(row -> index.upsert(answer.picked()));
-    }
-    if (answer.triesLeft() > 0) {
-      tryAssign(answer.request(), answer.triesLeft() - 1);
-    } else {
-      answer
-          .request()
-          .replyTo()
-          .tell(new TryResult(answer.request().requestId(), partition, new NoWork()));
+  private Behavior<Command> onRefresh(Refresh refresh) {
+    if (loaded) {
+      refresh.dispatcher().tell(heads(current()));
     }
     return this;
   }
 
-  private Behavior<Command> onPark(Park park) {
-    if (!loaded) {
-      stash.stash(park);
-      return this;
+  private Behavior<Command> onDispatchersListed(DispatchersListed listed) {
+    Set<ActorRef<Dispatcher.Command>> before = dispatchers;
+    dispatchers = Set.copyOf(listed.dispatchers());
+    if (loaded && published != null) {
+      // A dispatcher that appeared (a node joined or restarted) learns the heads at once.
+      Dispatcher.Heads heads = heads(published);
+      dispatchers.stream().filter(d -> !before.contains(d)).forEach(d -> d.tell(heads));
     }
-    parked.put(new ParkKey(park.dispatcher(), park.requestId()), park);
-    checkParked();
     return this;
   }
 
-  private Behavior<Command> onUnpark(Unpark unpark) {
-    parked.remove(new ParkKey(unpark.dispatcher(), unpark.requestId()));
+  /** Publishes once the changes already in the mailbox are applied, not once per change. */
+  private void queuePublish() {
+    if (loaded && !publishQueued) {
+      publishQueued = true;
+      getContext().getSelf().tell(Tick.PUBLISH);
+    }
+  }
+
+  private Behavior<Command> onPublish() {
+    publishQueued = false;
+    List<HeadsBoard.GroupHeads> heads = current();
+    if (!heads.equals(published)) {
+      published = heads;
+      seq++;
+      Dispatcher.Heads message = heads(heads);
+      dispatchers.forEach(d -> d.tell(message));
+    }
+    // Time alone can make agents eligible (a snooze or minimum interval ends): publish then.
+    Instant now = now();
+    index
+        .nextEligibilityChange(now)
+        .ifPresentOrElse(
+            at ->
+                timers.startSingleTimer(
+                    Tick.PUBLISH, Tick.PUBLISH, untilEligibilityChange(now, at)),
+            () -> timers.cancel(Tick.PUBLISH));
     return this;
+  }
+
+  private List<HeadsBoard.GroupHeads> current() {
+    return index.heads(settings.heads(), now(), id -> versions.getOrDefault(id, 0L));
+  }
+
+  private Dispatcher.Heads heads(List<HeadsBoard.GroupHeads> groups) {
+    return new Dispatcher.Heads(partition, epoch, seq, groups);
   }
 
   private Behavior<Command> onReconcile() {
     reload();
     return this;
-  }
-
-  private Behavior<Command> onCheckParked() {
-    checkParked();
-    return this;
-  }
-
-  private void tryAssign(TryAssign request, int triesLeft) {
-    RequestWork work = request.request();
-    Optional<SchedulingIndex.Pick> pick = index.next(work.mode(), work.capabilities(), now());
-    if (pick.isEmpty()) {
-      request.replyTo().tell(new TryResult(request.requestId(), partition, new NoWork()));
-      return;
-    }
-    AgentSchedule picked = pick.get().agent();
-    index.markLeased(picked.agentId());
-    Asks.ask(
-        getContext(),
-        AgentEntity.Reply.class,
-        sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, picked.agentId()),
-        settings.claimTimeout(),
-        replyTo ->
-            new AgentEntity.Claim(
-                work.runnerId(), work.mode(), work.capabilities(), work.leaseSeconds(), replyTo),
-        (reply, failure) -> new ClaimAnswered(request, picked, reply, failure, triesLeft));
   }
 
   private void apply(AgentSchedule schedule, long seqNr, boolean registered) {
@@ -321,40 +250,7 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
   }
 
   /**
-   * Hints parked requests that some agent now fits. Each hinted request reserves its candidate for
-   * the rest of this pass, so one free agent wakes one request, not all of them.
-   */
-  private void checkParked() {
-    if (parked.isEmpty()) {
-      return;
-    }
-    Instant now = now();
-    List<AgentSchedule> reserved = new ArrayList<>();
-    Iterator<Park> it = parked.values().iterator();
-    while (it.hasNext()) {
-      Park park = it.next();
-      RequestWork work = park.request();
-      Optional<SchedulingIndex.Pick> pick = index.next(work.mode(), work.capabilities(), now);
-      if (pick.isPresent()) {
-        reserved.add(pick.get().agent());
-        index.markLeased(pick.get().agent().agentId());
-        park.dispatcher().tell(new Hint(park.requestId(), partition));
-        it.remove();
-      }
-    }
-    reserved.forEach(index::upsert);
-    if (!parked.isEmpty()) {
-      index
-          .nextEligibilityChange(now)
-          .ifPresent(
-              at ->
-                  timers.startSingleTimer(
-                      Tick.CHECK_PARKED, Tick.CHECK_PARKED, untilEligibilityChange(now, at)));
-    }
-  }
-
-  /**
-   * How long parked requests sleep until the next agent may become eligible, at most {@link
+   * How long to sleep until the next agent may become eligible, at most {@link
    * #LONGEST_PARK_CHECK}: an agent's data (a snooze, a minimum interval) can put that moment
    * arbitrarily far ahead, past what the scheduler can time, so a far moment is looked at again
    * sooner instead.

@@ -9,7 +9,9 @@ public record CoordinatorSettings(
     Duration inboxMaxWait,
     Duration reconcileInterval,
     Duration claimTimeout,
-    int claimTries) {
+    int claimTries,
+    int heads,
+    Duration settle) {
 
   public static CoordinatorSettings from(Config config) {
     Config rota = config.getConfig("rota");
@@ -18,6 +20,8 @@ public record CoordinatorSettings(
         rota.getDuration("scheduling.inbox-max-wait"),
         rota.getDuration("coordinator.reconcile-interval"),
         rota.getDuration("coordinator.claim-timeout"),
-        rota.getInt("coordinator.claim-tries"));
+        rota.getInt("coordinator.claim-tries"),
+        rota.getInt("coordinator.heads"),
+        rota.getDuration("coordinator.settle"));
   }
 }

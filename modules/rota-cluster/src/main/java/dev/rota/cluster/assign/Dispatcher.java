@@ -1,9 +1,8 @@
 package dev.rota.cluster.assign;
 
+import dev.rota.cluster.Asks;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.agent.AgentEntity;
-import dev.rota.cluster.assign.Coordinator.Hint;
-import dev.rota.cluster.assign.Coordinator.TryResult;
 import dev.rota.cluster.assign.WorkProtocol.Assigned;
 import dev.rota.cluster.assign.WorkProtocol.NoWork;
 import dev.rota.cluster.assign.WorkProtocol.Paused;
@@ -13,14 +12,13 @@ import dev.rota.cluster.system.SystemControl;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Notification;
-import dev.rota.core.model.Partitions;
-import dev.rota.core.scheduling.PickOrder;
-import dev.rota.core.scheduling.SchedulingIndex;
+import dev.rota.core.scheduling.HeadsBoard;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,11 +39,14 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 
 /**
- * The node-local front for runners: peeks every partition's coordinator for its best candidate,
- * ranks the candidates by the rule (the runner's home partition wins ties) and claims from the
- * first; when all are empty it parks the request at every partition until one hints that fitting
- * work appeared (then ranks all again) or the wait runs out. It also follows the system pause
- * switch and remembers the runners it has seen.
+ * The node-local front for runners: applies the assignment rule across all partitions from the
+ * heads every coordinator publishes to it ({@link HeadsBoard}), and claims the agent it ranked
+ * first from that agent directly — one message to one agent per claim, whatever the number of
+ * partitions or nodes (decision 26). While a claim is in flight, and after it, the agent is hidden
+ * from the board until its partition publishes a newer version of it, so concurrent requests get
+ * the next-best agents rather than the same one. A request nothing fits waits here, in arrival
+ * order, until a publication brings fitting work or its wait runs out. It also follows the system
+ * pause switch and remembers the runners it has seen.
  */
 public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
 
@@ -62,49 +63,69 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
       String runnerId, String node, String mode, Set<String> capabilities, Instant lastSeenAt)
       implements CborSerializable {}
 
+  /**
+   * A partition's heads as its coordinator published them; {@code epoch} (the coordinator's start)
+   * and {@code seq} order publications, so a late one from a predecessor is ignored.
+   */
+  public record Heads(int partition, long epoch, long seq, List<HeadsBoard.GroupHeads> groups)
+      implements Command, CborSerializable {}
+
   public static final ServiceKey<Command> SERVICE_KEY =
       ServiceKey.create(Command.class, "rota-dispatcher");
 
-  private record Tried(TryResult result) implements Command {}
+  private record ClaimAnswered(
+      long requestId, String agentId, int partition, AgentEntity.Reply reply, Throwable failure)
+      implements Command {}
 
-  private record Peeked(Coordinator.PeekResult result) implements Command {}
-
-  private record PeekTimeout(long requestId) implements Command {}
-
-  private enum CheckDirectory implements Command {
-    INSTANCE
+  private enum Tick implements Command {
+    CHECK_DIRECTORY,
+    FORGET
   }
-
-  private record Hinted(Hint hint) implements Command {}
 
   private record WaitOver(long requestId) implements Command {}
 
   private record PauseChanged(SystemControl.PauseState state) implements Command {}
 
   /**
-   * The node is shutting down (CoordinatedShutdown, {@code before-service-unbind}): parked requests
-   * are answered {@link NoWork} at once, and so is every request from now on, so that long polls
-   * end with an answer before HTTP unbinds and runners ask another node.
+   * The node is shutting down (CoordinatedShutdown, {@code before-service-unbind}): waiting
+   * requests are answered {@link NoWork} at once, and so is every request from now on, so that long
+   * polls end with an answer before HTTP unbinds and runners ask another node.
    */
   private record Drain(ActorRef<Done> replyTo) implements Command {}
 
   private static final class Pending {
     final RequestWork request;
-    final List<SchedulingIndex.Pick> peeked = new ArrayList<>();
-    final List<Integer> peekedPartitions = new ArrayList<>();
-    int peeksOutstanding;
-    List<Integer> order = List.of();
-    int position;
-    boolean parked;
-    int retries;
-    long startedNanos;
     final long deadlineNanos;
+    long startedNanos;
+    int tries;
+    boolean claiming;
+    boolean awaiting;
+    boolean expired;
 
-    Pending(RequestWork request) {
+    Pending(RequestWork request, Duration settle) {
       this.request = request;
       this.startedNanos = System.nanoTime();
       Duration wait = request.maxWait() == null ? Duration.ZERO : request.maxWait();
-      this.deadlineNanos = startedNanos + Math.max(0, wait.toNanos());
+      // Even a request that asked not to wait waits out the coordination window, so that work
+      // acknowledged before it asked (a notification's 202) is published in time to be seen.
+      this.deadlineNanos = startedNanos + Math.max(settle.toNanos(), wait.toNanos());
+    }
+
+    String key() {
+      return request.mode() + " " + request.capabilities();
+    }
+  }
+
+  /**
+   * An agent this dispatcher claimed or was denied: heads of it at {@code upTo} or older are stale.
+   * {@link Long#MAX_VALUE} while the claim is in flight or its outcome unknown.
+   */
+  private record Hidden(long upTo, long sinceNanos) {}
+
+  /** A version of a partition's publication, to ignore one older than what the board holds. */
+  private record Version(long epoch, long seq) {
+    boolean isAfter(Version other) {
+      return epoch != other.epoch ? epoch > other.epoch : seq > other.seq;
     }
   }
 
@@ -113,7 +134,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
         ctx -> Behaviors.withTimers(timers -> new Dispatcher(ctx, timers, coordinators, settings)));
   }
 
-  /** Spawns this node's dispatcher, registered for cluster-wide runner listings. */
+  /** Spawns this node's dispatcher, registered for heads and for cluster-wide runner listings. */
   public static ActorRef<Command> init(
       ActorSystem<?> system, Coordinators coordinators, CoordinatorSettings settings) {
     ActorRef<Command> ref =
@@ -132,26 +153,31 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     return ref;
   }
 
-  private final TimerScheduler<Command> timers;
-  private final Coordinators coordinators;
-
   /** The most runners a dispatcher remembers for listings (docs/configuration.md, limits). */
   public static final int MAX_REMEMBERED_RUNNERS = 10_000;
 
+  private final TimerScheduler<Command> timers;
+  private final Coordinators coordinators;
+  private final CoordinatorSettings settings;
   private final ClusterSharding sharding;
   private final RotaMetrics metrics;
-  private final ActorRef<TryResult> tryAdapter;
-  private final ActorRef<Coordinator.PeekResult> peekAdapter;
-  private final CoordinatorSettings settings;
-  private final ActorRef<Hint> hintAdapter;
+  private final HeadsBoard board;
+  private final Map<Integer, Version> versions = new HashMap<>();
+  private final Map<String, Hidden> hidden = new HashMap<>();
   private final Map<Long, Pending> pending = new HashMap<>();
+
+  /** Requests nothing fitted, in arrival order. */
+  private final LinkedHashMap<Long, Pending> waiting = new LinkedHashMap<>();
+
+  /** Partitions asked for their heads and not heard from since. */
+  private final Set<Integer> refreshing = new HashSet<>();
 
   /**
    * The runners seen, least recently seen first; at most {@link #MAX_REMEMBERED_RUNNERS}, so that
    * clients inventing a runner id per request cannot grow a node's memory without bound.
    */
   private final Map<String, RunnerSeen> runners =
-      new java.util.LinkedHashMap<>() {
+      new LinkedHashMap<>() {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, RunnerSeen> eldest) {
           return size() > MAX_REMEMBERED_RUNNERS;
@@ -173,26 +199,24 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     super(context);
     this.timers = timers;
     this.coordinators = coordinators;
+    this.settings = settings;
     this.sharding = ClusterSharding.get(context.getSystem());
     this.metrics = RotaMetrics.get(context.getSystem());
-    this.tryAdapter = context.messageAdapter(TryResult.class, Tried::new);
-    this.peekAdapter = context.messageAdapter(Coordinator.PeekResult.class, Peeked::new);
-    this.settings = settings;
-    this.hintAdapter = context.messageAdapter(Hint.class, Hinted::new);
+    this.board = new HeadsBoard(settings.inboxMaxWait());
     ActorRef<SystemControl.PauseState> pauseAdapter =
         context.messageAdapter(SystemControl.PauseState.class, PauseChanged::new);
     SystemControl.topic(context.getSystem()).tell(Topic.subscribe(pauseAdapter));
+    timers.startTimerWithFixedDelay(Tick.FORGET, FORGET_HIDDEN_AFTER);
   }
 
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(RequestWork.class, this::onRequest)
-        .onMessageEquals(CheckDirectory.INSTANCE, this::onCheckDirectory)
-        .onMessage(Peeked.class, this::onPeeked)
-        .onMessage(PeekTimeout.class, this::onPeekTimeout)
-        .onMessage(Tried.class, this::onTried)
-        .onMessage(Hinted.class, this::onHinted)
+        .onMessage(Heads.class, this::onHeads)
+        .onMessage(ClaimAnswered.class, this::onClaimAnswered)
+        .onMessageEquals(Tick.CHECK_DIRECTORY, this::onCheckDirectory)
+        .onMessageEquals(Tick.FORGET, this::onForget)
         .onMessage(WaitOver.class, this::onWaitOver)
         .onMessage(PauseChanged.class, this::onPauseChanged)
         .onMessage(GetRunners.class, this::onGetRunners)
@@ -219,164 +243,205 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
       return this;
     }
     if (!directoryComplete && !checkDirectory()) {
-      // Just started: wait until every partition's coordinator is known, or requests would be
-      // answered from a partial view of the agents.
+      // Just started: wait until every partition has published, or requests would be answered
+      // from a partial view of the agents.
       early.add(request);
-      timers.startSingleTimer(CheckDirectory.INSTANCE, CheckDirectory.INSTANCE, DIRECTORY_POLL);
+      timers.startSingleTimer(Tick.CHECK_DIRECTORY, Tick.CHECK_DIRECTORY, DIRECTORY_POLL);
       return this;
     }
     long id = nextId++;
-    Pending p = new Pending(request);
+    Pending p = new Pending(request, settings.settle());
     pending.put(id, p);
-    peekAll(id, p);
+    if (!serve(id, p)) {
+      waitFor(id, p);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onHeads(Heads heads) {
+    Version version = new Version(heads.epoch(), heads.seq());
+    Version known = versions.get(heads.partition());
+    if (known != null && !version.isAfter(known)) {
+      refreshing.remove(heads.partition()); // an answer to a refresh when nothing changed
+      return this;
+    }
+    versions.put(heads.partition(), version);
+    board.put(heads.partition(), heads.groups());
+    refreshing.remove(heads.partition());
+    serveWaiting();
     return this;
   }
 
   /**
-   * Asks every partition for its best candidate at once, so the rule holds across partitions: the
-   * request then claims from the partition whose candidate the rule ranks first.
+   * Ranks the board for the request and claims the agent it ranks first. Returns false when the
+   * request has to wait: nothing fits, or a partition must publish before the rule can be applied.
    */
-  private void peekAll(long id, Pending p) {
-    p.peeked.clear();
-    p.peekedPartitions.clear();
-    p.peeksOutstanding = 0;
-    for (int partition = 0; partition < coordinators.partitions(); partition++) {
-      var coordinator = coordinators.of(partition);
-      if (coordinator.isPresent()) {
-        coordinator.get().tell(new Coordinator.Peek(id, p.request, peekAdapter));
-        p.peeksOutstanding++;
-      }
+  private boolean serve(long id, Pending p) {
+    RequestWork work = p.request;
+    HeadsBoard.Decision decision =
+        board.decide(work.mode(), work.capabilities(), Instant.now(), this::usable);
+    if (decision instanceof HeadsBoard.Take take) {
+      claim(id, p, take);
+      return true;
     }
-    if (p.peeksOutstanding == 0) {
-      rankAndTry(id, p);
-    } else {
-      timers.startSingleTimer(peekTimerKey(id), new PeekTimeout(id), PEEK_TIMEOUT);
+    p.awaiting = decision instanceof HeadsBoard.Await;
+    if (decision instanceof HeadsBoard.Await await) {
+      refresh(await.partition());
     }
+    return false;
   }
 
-  private Behavior<Command> onCheckDirectory() {
-    if (checkDirectory()) {
-      List<RequestWork> waiting = List.copyOf(early);
-      early.clear();
-      waiting.forEach(this::onRequest);
-    } else {
-      timers.startSingleTimer(CheckDirectory.INSTANCE, CheckDirectory.INSTANCE, DIRECTORY_POLL);
-    }
-    return this;
+  private boolean usable(HeadsBoard.Head head) {
+    Hidden h = hidden.get(head.agent().agentId());
+    return h == null || head.version() > h.upTo();
   }
 
-  /** True once all coordinators are known, or the start-up grace has passed regardless. */
-  private boolean checkDirectory() {
-    directoryComplete =
-        coordinators.allKnown() || System.nanoTime() - startedNanos > DIRECTORY_GRACE.toNanos();
-    return directoryComplete;
+  private void claim(long id, Pending p, HeadsBoard.Take take) {
+    RequestWork work = p.request;
+    String agentId = take.pick().agent().agentId();
+    hidden.put(agentId, new Hidden(Long.MAX_VALUE, System.nanoTime()));
+    p.claiming = true;
+    Asks.ask(
+        getContext(),
+        AgentEntity.Reply.class,
+        sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agentId),
+        settings.claimTimeout(),
+        replyTo ->
+            new AgentEntity.Claim(
+                work.runnerId(), work.mode(), work.capabilities(), work.leaseSeconds(), replyTo),
+        (reply, failure) -> new ClaimAnswered(id, agentId, take.partition(), reply, failure));
   }
 
-  private Behavior<Command> onPeeked(Peeked peeked) {
-    Coordinator.PeekResult result = peeked.result();
-    Pending p = pending.get(result.requestId());
-    if (p == null || p.peeksOutstanding == 0) {
-      return this;
+  private Behavior<Command> onClaimAnswered(ClaimAnswered answer) {
+    Pending p = pending.get(answer.requestId());
+    if (p != null) {
+      p.claiming = false;
     }
-    if (result.best() != null) {
-      p.peeked.add(result.best());
-      p.peekedPartitions.add(result.partition());
-    }
-    if (--p.peeksOutstanding == 0) {
-      timers.cancel(peekTimerKey(result.requestId()));
-      rankAndTry(result.requestId(), p);
-    }
-    return this;
-  }
-
-  private Behavior<Command> onPeekTimeout(PeekTimeout timeout) {
-    Pending p = pending.get(timeout.requestId());
-    if (p != null && p.peeksOutstanding > 0) {
-      p.peeksOutstanding = 0;
-      rankAndTry(timeout.requestId(), p);
-    }
-    return this;
-  }
-
-  private void rankAndTry(long id, Pending p) {
-    Comparator<SchedulingIndex.Pick> rule = PickOrder.at(Instant.now(), settings.inboxMaxWait());
-    List<Integer> idx = new ArrayList<>();
-    for (int i = 0; i < p.peeked.size(); i++) {
-      idx.add(i);
-    }
-    // The home partition wins ties, so runners keep to their partition when the rule allows.
-    int home = Partitions.of(p.request.runnerId(), coordinators.partitions());
-    idx.sort(
-        (x, y) -> {
-          int c = rule.compare(p.peeked.get(x), p.peeked.get(y));
-          if (c != 0) {
-            return c;
-          }
-          return Boolean.compare(
-              p.peekedPartitions.get(y) == home, p.peekedPartitions.get(x) == home);
-        });
-    List<Integer> order = new ArrayList<>(idx.size());
-    idx.forEach(i -> order.add(p.peekedPartitions.get(i)));
-    p.order = order;
-    p.position = 0;
-    tryNext(id, p);
-  }
-
-  private static String peekTimerKey(long id) {
-    return "peek-" + id;
-  }
-
-  private Behavior<Command> onTried(Tried tried) {
-    TryResult result = tried.result();
-    Pending p = pending.get(result.requestId());
-    if (result.reply() instanceof Assigned assigned) {
+    long now = System.nanoTime();
+    if (answer.reply() instanceof AgentEntity.Granted granted) {
+      hidden.put(answer.agentId(), new Hidden(granted.seqNr(), now));
       if (p == null) {
-        giveBack(assigned.granted());
-        return this;
+        giveBack(granted);
+      } else {
+        finish(answer.requestId(), p, new Assigned(granted));
       }
-      finish(result.requestId(), p, assigned);
       return this;
+    }
+    if (answer.reply() instanceof AgentEntity.Denied denied) {
+      // Another node's runner was first, or the partition's picture was behind: the agent's own
+      // answer corrects it, here and at its coordinator.
+      hidden.put(answer.agentId(), new Hidden(denied.seqNr(), now));
+      coordinators
+          .of(answer.partition())
+          .ifPresent(
+              c ->
+                  c.tell(
+                      new Coordinator.AgentChanged(
+                          denied.schedule(), denied.seqNr(), denied.registered())));
+    } else {
+      // No answer in time: the agent may or may not have granted. Keep it hidden until its
+      // partition shows a newer version of it; a grant nobody took expires and is rescued.
+      hidden.put(answer.agentId(), new Hidden(Long.MAX_VALUE, now));
     }
     if (p == null) {
       return this;
     }
-    if (p.position + 1 < p.order.size()) {
-      p.position++;
-      tryNext(result.requestId(), p);
-    } else {
-      // Every candidate went to someone else meanwhile: look again before parking.
-      if (p.retries++ < 2) {
-        peekAll(result.requestId(), p);
-      } else {
-        p.position = p.order.size();
-        tryNext(result.requestId(), p);
-      }
+    if (p.expired) {
+      pending.remove(answer.requestId());
+      p.request.replyTo().tell(new NoWork());
+    } else if (++p.tries >= settings.claimTries() || !serve(answer.requestId(), p)) {
+      waitFor(answer.requestId(), p);
     }
     return this;
   }
 
-  private Behavior<Command> onHinted(Hinted hinted) {
-    Hint hint = hinted.hint();
-    Pending p = pending.get(hint.requestId());
-    if (p == null || !p.parked) {
-      return this;
+  /** Serves waiting requests in arrival order; one that does not fit stops its kind's turn. */
+  private void serveWaiting() {
+    if (waiting.isEmpty()) {
+      return;
     }
-    p.startedNanos = System.nanoTime();
-    // Woken: rank all partitions again, the hinting one among them.
-    p.parked = false;
-    unparkEverywhere(hint.requestId());
-    timers.cancel(hint.requestId());
-    p.retries = 0;
-    peekAll(hint.requestId(), p);
-    return this;
+    Set<String> stuck = new HashSet<>();
+    for (Map.Entry<Long, Pending> e : List.copyOf(waiting.entrySet())) {
+      Pending p = e.getValue();
+      if (stuck.contains(p.key())) {
+        continue;
+      }
+      p.tries = 0;
+      if (serve(e.getKey(), p)) {
+        waiting.remove(e.getKey());
+        timers.cancel(e.getKey());
+      } else {
+        stuck.add(p.key());
+      }
+    }
+  }
+
+  private void waitFor(long id, Pending p) {
+    long remaining = p.deadlineNanos - System.nanoTime();
+    if (draining || (remaining <= 0 && !p.awaiting)) {
+      // Out of time, or the node is shutting down: answer now rather than wait.
+      pending.remove(id);
+      p.request.replyTo().tell(new NoWork());
+      return;
+    }
+    waiting.put(id, p);
+    // A request out of time that waits for a partition's heads waits for them briefly.
+    long wait = remaining > 0 ? remaining : AWAIT_HEADS.toNanos();
+    timers.startSingleTimer(id, new WaitOver(id), Duration.ofNanos(wait));
+  }
+
+  private void refresh(int partition) {
+    if (refreshing.add(partition)) {
+      coordinators
+          .of(partition)
+          .ifPresentOrElse(
+              c -> c.tell(new Coordinator.Refresh(getContext().getSelf())),
+              () -> refreshing.remove(partition));
+    }
   }
 
   private Behavior<Command> onWaitOver(WaitOver over) {
-    Pending p = pending.remove(over.requestId());
-    if (p != null) {
-      unparkEverywhere(over.requestId());
-      p.request.replyTo().tell(new NoWork());
+    Pending p = pending.get(over.requestId());
+    if (p == null) {
+      return this;
     }
+    if (p.claiming) {
+      p.expired = true;
+      return this;
+    }
+    pending.remove(over.requestId());
+    waiting.remove(over.requestId());
+    p.request.replyTo().tell(new NoWork());
+    return this;
+  }
+
+  private Behavior<Command> onCheckDirectory() {
+    if (checkDirectory()) {
+      List<RequestWork> held = List.copyOf(early);
+      early.clear();
+      held.forEach(this::onRequest);
+    } else {
+      timers.startSingleTimer(Tick.CHECK_DIRECTORY, Tick.CHECK_DIRECTORY, DIRECTORY_POLL);
+    }
+    return this;
+  }
+
+  /** True once every partition has published, or the start-up grace has passed regardless. */
+  private boolean checkDirectory() {
+    boolean all = true;
+    for (int partition = 0; partition < coordinators.partitions() && all; partition++) {
+      all = board.knows(partition);
+    }
+    directoryComplete = all || System.nanoTime() - startedNanos > DIRECTORY_GRACE.toNanos();
+    return directoryComplete;
+  }
+
+  /** Forgets hidden agents answered long ago; a stale head of one costs at most a denial. */
+  private Behavior<Command> onForget() {
+    long cutoff = System.nanoTime() - FORGET_HIDDEN_AFTER.toNanos();
+    hidden.values().removeIf(h -> h.sinceNanos() < cutoff);
+    Instant runnersCutoff = Instant.now().minus(FORGET_RUNNERS_AFTER);
+    runners.values().removeIf(r -> r.lastSeenAt().isBefore(runnersCutoff));
     return this;
   }
 
@@ -384,14 +449,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     paused = changed.state().paused();
     getContext().getLog().info("System {}", paused ? "paused" : "resumed");
     if (paused) {
-      for (Map.Entry<Long, Pending> e : List.copyOf(pending.entrySet())) {
-        if (e.getValue().parked) {
-          pending.remove(e.getKey());
-          timers.cancel(e.getKey());
-          unparkEverywhere(e.getKey());
-          e.getValue().request.replyTo().tell(new Paused());
-        }
-      }
+      answerWaiting(new Paused());
     }
     return this;
   }
@@ -401,18 +459,21 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     int answered = early.size();
     early.forEach(request -> request.replyTo().tell(new NoWork()));
     early.clear();
-    for (Map.Entry<Long, Pending> e : List.copyOf(pending.entrySet())) {
-      if (e.getValue().parked) {
-        pending.remove(e.getKey());
-        timers.cancel(e.getKey());
-        unparkEverywhere(e.getKey());
-        e.getValue().request.replyTo().tell(new NoWork());
-        answered++;
-      }
-    }
+    answered += answerWaiting(new NoWork());
     getContext().getLog().info("Node shutting down: answered {} waiting claims 'none'", answered);
     drain.replyTo().tell(Done.getInstance());
     return this;
+  }
+
+  private int answerWaiting(WorkProtocol.WorkReply reply) {
+    int answered = waiting.size();
+    for (Map.Entry<Long, Pending> e : waiting.entrySet()) {
+      pending.remove(e.getKey());
+      timers.cancel(e.getKey());
+      e.getValue().request.replyTo().tell(reply);
+    }
+    waiting.clear();
+    return answered;
   }
 
   private Behavior<Command> onGetRunners(GetRunners get) {
@@ -423,37 +484,10 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     return this;
   }
 
-  private void tryNext(long id, Pending p) {
-    while (p.position < p.order.size()) {
-      var coordinator = coordinators.of(p.order.get(p.position));
-      if (coordinator.isPresent()) {
-        coordinator.get().tell(new Coordinator.TryAssign(id, p.request, tryAdapter));
-        return;
-      }
-      p.position++;
-    }
-    long remaining = p.deadlineNanos - System.nanoTime();
-    if (remaining <= 0 || draining) {
-      // Out of time, or the node is shutting down: answer now rather than park.
-      pending.remove(id);
-      p.request.replyTo().tell(new NoWork());
-      return;
-    }
-    p.parked = true;
-    for (int partition = 0; partition < coordinators.partitions(); partition++) {
-      coordinators
-          .of(partition)
-          .ifPresent(c -> c.tell(new Coordinator.Park(id, p.request, hintAdapter)));
-    }
-    timers.startSingleTimer(id, new WaitOver(id), Duration.ofNanos(remaining));
-  }
-
   private void finish(long id, Pending p, Assigned assigned) {
     pending.remove(id);
-    if (p.parked) {
-      timers.cancel(id);
-      unparkEverywhere(id);
-    }
+    waiting.remove(id);
+    timers.cancel(id);
     AgentEntity.Granted granted = assigned.granted();
     Duration claim = Duration.ofNanos(System.nanoTime() - p.startedNanos);
     Duration wait =
@@ -482,13 +516,10 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
                 getContext().getSystem().ignoreRef()));
   }
 
-  private void unparkEverywhere(long id) {
-    for (int partition = 0; partition < coordinators.partitions(); partition++) {
-      coordinators.of(partition).ifPresent(c -> c.tell(new Coordinator.Unpark(id, hintAdapter)));
-    }
-  }
+  /** How long a request out of time still waits for a partition it must hear from. */
+  private static final Duration AWAIT_HEADS = Duration.ofSeconds(1);
 
-  private static final Duration PEEK_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration FORGET_HIDDEN_AFTER = Duration.ofSeconds(30);
   private static final Duration FORGET_RUNNERS_AFTER = Duration.ofHours(1);
   private static final Duration DIRECTORY_POLL = Duration.ofMillis(20);
   private static final Duration DIRECTORY_GRACE = Duration.ofSeconds(30);

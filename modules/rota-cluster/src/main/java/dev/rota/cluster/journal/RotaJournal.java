@@ -3,7 +3,9 @@ package dev.rota.cluster.journal;
 import com.typesafe.config.Config;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.rota.cluster.agent.AgentEvents;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.cluster.readmodel.ReadModelUpdate;
 import dev.rota.cluster.system.WriteGuard;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -102,7 +104,8 @@ public final class RotaJournal extends AsyncWriteJournal {
       byte[] metaPayload,
       Integer metaSerializerId,
       String metaManifest,
-      List<String> tags) {}
+      List<String> tags,
+      AgentEvents.Event event) {}
 
   /** One {@code doAsyncWriteMessages} call: its rows, its per-write results, its promise. */
   private record WriteRequest(
@@ -119,14 +122,24 @@ public final class RotaJournal extends AsyncWriteJournal {
   private final List<Thread> writers = new ArrayList<>();
   private final ExecutorService readers;
   private final int maxBatchRows;
+
+  /** Writes the read model in each write's transaction; null when a projection does. */
+  private final ReadModelUpdate readModel;
+
   private volatile Boolean postgres;
   private volatile boolean running = true;
+  private volatile boolean countersReady;
 
   public RotaJournal(Config config) {
     this.serialization = SerializationExtension.get(context().system());
     this.metrics = RotaMetrics.get(Adapter.toTyped(context().system()));
     this.writeGuard = WriteGuard.get(Adapter.toTyped(context().system()));
     this.maxBatchRows = config.getInt("max-batch-rows");
+    Config system = context().system().settings().config();
+    this.readModel =
+        writesReadModel(system)
+            ? new ReadModelUpdate(system.getInt("rota.partitions"), metrics::readModelEventSkipped)
+            : null;
     int writerCount = config.getInt("writers");
     int readerCount = config.getInt("readers");
     HikariConfig hikari = new HikariConfig();
@@ -154,6 +167,26 @@ public final class RotaJournal extends AsyncWriteJournal {
       writers.add(writer);
       writer.start();
     }
+  }
+
+  /**
+   * Whether this journal writes the read model itself (decision 27): {@code rota.read-model.writer
+   * = journal}, the default. Otherwise a projection per partition reads the events back.
+   */
+  public static boolean writesReadModel(Config config) {
+    return config.hasPath("rota.read-model.writer")
+        && "journal".equals(config.getString("rota.read-model.writer"));
+  }
+
+  /**
+   * Whether the node's configured journal is this one and writes the read model, so no projection
+   * needs to.
+   */
+  public static boolean writesReadModelOf(Config config) {
+    String plugin = config.getString("pekko.persistence.journal.plugin");
+    return writesReadModel(config)
+        && config.hasPath(plugin + ".class")
+        && RotaJournal.class.getName().equals(config.getString(plugin + ".class"));
   }
 
   // ---- writing ----
@@ -216,7 +249,8 @@ public final class RotaJournal extends AsyncWriteJournal {
         metaBytes,
         metaId,
         metaManifest,
-        tags);
+        tags,
+        payload instanceof AgentEvents.Event event ? event : null);
   }
 
   private void writeLoop() {
@@ -295,7 +329,12 @@ public final class RotaJournal extends AsyncWriteJournal {
     if (postgres == null) {
       postgres = "PostgreSQL".equals(connection.getMetaData().getDatabaseProductName());
     }
-    connection.setAutoCommit(postgres);
+    if (readModel != null && !countersReady) {
+      connection.setAutoCommit(true);
+      readModel.ensureCounterRows(connection);
+      countersReady = true;
+    }
+    connection.setAutoCommit(postgres && readModel == null);
     return connection;
   }
 
@@ -304,6 +343,10 @@ public final class RotaJournal extends AsyncWriteJournal {
     batch.forEach(request -> rows.addAll(request.rows()));
     if (postgres) {
       insertInOneStatement(connection, rows);
+      if (readModel != null) {
+        applyToReadModel(connection, rows);
+        connection.commit();
+      }
       return;
     }
     long[] orderings = new long[rows.size()];
@@ -338,7 +381,21 @@ public final class RotaJournal extends AsyncWriteJournal {
         tag.executeBatch();
       }
     }
+    if (readModel != null) {
+      applyToReadModel(connection, rows);
+    }
     connection.commit();
+  }
+
+  /** The read model's share of the write, in the same transaction: exactly once by design. */
+  private void applyToReadModel(Connection connection, List<Row> rows) throws SQLException {
+    List<ReadModelUpdate.Change> changes = new ArrayList<>(rows.size());
+    for (Row row : rows) {
+      if (row.event() != null) {
+        changes.add(new ReadModelUpdate.Change(row.persistenceId(), row.sequenceNr(), row.event()));
+      }
+    }
+    readModel.apply(connection, changes);
   }
 
   /**

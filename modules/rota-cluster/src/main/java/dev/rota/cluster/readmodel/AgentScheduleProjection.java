@@ -66,9 +66,7 @@ public final class AgentScheduleProjection {
             () -> new PlainJdbcSession(dataSource),
             () ->
                 new AgentScheduleProjectionHandler(
-                    partition,
-                    settings.partitions(),
-                    RotaMetrics.get(system)::readModelEventSkipped),
+                    settings.partitions(), RotaMetrics.get(system)::readModelEventSkipped),
             system)
         .withGroup(
             projectionSettings.groupAfterEnvelopes(), projectionSettings.groupAfterDuration())

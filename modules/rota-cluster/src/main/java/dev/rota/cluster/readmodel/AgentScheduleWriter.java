@@ -114,19 +114,18 @@ final class AgentScheduleWriter implements AutoCloseable {
   private static final int EXISTS_CHUNK = 100;
 
   private final Connection connection;
-  private final int partition;
   private final int partitions;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
-  private final Map<Counter, Long> counts = new EnumMap<>(Counter.class);
+  private final java.util.TreeMap<Integer, EnumMap<Counter, Long>> counts =
+      new java.util.TreeMap<>();
   private final List<Registration> unmatchedRegistrations = new ArrayList<>();
 
   /**
-   * @param partition the projection's partition: the counters it writes are its own rows
-   * @param partitions the partition count, for each agent row's {@code partition_id}
+   * @param partitions the partition count, for each agent row's {@code partition_id} and the
+   *     counter rows (one per partition) its counts go to
    */
-  AgentScheduleWriter(Connection connection, int partition, int partitions) {
+  AgentScheduleWriter(Connection connection, int partitions) {
     this.connection = connection;
-    this.partition = partition;
     this.partitions = partitions;
   }
 
@@ -291,7 +290,7 @@ final class AgentScheduleWriter implements AutoCloseable {
     }
 
     Update counting(Counter counter, long n) {
-      return then(() -> counted(counter, n));
+      return then(() -> counted(Partitions.of(agentId, partitions), counter, n));
     }
 
     @Override
@@ -640,31 +639,39 @@ final class AgentScheduleWriter implements AutoCloseable {
 
   // ---- counters ----
 
-  /** Adds this transaction's counts to the partition's counter rows. */
+  /**
+   * Adds this transaction's counts to the counter rows of the agents' partitions, in the order of
+   * (partition, counter), so that two transactions adding to the same rows lock them in the same
+   * order.
+   */
   void flushCounters() throws SQLException {
-    for (Map.Entry<Counter, Long> entry : counts.entrySet()) {
-      PreparedStatement update =
-          statement(
-              "update rota_counter set total = total + ? where name = ? and partition_id = ?");
-      update.setLong(1, entry.getValue());
-      update.setString(2, entry.getKey().key());
-      update.setInt(3, partition);
-      if (update.executeUpdate() == 0) {
-        PreparedStatement insert =
-            statement("insert into rota_counter (name, partition_id, total) values (?, ?, ?)");
-        insert.setString(1, entry.getKey().key());
-        insert.setInt(2, partition);
-        insert.setLong(3, entry.getValue());
-        insert.executeUpdate();
+    for (Map.Entry<Integer, EnumMap<Counter, Long>> byPartition : counts.entrySet()) {
+      for (Map.Entry<Counter, Long> entry : byPartition.getValue().entrySet()) {
+        PreparedStatement update =
+            statement(
+                "update rota_counter set total = total + ? where name = ? and partition_id = ?");
+        update.setLong(1, entry.getValue());
+        update.setString(2, entry.getKey().key());
+        update.setInt(3, byPartition.getKey());
+        if (update.executeUpdate() == 0) {
+          PreparedStatement insert =
+              statement("insert into rota_counter (name, partition_id, total) values (?, ?, ?)");
+          insert.setString(1, entry.getKey().key());
+          insert.setInt(2, byPartition.getKey());
+          insert.setLong(3, entry.getValue());
+          insert.executeUpdate();
+        }
       }
     }
     counts.clear();
   }
 
   /** Adds to a counter of this transaction. */
-  private void counted(Counter counter, long n) {
+  private void counted(int partitionId, Counter counter, long n) {
     if (n > 0) {
-      counts.merge(counter, n, Long::sum);
+      counts
+          .computeIfAbsent(partitionId, p -> new EnumMap<>(Counter.class))
+          .merge(counter, n, Long::sum);
     }
   }
 

@@ -143,13 +143,16 @@ class AssignmentTest {
 
   @Test
   void followsTheAdr011WalkThrough() {
+    // Each step waits out the coordination window (decision 26): a claim made the instant an
+    // agent registered may be ranked before its coordinator has published it.
     String c = register("C");
-    complete(granted(claim("r1", RunnerMode.EXPLORATION)));
+    assertEquals(c, agentOf(completeAfterWindow(claim("r1", RunnerMode.EXPLORATION))));
     String b = register("B");
-    complete(granted(claim("r1", RunnerMode.EXPLORATION)));
+    assertEquals(b, agentOf(completeAfterWindow(claimAfterWindow("r1", RunnerMode.EXPLORATION))));
     String a = register("A");
-    complete(granted(claim("r1", RunnerMode.EXPLORATION)));
+    assertEquals(a, agentOf(completeAfterWindow(claimAfterWindow("r1", RunnerMode.EXPLORATION))));
     notify(a, 3);
+    pause(WINDOW);
 
     AgentEntity.Granted first = granted(claim("runner-1", RunnerMode.HYBRID));
     assertEquals(a, agentOf(first));
@@ -163,6 +166,29 @@ class AssignmentTest {
     complete(first);
     AgentEntity.Granted third = granted(claim("runner-1", RunnerMode.HYBRID));
     assertEquals(b, agentOf(third));
+  }
+
+  /** Comfortably longer than the coordination window on a loaded machine. */
+  private static final Duration WINDOW = Duration.ofMillis(300);
+
+  private static void pause(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private WorkReply claimAfterWindow(String runnerId, RunnerMode mode) {
+    pause(WINDOW);
+    return claim(runnerId, mode);
+  }
+
+  private AgentEntity.Granted completeAfterWindow(WorkReply reply) {
+    AgentEntity.Granted g = granted(reply);
+    complete(g);
+    return g;
   }
 
   @Test
@@ -395,18 +421,22 @@ class AssignmentTest {
         List.of(
             request,
             new Coordinator.AgentChanged(schedule, 3, true),
-            new Coordinator.Peek(1, request, probe.ref().narrow()),
-            new Coordinator.PeekResult(
-                1,
+            new Coordinator.Refresh(probe.ref().narrow()),
+            new Dispatcher.Heads(
                 2,
-                new dev.rota.core.scheduling.SchedulingIndex.Pick(schedule, ActivationKind.INBOX)),
-            new Coordinator.TryAssign(1, request, probe.ref().narrow()),
-            new Coordinator.TryResult(1, 2, new Assigned(granted)),
-            new Coordinator.TryResult(1, 2, new NoWork()),
-            new Coordinator.TryResult(1, 2, new WorkProtocol.Paused()),
-            new Coordinator.Park(1, request, probe.ref().narrow()),
-            new Coordinator.Unpark(1, probe.ref().narrow()),
-            new Coordinator.Hint(1, 2),
+                1_700_000_000_000L,
+                5,
+                List.of(
+                    new dev.rota.core.scheduling.HeadsBoard.GroupHeads(
+                        Set.of(cap),
+                        List.of(new dev.rota.core.scheduling.HeadsBoard.Head(schedule, 3)),
+                        List.of(new dev.rota.core.scheduling.HeadsBoard.Head(schedule, 3)),
+                        true,
+                        List.of(),
+                        false))),
+            new Assigned(granted),
+            new NoWork(),
+            new WorkProtocol.Paused(),
             new Dispatcher.GetRunners(probe.ref().narrow()));
     for (Object message : messages) {
       assertEquals(message, testKit.serializationTestKit().verifySerialization(message, true));

@@ -41,7 +41,8 @@ class AgentScheduleProjectionTest {
   private static final TestDatabase DB = TestDatabase.h2();
   private static final Config CONFIG =
       ConfigFactory.parseString(
-              "rota.partitions = 4\n" + "rota.projection.group-after-duration = 50ms")
+              "rota.partitions = 4\nrota.projection.group-after-duration = 50ms\n"
+                  + "rota.read-model.writer = projection")
           .withFallback(SingleNodeCluster.config())
           .withFallback(DB.pekkoConfig())
           .withFallback(ConfigFactory.load());

@@ -656,8 +656,7 @@ abstract class ReadModelContract {
 
   private void process(List<EventEnvelope<Event>> envelopes) {
     String agentId = envelopes.get(0).persistenceId().substring("Agent|".length());
-    var handler =
-        new AgentScheduleProjectionHandler(Partitions.of(agentId, PARTITIONS), PARTITIONS);
+    var handler = new AgentScheduleProjectionHandler(PARTITIONS);
     PlainJdbcSession session = new PlainJdbcSession(db().dataSource());
     try {
       handler.process(session, envelopes);

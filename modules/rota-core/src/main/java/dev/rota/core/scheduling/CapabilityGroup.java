@@ -101,6 +101,31 @@ final class CapabilityGroup {
     return stale.isEmpty() ? null : stale.first();
   }
 
+  /** Up to {@code k} rows of each view, best first, for {@link SchedulingIndex#heads}. */
+  HeadsBoard.GroupHeads heads(int k, java.util.function.ToLongFunction<String> version) {
+    return new HeadsBoard.GroupHeads(
+        capabilities,
+        first(inbox, k, version),
+        first(oldestUnread, k, version),
+        inbox.size() <= k,
+        first(stale, k, version),
+        stale.size() <= k,
+        first(scheduled, k, version),
+        scheduled.size() <= k);
+  }
+
+  private static java.util.List<HeadsBoard.Head> first(
+      TreeSet<AgentSchedule> view, int k, java.util.function.ToLongFunction<String> version) {
+    java.util.List<HeadsBoard.Head> heads = new java.util.ArrayList<>(Math.min(k, view.size()));
+    for (AgentSchedule row : view) {
+      if (heads.size() == k) {
+        break;
+      }
+      heads.add(new HeadsBoard.Head(row, version.applyAsLong(row.agentId())));
+    }
+    return heads;
+  }
+
   int eligibleInbox() {
     return inbox.size();
   }

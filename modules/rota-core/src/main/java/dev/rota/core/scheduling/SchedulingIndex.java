@@ -269,6 +269,28 @@ public final class SchedulingIndex {
     return Optional.ofNullable(earliest);
   }
 
+  /**
+   * What a dispatcher needs to apply the rule across partitions without asking: for every
+   * capability group, up to {@code k} eligible agents of each ordered view at {@code now}, best
+   * first, each with the version {@code version} gives its id (the entity's sequence number). See
+   * {@link HeadsBoard}.
+   */
+  public java.util.List<HeadsBoard.GroupHeads> heads(
+      int k, Instant now, java.util.function.ToLongFunction<String> version) {
+    if (k < 1) {
+      throw new IllegalArgumentException("k must be at least 1: " + k);
+    }
+    advanceTo(now);
+    java.util.List<HeadsBoard.GroupHeads> heads = new java.util.ArrayList<>(groups.size());
+    for (CapabilityGroup group : groups.values()) {
+      HeadsBoard.GroupHeads g = group.heads(k, version);
+      if (!g.inbox().isEmpty() || !g.stale().isEmpty() || !g.scheduled().isEmpty()) {
+        heads.add(g);
+      }
+    }
+    return heads;
+  }
+
   public Stats stats(Instant now) {
     advanceTo(now);
     int eligibleInbox = 0;

@@ -1,0 +1,254 @@
+package dev.rota.core.scheduling;
+
+import dev.rota.core.model.ActivationKind;
+import dev.rota.core.model.RunnerMode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * A dispatcher's picture of every partition's best agents, from which it applies the assignment
+ * rule across partitions without asking any coordinator (decision 26).
+ *
+ * <p>Each partition's coordinator publishes, for every capability group, the first {@code k} rows
+ * of each ordered view of its {@link SchedulingIndex} ({@link SchedulingIndex#heads}). The best
+ * agent for a request over all partitions is the best of those heads, because the best of a union
+ * is the best of the bests. A dispatcher serving several requests before a partition publishes
+ * again passes a predicate that hides the heads it has already claimed or seen denied; when that
+ * hides all {@code k} rows of a view that has more, the partition's next agent is unknown, and the
+ * board can only answer if its choice ranks before the last hidden row (every unknown row ranks
+ * after it). Otherwise it answers {@link Await}: wait for that partition's next publication rather
+ * than hand out a worse agent.
+ *
+ * <p>Not thread-safe; one actor owns it.
+ */
+public final class HeadsBoard {
+
+  /** One published row and the version it was published at (the entity's sequence number). */
+  public record Head(AgentSchedule agent, long version) {}
+
+  /**
+   * One capability group's heads in one partition.
+   *
+   * @param inbox the first rows of the inbox order
+   * @param oldestUnread the first rows of the oldest-unread order (the same agents as the inbox
+   *     view, for the max-wait jump)
+   * @param inboxComplete the inbox views hold every eligible inbox agent of the group
+   * @param stale the first rows of the staleness order
+   * @param staleComplete the staleness view holds every stale-eligible agent of the group
+   * @param scheduled the first rows of the scheduled order (agents whose schedule is due)
+   * @param scheduledComplete the scheduled view holds every due agent of the group
+   */
+  public record GroupHeads(
+      Set<String> capabilities,
+      List<Head> inbox,
+      List<Head> oldestUnread,
+      boolean inboxComplete,
+      List<Head> stale,
+      boolean staleComplete,
+      List<Head> scheduled,
+      boolean scheduledComplete) {
+    public GroupHeads {
+      capabilities = Set.copyOf(capabilities);
+      inbox = List.copyOf(inbox);
+      oldestUnread = List.copyOf(oldestUnread);
+      stale = List.copyOf(stale);
+      scheduled = List.copyOf(scheduled);
+    }
+
+    /** Heads of a group without due schedules. */
+    public GroupHeads(
+        Set<String> capabilities,
+        List<Head> inbox,
+        List<Head> oldestUnread,
+        boolean inboxComplete,
+        List<Head> stale,
+        boolean staleComplete) {
+      this(capabilities, inbox, oldestUnread, inboxComplete, stale, staleComplete, List.of(), true);
+    }
+  }
+
+  /** What the board answers a request. */
+  public sealed interface Decision {}
+
+  /** Claim this agent of this partition: it is the best for the request. */
+  public record Take(SchedulingIndex.Pick pick, int partition, long version) implements Decision {}
+
+  /** The answer depends on agents of this partition the board does not know yet. */
+  public record Await(int partition) implements Decision {}
+
+  /** Nothing the board knows of fits the request. */
+  public record None() implements Decision {}
+
+  private static final None NONE = new None();
+
+  private final Duration inboxMaxWait;
+  private final Map<Integer, List<GroupHeads>> partitions = new TreeMap<>();
+
+  public HeadsBoard(Duration inboxMaxWait) {
+    this.inboxMaxWait = Objects.requireNonNull(inboxMaxWait, "inboxMaxWait");
+  }
+
+  /** Replaces what the board knows of {@code partition}. */
+  public void put(int partition, List<GroupHeads> groups) {
+    partitions.put(partition, List.copyOf(groups));
+  }
+
+  /** Forgets a partition (its coordinator is gone); until it publishes again it offers nothing. */
+  public void remove(int partition) {
+    partitions.remove(partition);
+  }
+
+  public boolean knows(int partition) {
+    return partitions.containsKey(partition);
+  }
+
+  public List<GroupHeads> of(int partition) {
+    return partitions.getOrDefault(partition, List.of());
+  }
+
+  /**
+   * The best agent for a runner in {@code mode} offering {@code offered} at {@code now}, among the
+   * heads {@code usable} accepts: the rule of {@link SchedulingIndex#next} over all partitions.
+   */
+  public Decision decide(
+      RunnerMode mode, Set<String> offered, Instant now, Predicate<Head> usable) {
+    if (mode.takesInbox()) {
+      Decision inbox = decideInbox(offered, now, usable);
+      if (inbox != NONE) {
+        return inbox;
+      }
+    }
+    if (mode.takesStaleness()) {
+      // A due schedule ranks after the inbox and before staleness (DESIGN §2).
+      Decision scheduled =
+          decideIn(
+              cursors(offered, usable, GroupHeads::scheduled, GroupHeads::scheduledComplete),
+              ScheduleOrder.SCHEDULED,
+              ActivationKind.SCHEDULED);
+      if (scheduled != NONE) {
+        return scheduled;
+      }
+      return decideIn(
+          cursors(offered, usable, GroupHeads::stale, GroupHeads::staleComplete),
+          ScheduleOrder.STALENESS,
+          ActivationKind.EXPLORATION);
+    }
+    return NONE;
+  }
+
+  /** A view's first usable row, or the last row of a view that has more rows than it showed. */
+  private record Cursor(int partition, Head first, Head lastHidden) {}
+
+  private List<Cursor> cursors(
+      Set<String> offered,
+      Predicate<Head> usable,
+      java.util.function.Function<GroupHeads, List<Head>> view,
+      Predicate<GroupHeads> complete) {
+    List<Cursor> cursors = new ArrayList<>();
+    for (Map.Entry<Integer, List<GroupHeads>> e : partitions.entrySet()) {
+      for (GroupHeads group : e.getValue()) {
+        if (!offered.containsAll(group.capabilities())) {
+          continue;
+        }
+        List<Head> rows = view.apply(group);
+        Head first = null;
+        for (Head head : rows) {
+          if (usable.test(head)) {
+            first = head;
+            break;
+          }
+        }
+        if (first != null) {
+          cursors.add(new Cursor(e.getKey(), first, null));
+        } else if (!complete.test(group) && !rows.isEmpty()) {
+          cursors.add(new Cursor(e.getKey(), null, rows.get(rows.size() - 1)));
+        }
+      }
+    }
+    return cursors;
+  }
+
+  private Decision decideInbox(Set<String> offered, Instant now, Predicate<Head> usable) {
+    List<Cursor> oldest =
+        cursors(offered, usable, GroupHeads::oldestUnread, GroupHeads::inboxComplete);
+    List<Cursor> inbox = cursors(offered, usable, GroupHeads::inbox, GroupHeads::inboxComplete);
+    // The max-wait jump: the overall oldest unread goes first once it has waited too long.
+    Cursor longest = best(oldest, ScheduleOrder.OLDEST_UNREAD);
+    if (longest != null
+        && ScheduleOrder.hasWaitedTooLong(longest.first().agent(), inboxMaxWait, now)) {
+      Decision unknown = unknownBefore(oldest, longest.first(), ScheduleOrder.OLDEST_UNREAD);
+      return unknown != null ? unknown : take(longest, ActivationKind.INBOX);
+    }
+    for (Cursor c : oldest) {
+      // An unknown row has waited no longer than the hidden row it follows.
+      if (c.first() == null
+          && ScheduleOrder.hasWaitedTooLong(c.lastHidden().agent(), inboxMaxWait, now)) {
+        return new Await(c.partition());
+      }
+    }
+    Cursor best = best(inbox, ScheduleOrder.INBOX);
+    if (best != null) {
+      Decision unknown = unknownBefore(inbox, best.first(), ScheduleOrder.INBOX);
+      return unknown != null ? unknown : take(best, ActivationKind.INBOX);
+    }
+    return awaitAny(inbox);
+  }
+
+  /** The best of one view over all partitions, by {@code order}. */
+  private static Decision decideIn(
+      List<Cursor> cursors, Comparator<AgentSchedule> order, ActivationKind kind) {
+    Cursor best = best(cursors, order);
+    if (best != null) {
+      Decision unknown = unknownBefore(cursors, best.first(), order);
+      return unknown != null ? unknown : take(best, kind);
+    }
+    return awaitAny(cursors);
+  }
+
+  private static Cursor best(List<Cursor> cursors, Comparator<AgentSchedule> order) {
+    Cursor best = null;
+    for (Cursor c : cursors) {
+      if (c.first() != null
+          && (best == null || order.compare(c.first().agent(), best.first().agent()) < 0)) {
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * An {@link Await} for the first view whose unknown rows might rank before {@code chosen}: those
+   * rank after its last hidden row, so {@code chosen} is safe only if it ranks before that row.
+   */
+  private static Decision unknownBefore(
+      List<Cursor> cursors, Head chosen, Comparator<AgentSchedule> order) {
+    for (Cursor c : cursors) {
+      if (c.first() == null && order.compare(chosen.agent(), c.lastHidden().agent()) > 0) {
+        return new Await(c.partition());
+      }
+    }
+    return null;
+  }
+
+  private static Decision awaitAny(List<Cursor> cursors) {
+    for (Cursor c : cursors) {
+      if (c.first() == null) {
+        return new Await(c.partition());
+      }
+    }
+    return NONE;
+  }
+
+  private static Take take(Cursor c, ActivationKind kind) {
+    return new Take(
+        new SchedulingIndex.Pick(c.first().agent(), kind), c.partition(), c.first().version());
+  }
+}
