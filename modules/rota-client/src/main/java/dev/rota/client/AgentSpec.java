@@ -2,6 +2,9 @@ package dev.rota.client;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Objects;
 
@@ -72,9 +75,34 @@ public final class AgentSpec {
     return this;
   }
 
-  /** The schedules array of API.md, as JSON; sent only when set (older servers reject it). */
+  /**
+   * The schedules array of API.md, as JSON; sent only when set (older servers reject it). Replaces
+   * the agent's schedules; an empty array removes them.
+   */
   public AgentSpec schedules(JsonNode schedules) {
     this.schedules = schedules;
+    return this;
+  }
+
+  /**
+   * Adds a schedule: at each fire of {@code cron} (5 fields, read in {@code timezone}, an IANA zone
+   * or null for UTC) the agent gets a {@code scheduled} turn carrying {@code payload}.
+   *
+   * <pre>{@code
+   * AgentSpec.create().schedule("daily_standup", "0 9 * * *", "Europe/Berlin", payload);
+   * }</pre>
+   */
+  public AgentSpec schedule(String name, String cron, String timezone, JsonNode payload) {
+    ArrayNode list =
+        schedules instanceof ArrayNode array ? array : JsonNodeFactory.instance.arrayNode();
+    ObjectNode entry = list.addObject().put("name", name).put("cron", cron);
+    if (timezone != null) {
+      entry.put("timezone", timezone);
+    }
+    if (payload != null) {
+      entry.set("payload", payload);
+    }
+    this.schedules = list;
     return this;
   }
 

@@ -70,6 +70,31 @@ class RotaClientTest {
   }
 
   @Test
+  void registersAgentWithAScheduleAndShowsItsNextFire() {
+    String id = "agent-" + UUID.randomUUID();
+    Agent created =
+        client.registerAgent(
+            id,
+            AgentSpec.create()
+                .schedule(
+                    "daily_standup",
+                    "0 9 * * *",
+                    "Europe/Berlin",
+                    JsonNodeFactory.instance.objectNode().put("task", "standup")));
+
+    assertEquals(1, created.schedules().size());
+    Agent.Schedule schedule = created.schedules().get(0);
+    assertEquals("daily_standup", schedule.name());
+    assertEquals("Europe/Berlin", schedule.timezone());
+    assertEquals("standup", schedule.payload().path("task").asText());
+    assertEquals(schedule.nextFireAt(), created.scheduled().nextFireAt());
+    assertEquals(false, created.scheduled().due());
+    assertThrows(
+        RotaException.Invalid.class,
+        () -> client.registerAgent(id, AgentSpec.create().schedule("x", "not cron", null, null)));
+  }
+
+  @Test
   void listsRegisteredAgentsPageByPage() {
     for (int i = 0; i < 3; i++) {
       newAgent();

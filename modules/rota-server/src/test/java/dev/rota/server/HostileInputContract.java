@@ -95,6 +95,15 @@ abstract class HostileInputContract extends NodeOnDatabase {
     assertInvalid(put("nul-name", "{\"name\": \"a\\u0007b\"}"), "name");
     assertInvalid(put("nul-name", "{\"capabilities\": [\"c\\u0000\"]}"), "capabilities[0]");
     assertInvalid(put("nul-name", "{\"metadata\": {\"x\": \"\\u0000\"}}"), "metadata.x");
+    assertInvalid(
+        put("nul-name", "{\"schedules\": [{\"name\": \"a\\u0007\", \"cron\": \"* * * * *\"}]}"),
+        "schedules[0].name");
+    assertInvalid(
+        put(
+            "nul-name",
+            "{\"schedules\": [{\"name\": \"a\", \"cron\": \"* * * * *\","
+                + " \"payload\": {\"x\": \"\\u0000\"}}]}"),
+        "schedules[0].payload.x");
     assertEquals(404, get("/v1/agents/nul-name").status(), "nothing was registered");
 
     String agent =

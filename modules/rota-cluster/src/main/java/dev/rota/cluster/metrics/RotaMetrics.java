@@ -44,6 +44,7 @@ public final class RotaMetrics implements Extension {
   private final Timer inboxWait;
   private final Counter inboxAssignments;
   private final Counter explorationAssignments;
+  private final Counter scheduledAssignments;
   private final Timer activationDuration;
   private final PerSecondWindow recentAssignments = new PerSecondWindow(60);
   private final Timer journalWrite;
@@ -84,6 +85,7 @@ public final class RotaMetrics implements Extension {
             .register(registry);
     inboxAssignments = assignments("inbox");
     explorationAssignments = assignments("exploration");
+    scheduledAssignments = assignments("scheduled");
     activationDuration =
         Timer.builder("rota.activation.duration")
             .description(
@@ -305,6 +307,8 @@ public final class RotaMetrics implements Extension {
       if (wait != null) {
         inboxWait.record(wait.isNegative() ? Duration.ZERO : wait);
       }
+    } else if (kind == ActivationKind.SCHEDULED) {
+      scheduledAssignments.increment();
     } else {
       explorationAssignments.increment();
     }

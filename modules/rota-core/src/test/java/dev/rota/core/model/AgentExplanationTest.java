@@ -100,6 +100,42 @@ class AgentExplanationTest {
   }
 
   @Test
+  void aDueScheduleIsNotHeldBackByTheMinimumInterval() {
+    Instant last = NOW.minusSeconds(100);
+    AgentSummary resting = agent(0, null, last, 300, null, false);
+    AgentSummary due = withFire(resting, NOW.minusSeconds(5));
+    AgentSummary notYet = withFire(resting, NOW.plusSeconds(5));
+
+    assertEquals(List.of(), AgentExplanation.blockedBy(due, NOW, false, true));
+    assertTrue(AgentExplanation.inScheduledOrder(due, NOW));
+    assertTrue(due.scheduleDue(NOW));
+    assertEquals(
+        List.of("min_interval"), reasons(AgentExplanation.blockedBy(notYet, NOW, false, true)));
+    assertFalse(AgentExplanation.inScheduledOrder(notYet, NOW));
+    // Unread work goes first: the schedule waits for the inbox turn.
+    assertFalse(
+        AgentExplanation.inScheduledOrder(
+            withFire(agent(1, null, last, 300, null, false), NOW.minusSeconds(5)), NOW));
+  }
+
+  private static AgentSummary withFire(AgentSummary a, Instant fire) {
+    return new AgentSummary(
+        a.agentId(),
+        a.registered(),
+        a.config(),
+        a.unread(),
+        a.oldestUnreadAt(),
+        a.deadLetters(),
+        a.lease(),
+        a.lastActivatedAt(),
+        a.activationCount(),
+        a.snoozedUntil(),
+        a.paused(),
+        a.history(),
+        java.util.Map.of("tick", fire));
+  }
+
+  @Test
   void aPausedAgentAndAPausedSystemAreSeparateReasons() {
     assertEquals(
         List.of("paused"),
