@@ -36,9 +36,23 @@ public final class Main {
       System.exit(1);
       return;
     }
+    CoordinatedShutdown shutdown = CoordinatedShutdown.get(node.system());
+    // Said as the last step of the shutdown itself: on SIGTERM the JVM ends when its shutdown hooks
+    // are done, which can be before this thread would have said it after the termination.
+    shutdown.addTask(
+        CoordinatedShutdown.PhaseActorSystemTerminate(),
+        "rota-log-stop",
+        () -> {
+          logStopped(log, shutdown.getShutdownReason());
+          return java.util.concurrent.CompletableFuture.completedFuture(
+              org.apache.pekko.Done.getInstance());
+        });
     node.system().getWhenTerminated().toCompletableFuture().join();
-    Optional<CoordinatedShutdown.Reason> reason =
-        CoordinatedShutdown.get(node.system()).getShutdownReason();
+    // On SIGTERM this waits for the JVM's shutdown hooks; otherwise it ends the process.
+    System.exit(exitStatus(shutdown.getShutdownReason()));
+  }
+
+  private static void logStopped(Logger log, Optional<CoordinatedShutdown.Reason> reason) {
     int status = exitStatus(reason);
     String why = reason.map(Object::toString).orElse("terminated");
     if (status == 0) {
@@ -46,8 +60,6 @@ public final class Main {
     } else {
       log.error("Rota node stopped ({}); exiting with status {}", why, status);
     }
-    // On SIGTERM this waits for the JVM's shutdown hooks; otherwise it ends the process.
-    System.exit(status);
   }
 
   /**

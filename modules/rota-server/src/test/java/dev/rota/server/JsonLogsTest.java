@@ -41,6 +41,8 @@ class JsonLogsTest {
             // the production logging config, not this module's logback-test.xml
             "-Dlogback.configurationFile=logback.xml",
             "-Xmx384m",
+            // the projections print with println; the journal writes the read model by default
+            "-Drota.read-model.writer=projection",
             Main.class.getName());
     Map<String, String> env = builder.environment();
     env.put("ROTA_LOG_FORMAT", "json");
