@@ -31,14 +31,15 @@ public final class CheckHistory {
       for (Verdict.FaultWindow w : verdict.windows()) {
         System.out.printf(
             "  %s node %d: %d agents hit, window %s ms (worst %s), outage %s ms, %d never served"
-                + " again%n",
+                + " again, %d served then failing later%n",
             w.kind(),
             w.node(),
             w.agentsAffected(),
             w.maxWindowMs() == Long.MAX_VALUE ? "never" : Long.toString(w.maxWindowMs()),
             w.worstAgent(),
             w.maxOutageMs() == Long.MAX_VALUE ? "never" : Long.toString(w.maxOutageMs()),
-            w.neverServedAgain());
+            w.neverServedAgain(),
+            w.laterFailures());
       }
       verdict.violations().stream().limit(20).forEach(v -> System.out.println("  " + v));
       safe &= verdict.safe();

@@ -81,7 +81,8 @@ public record Verdict(
       long maxWindowMs,
       String worstAgent,
       int neverServedAgain,
-      long maxOutageMs) {
+      long maxOutageMs,
+      int laterFailures) {
 
     /** Every affected agent was served again within {@code boundMs} of the fault. */
     public boolean within(long boundMs) {

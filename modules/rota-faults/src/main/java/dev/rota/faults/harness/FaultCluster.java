@@ -30,8 +30,34 @@ public final class FaultCluster implements AutoCloseable {
     this.nodes = nodes;
   }
 
-  /** Starts {@code size} nodes and waits until every one is ready and serves its API. */
+  /**
+   * Starts {@code size} nodes and waits until every one is ready and serves its API. The ports are
+   * chosen free but only bound later by the nodes, so on a busy machine another process can take
+   * one first; a node that then exits while starting makes the whole start be tried again, on new
+   * ports (at most three times).
+   */
   public static FaultCluster start(int size, Path jar, Path config, FaultPostgres db, Path dir) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOnce(size, jar, config, db, dir);
+      } catch (NodeExited e) {
+        if (attempt == 3) {
+          throw e;
+        }
+        System.out.printf("[faults] %s; starting the nodes again on other ports%n", e.getMessage());
+      }
+    }
+  }
+
+  /** A node process ended while the cluster was starting. */
+  static final class NodeExited extends IllegalStateException {
+    NodeExited(String message) {
+      super(message);
+    }
+  }
+
+  private static FaultCluster startOnce(
+      int size, Path jar, Path config, FaultPostgres db, Path dir) {
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(
           "the runnable jar "
@@ -117,7 +143,7 @@ public final class FaultCluster implements AutoCloseable {
     long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       if (!node.alive()) {
-        throw new IllegalStateException(
+        throw new NodeExited(
             node + " exited with " + node.awaitExit(Duration.ZERO) + " while starting");
       }
       if (ready(node)) {

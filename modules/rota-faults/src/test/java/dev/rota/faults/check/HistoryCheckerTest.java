@@ -173,6 +173,18 @@ class HistoryCheckerTest {
   }
 
   @Test
+  void anAgentServedAfterTheFaultThatFailsLaterIsNotHeldToTheWindow() {
+    List<Event> h = clean();
+    // a was acknowledged after the fault (a-2 at 10.6 s); one publish of it fails at 19 s.
+    h.add(published("a", "a-9", 19_000, Outcome.FAILED, null));
+    h.add(published("a", "a-9", 20_200, Outcome.OK, "n9"));
+    Verdict.FaultWindow window = HistoryChecker.check(h).windows().get(0);
+    assertEquals(1, window.agentsAffected());
+    assertEquals(1, window.laterFailures());
+    assertEquals(13_950 - 10_000, window.maxWindowMs());
+  }
+
+  @Test
   void theNextFaultEndsTheWindowOfTheOneBefore() {
     List<Event> h = clean();
     h.add(new Fault("restart", Fault.INJECTED, 2, 12_000, ""));
