@@ -34,7 +34,10 @@ final class SyntheticRestart {
   private static final Duration AFTER_CATCH_UP = Duration.ofSeconds(12);
   private static final Duration IDLE = Duration.ofSeconds(60);
   private static final int COPY_CHUNK = 100_000;
-  private static final List<String> CAPABILITIES = List.of("", "code", "\"code,web\"", "search");
+
+  /** As CSV fields: quoted where empty (an unquoted empty field is NULL) or holding a comma. */
+  private static final List<String> CAPABILITIES =
+      List.of("\"\"", "code", "\"code,web\"", "search");
 
   private SyntheticRestart() {}
 
