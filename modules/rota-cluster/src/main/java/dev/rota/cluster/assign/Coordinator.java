@@ -178,7 +178,10 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
 
   private Behavior<Command> onRefresh(Refresh refresh) {
     if (loaded) {
-      refresh.dispatcher().tell(heads(current()));
+      // A picture newer than the last publication is published to all, with its own number, so
+      // that no dispatcher takes it for the older one it already has.
+      onPublish();
+      refresh.dispatcher().tell(heads(published));
     }
     return this;
   }

@@ -58,7 +58,10 @@ class AssignmentTest {
     testKit =
         ActorTestKit.create(
             "AssignmentTest",
-            ClusterTestConfig.inMemory("rota.partitions = 4\nrota.scheduling.inbox-max-wait = 3s"));
+            ClusterTestConfig.inMemory(
+                "rota.partitions = 4\nrota.scheduling.inbox-max-wait = 3s\n"
+                    // a loaded machine can stretch the coordination window (decision 26)
+                    + "rota.coordinator.settle = 500ms"));
     Cluster cluster = Cluster.get(testKit.system());
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
     rota = RotaCluster.start(testKit.system(), PartitionLoader.EMPTY);
@@ -226,6 +229,7 @@ class AssignmentTest {
     String quiet = register("quiet");
     String busy = register("busy");
     notify(busy, 1);
+    pause(WINDOW);
     assertEquals(quiet, agentOf(granted(claim("e1", RunnerMode.EXPLORATION))));
     assertInstanceOf(NoWork.class, claim("e2", RunnerMode.EXPLORATION));
     assertEquals(busy, agentOf(granted(claim("n1", RunnerMode.NOTIFICATION))));
