@@ -10,16 +10,21 @@ import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.FailureAction;
 import dev.rota.http.api.ClaimResponse;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.pattern.Patterns;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
@@ -53,16 +58,55 @@ final class GrantDelivery {
   /** How often a waiting long poll checks that its connection is still there. */
   static final Duration PROBE_INTERVAL = Duration.ofMillis(500);
 
+  /** How long a node gives the last bytes of answered long polls before its HTTP server stops. */
+  static final Duration LINGER = Duration.ofMillis(500);
+
   private static final ByteString SPACE = ByteString.fromString(" ");
 
   private final ActorSystem<?> system;
   private final ClusterSharding sharding;
   private final Duration askTimeout;
 
+  /** The bodies of long polls still being written, each completed when its body ends. */
+  private final Set<CompletableFuture<Done>> open = ConcurrentHashMap.newKeySet();
+
+  /** When the last long poll body ended ({@link System#nanoTime()}). */
+  private volatile long lastEndedNanos = System.nanoTime() - LINGER.toNanos();
+
   GrantDelivery(ActorSystem<?> system, Duration askTimeout) {
     this.system = system;
     this.sharding = ClusterSharding.get(system);
     this.askTimeout = askTimeout;
+    CoordinatedShutdown.get(system)
+        .addTask(
+            CoordinatedShutdown.PhaseServiceUnbind(), "rota-long-polls-answered", this::answered);
+  }
+
+  /**
+   * Completes once every open long poll has had its answer written: what the node waits for before
+   * its HTTP server terminates. A long poll's 200 left before its body, so to the server's graceful
+   * termination it is no request in flight, and its connection is torn down at once, dropping the
+   * answer the dispatcher's drain gave it (before-service-unbind). So unbinding waits for the open
+   * bodies to end, and then until {@link #LINGER} after the last one ended, for their last bytes to
+   * pass the renderer to the socket (the end of a body is seen before its last chunk is written).
+   */
+  private CompletionStage<Done> answered() {
+    if (!open.isEmpty()) {
+      log.info("Node shutting down: waiting for {} long polls to be answered", open.size());
+    }
+    return CompletableFuture.allOf(open.toArray(CompletableFuture[]::new))
+        .thenCompose(
+            ended -> {
+              long left = lastEndedNanos + LINGER.toNanos() - System.nanoTime();
+              if (left <= 0) {
+                return CompletableFuture.completedFuture(Done.getInstance());
+              }
+              return Patterns.after(
+                  Duration.ofNanos(left),
+                  system.classicSystem().scheduler(),
+                  system.executionContext(),
+                  () -> CompletableFuture.completedFuture(Done.getInstance()));
+            });
   }
 
   /** The strict 200 answer of a claim that did not wait. */
@@ -114,7 +158,15 @@ final class GrantDelivery {
             .merge(probes, true)
             .watchTermination(
                 (notUsed, done) -> {
-                  done.whenComplete((ok, failure) -> poll.ended());
+                  CompletableFuture<Done> ended = new CompletableFuture<>();
+                  open.add(ended);
+                  done.whenComplete(
+                      (ok, failure) -> {
+                        poll.ended();
+                        lastEndedNanos = System.nanoTime();
+                        open.remove(ended);
+                        ended.complete(Done.getInstance());
+                      });
                   return notUsed;
                 });
     return HttpResponse.create()
