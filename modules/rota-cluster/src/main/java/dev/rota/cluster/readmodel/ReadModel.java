@@ -27,6 +27,7 @@ import javax.sql.DataSource;
  * claim, a redrive or an expiry is always decided by the agent itself).
  */
 public final class ReadModel {
+  /** The columns {@link #scheduleRow} reads, in its order (it reads them by position). */
   private static final String SCHEDULE_COLUMNS =
       "agent_id, capabilities, priority, unread, oldest_unread_at, last_activated_at,"
           + " min_activation_interval_seconds, lease_id, paused, snoozed_until, next_fire_at,"
@@ -417,26 +418,30 @@ public final class ReadModel {
     }
   }
 
+  /**
+   * A row of {@link #SCHEDULE_COLUMNS}, read by position: a coordinator's load reads a million of
+   * them, and a lookup by name per column was 7 % of a million-agent restart's CPU.
+   */
   private static ScheduleRow scheduleRow(ResultSet rs, Map<String, Set<String>> capabilitySets)
       throws SQLException {
-    String capabilities = rs.getString("capabilities");
+    String capabilities = rs.getString(2);
     AgentSchedule schedule =
         new AgentSchedule(
-            rs.getString("agent_id"),
+            rs.getString(1),
             capabilities == null || capabilities.isEmpty()
                 ? Set.of()
                 : capabilitySets.computeIfAbsent(
                     capabilities, c -> Set.copyOf(Arrays.asList(c.split(",")))),
-            rs.getInt("priority"),
-            rs.getInt("unread"),
-            Sql.getInstant(rs, "oldest_unread_at"),
-            Sql.getInstant(rs, "last_activated_at"),
-            Duration.ofSeconds(rs.getLong("min_activation_interval_seconds")),
-            rs.getString("lease_id") != null,
-            rs.getBoolean("paused"),
-            Sql.getInstant(rs, "snoozed_until"),
-            Sql.getInstant(rs, "next_fire_at"));
-    return new ScheduleRow(schedule, rs.getLong("seq_nr"));
+            rs.getInt(3),
+            rs.getInt(4),
+            Sql.getInstant(rs, 5),
+            Sql.getInstant(rs, 6),
+            Duration.ofSeconds(rs.getLong(7)),
+            rs.getString(8) != null,
+            rs.getBoolean(9),
+            Sql.getInstant(rs, 10),
+            Sql.getInstant(rs, 11));
+    return new ScheduleRow(schedule, rs.getLong(12));
   }
 
   @FunctionalInterface

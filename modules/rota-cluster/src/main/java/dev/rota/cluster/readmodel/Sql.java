@@ -29,6 +29,12 @@ final class Sql {
     return value == null ? null : value.toInstant();
   }
 
+  /** As {@link #getInstant(ResultSet, String)}, by position (no name lookup per row). */
+  static Instant getInstant(ResultSet rs, int column) throws SQLException {
+    OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+    return value == null ? null : value.toInstant();
+  }
+
   /** Cuts text to a column's length, so one oversized value cannot stall the projection. */
   static String fit(String value, int maxLength) {
     if (value == null || value.length() <= maxLength) {
