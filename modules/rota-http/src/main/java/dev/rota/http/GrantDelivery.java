@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
@@ -24,7 +25,6 @@ import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
-import org.apache.pekko.pattern.Patterns;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
@@ -97,15 +97,9 @@ final class GrantDelivery {
     return CompletableFuture.allOf(open.toArray(CompletableFuture[]::new))
         .thenCompose(
             ended -> {
-              long left = lastEndedNanos + LINGER.toNanos() - System.nanoTime();
-              if (left <= 0) {
-                return CompletableFuture.completedFuture(Done.getInstance());
-              }
-              return Patterns.after(
-                  Duration.ofNanos(left),
-                  system.classicSystem().scheduler(),
-                  system.executionContext(),
-                  () -> CompletableFuture.completedFuture(Done.getInstance()));
+              long left = Math.max(0, lastEndedNanos + LINGER.toNanos() - System.nanoTime());
+              return CompletableFuture.supplyAsync(
+                  Done::getInstance, CompletableFuture.delayedExecutor(left, TimeUnit.NANOSECONDS));
             });
   }
 
@@ -158,15 +152,16 @@ final class GrantDelivery {
             .merge(probes, true)
             .watchTermination(
                 (notUsed, done) -> {
-                  CompletableFuture<Done> ended = new CompletableFuture<>();
+                  CompletableFuture<Done> ended =
+                      done.handle(
+                              (ok, failure) -> {
+                                poll.ended();
+                                lastEndedNanos = System.nanoTime();
+                                return Done.getInstance();
+                              })
+                          .toCompletableFuture();
                   open.add(ended);
-                  done.whenComplete(
-                      (ok, failure) -> {
-                        poll.ended();
-                        lastEndedNanos = System.nanoTime();
-                        open.remove(ended);
-                        ended.complete(Done.getInstance());
-                      });
+                  ended.thenRun(() -> open.remove(ended));
                   return notUsed;
                 });
     return HttpResponse.create()

@@ -93,7 +93,7 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
   private final PartitionLoader loader;
   private final Clock clock;
   private final SchedulingIndex index;
-  private Map<String, Long> versions = new HashMap<>();
+  private final Map<String, Long> versions = new HashMap<>();
   private final long epoch = System.currentTimeMillis();
   private Set<ActorRef<Dispatcher.Command>> dispatchers = Set.of();
   private List<HeadsBoard.GroupHeads> published;
@@ -164,10 +164,6 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
               partition,
               msg.failure().toString());
     } else {
-      if (versions.isEmpty()) {
-        // Sized once for the first load, instead of doubling its way up to a partition's agents.
-        versions = new HashMap<>(Math.max(16, (int) (msg.rows().size() / 0.75f) + 1));
-      }
       for (PartitionLoader.Versioned row : msg.rows()) {
         apply(row.schedule(), row.seqNr(), true);
       }

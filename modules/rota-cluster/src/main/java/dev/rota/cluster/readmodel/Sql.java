@@ -25,8 +25,7 @@ final class Sql {
   }
 
   static Instant getInstant(ResultSet rs, String column) throws SQLException {
-    OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-    return value == null ? null : value.toInstant();
+    return getInstant(rs, rs.findColumn(column));
   }
 
   /** As {@link #getInstant(ResultSet, String)}, by position (no name lookup per row). */
