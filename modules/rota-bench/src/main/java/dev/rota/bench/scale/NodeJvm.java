@@ -100,7 +100,11 @@ final class NodeJvm implements AutoCloseable {
     // bench reads the coordinators' INFO lines.
     command.add("-Dlogback.configurationFile=logback.xml");
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    // e.g. -Drota.bench.scale.node-classpath=/elsewhere/rota-server.jar: another build's node
+    // under the same workload (a before/after comparison on one machine).
+    command.add(
+        System.getProperty(
+            "rota.bench.scale.node-classpath", System.getProperty("java.class.path")));
     command.add("dev.rota.server.Main");
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
