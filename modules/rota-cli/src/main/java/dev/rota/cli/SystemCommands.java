@@ -45,8 +45,10 @@ final class SystemCommands {
           .row(
               "activations",
               String.format(
-                  "%d inbox, %d exploration; %d completed, %d failed, %d expired; %.1f/s (1 min)",
+                  "%d inbox, %d scheduled, %d exploration; %d completed, %d failed, %d expired;"
+                      + " %.1f/s (1 min)",
                   s.activations().inbox(),
+                  s.activations().scheduled(),
                   s.activations().exploration(),
                   s.activations().completed(),
                   s.activations().failed(),

@@ -18,6 +18,7 @@ public record Stats(
 
   public record Activations(
       long inbox,
+      long scheduled,
       long exploration,
       long completed,
       long failed,

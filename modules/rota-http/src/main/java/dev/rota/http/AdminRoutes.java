@@ -148,6 +148,7 @@ public final class AdminRoutes extends AllDirectives {
         new AdminStats.Inbox(s.unread(), s.oldestUnreadAge().toSeconds()),
         new AdminStats.Activations(
             s.counter(Counter.ACTIVATIONS_INBOX),
+            s.counter(Counter.ACTIVATIONS_SCHEDULED),
             s.counter(Counter.ACTIVATIONS_EXPLORATION),
             s.counter(Counter.ACTIVATIONS_COMPLETED),
             s.counter(Counter.ACTIVATIONS_FAILED),

@@ -123,7 +123,8 @@ class AdminRoutesTest extends JUnit5RouteTest {
         List.of("registered", "withInbox", "leased", "paused"), fieldNames(s.get("agents")));
     assertEquals(List.of("unread", "oldestUnreadAgeSeconds"), fieldNames(s.get("inbox")));
     assertEquals(
-        List.of("inbox", "exploration", "completed", "failed", "expired", "perSecond1m"),
+        List.of(
+            "inbox", "scheduled", "exploration", "completed", "failed", "expired", "perSecond1m"),
         fieldNames(s.get("activations")));
     assertEquals(
         List.of("claimMsP50", "claimMsP99", "inboxWaitMsP50", "inboxWaitMsP99"),

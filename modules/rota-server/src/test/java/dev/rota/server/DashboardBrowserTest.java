@@ -117,7 +117,12 @@ class DashboardBrowserTest {
         wait.until(
             ExpectedConditions.textMatches(
                 By.id("stat-perSecondByKind"),
-                java.util.regex.Pattern.compile("[0-9.,]+ / [0-9.,]+")));
+                java.util.regex.Pattern.compile("[0-9.,]+ / [0-9.,]+ / [0-9.,]+")));
+        assertTrue(
+            browser
+                .findElement(By.id("stat-activations"))
+                .getText()
+                .matches("[0-9,]+ / [0-9,]+ / [0-9,]+"));
         screenshot(browser, "overview");
 
         page(browser, wait, "fairness");
@@ -159,6 +164,9 @@ class DashboardBrowserTest {
         page(browser, wait, "runners");
         wait.until(
             ExpectedConditions.textToBePresentInElementLocated(By.id("runners-table"), "runner-1"));
+        // The pool scaler's default pool (its first round may come after the page's first poll).
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(By.id("pools-table"), "default"));
         screenshot(browser, "runners");
 
         // Dead letters: redrive by clicking; the notification is back in its agent's inbox.

@@ -127,6 +127,9 @@ class ScheduledTurnsNodeTest extends NodeOnDatabase {
       }
     }
     assertEquals(firstWasScheduled ? 3 : 2, scheduledGrants, history.toString());
+    // The cluster-wide counter in /admin/stats counts the same grants.
+    JsonNode stats = http().json("GET", "/admin/stats", null, 200);
+    assertEquals(scheduledGrants, stats.at("/activations/scheduled").asLong(), stats.toString());
   }
 
   /** Claims as a hybrid runner, long-polling until assigned or past the fire by a minute. */

@@ -60,6 +60,12 @@ public final class RotaMetrics implements Extension {
   private final Map<String, Counter> leasesGranted = new ConcurrentHashMap<>();
   private final Map<String, Counter> notificationsRefused = new ConcurrentHashMap<>();
   private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
+
+  /** The timers of {@link #httpRequest}: looked up once per series, not built per request. */
+  private final Map<HttpSeries, Timer> httpRequests = new ConcurrentHashMap<>();
+
+  private record HttpSeries(String method, String route, int status) {}
+
   private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
   private boolean jvmBound;
 
@@ -259,12 +265,22 @@ public final class RotaMetrics implements Extension {
 
   /** One HTTP request answered: by method, route template (not the raw path) and status. */
   public void httpRequest(String method, String route, int status, long nanos) {
-    Timer.builder("rota.http.requests")
-        .description(
-            "HTTP requests answered by this node, by method, route (the OpenAPI path) and status;"
-                + " for an event stream, the time to its first byte")
-        .tags("method", method, "route", route, "status", String.valueOf(status))
-        .register(registry)
+    httpRequests
+        .computeIfAbsent(
+            new HttpSeries(method, route, status),
+            s ->
+                Timer.builder("rota.http.requests")
+                    .description(
+                        "HTTP requests answered by this node, by method, route (the OpenAPI path)"
+                            + " and status; for an event stream, the time to its first byte")
+                    .tags(
+                        "method",
+                        s.method(),
+                        "route",
+                        s.route(),
+                        "status",
+                        Integer.toString(s.status()))
+                    .register(registry))
         .record(nanos, TimeUnit.NANOSECONDS);
   }
 

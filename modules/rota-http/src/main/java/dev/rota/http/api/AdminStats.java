@@ -26,6 +26,7 @@ public record AdminStats(
    */
   public record Activations(
       long inbox,
+      long scheduled,
       long exploration,
       long completed,
       long failed,

@@ -6,7 +6,7 @@
   const HISTORY_POINTS = 100; // five minutes at one sample every 3 s
   const TOKEN_KEY = 'rota.token';
   const $ = (id) => document.getElementById(id);
-  const history = { t: [], unread: [], rate: [], rateInbox: [], rateExploration: [], p50: [], p99: [], oldest: [] };
+  const history = { t: [], unread: [], rate: [], rateInbox: [], rateScheduled: [], rateExploration: [], p50: [], p99: [], oldest: [] };
   let lastCounts = null; // cluster-wide activation counts at the previous poll, for rates by kind
   const charts = {};
   let timer = null;
@@ -98,6 +98,7 @@
     charts.rate = lineChart('chart-rate', [
       ['all, this node (1 min)', history.rate, '#1b8a4b'],
       ['inbox', history.rateInbox, '#2f6fed'],
+      ['scheduled', history.rateScheduled, '#7a3fb0'],
       ['exploration', history.rateExploration, '#b26b00'],
     ]);
     charts.latency = lineChart('chart-latency', [['p50', history.p50, '#2f6fed'], ['p99', history.p99, '#c4321c']]);
@@ -122,14 +123,15 @@
     showPaused(s.paused);
     // Rates by kind from the cluster-wide counters, between this poll and the previous one.
     const nowMs = Date.now();
-    let rateInbox = null;
-    let rateExploration = null;
-    if (lastCounts && nowMs > lastCounts.t) {
-      const seconds = (nowMs - lastCounts.t) / 1000;
-      rateInbox = Math.max(0, (s.activations.inbox - lastCounts.inbox) / seconds);
-      rateExploration = Math.max(0, (s.activations.exploration - lastCounts.exploration) / seconds);
+    const kinds = ['inbox', 'scheduled', 'exploration'];
+    const rates = {};
+    for (const kind of kinds) {
+      rates[kind] = lastCounts && nowMs > lastCounts.t
+        ? Math.max(0, (s.activations[kind] - lastCounts[kind]) / ((nowMs - lastCounts.t) / 1000))
+        : null;
     }
-    lastCounts = { t: nowMs, inbox: s.activations.inbox, exploration: s.activations.exploration };
+    lastCounts = { t: nowMs };
+    for (const kind of kinds) lastCounts[kind] = s.activations[kind];
     const perSecond = (x) => (x === null ? '–' : fmt(Math.round(x * 100) / 100));
     $('overview-cards').replaceChildren(
       card('Agents registered', fmt(s.agents.registered), 'registered'),
@@ -139,8 +141,8 @@
       card('Unread notifications', fmt(s.inbox.unread), 'unread'),
       card('Oldest unread', duration(s.inbox.oldestUnreadAgeSeconds), 'oldestUnread'),
       card('Activations/s (1 min)', fmt(s.activations.perSecond1m), 'perSecond'),
-      card('Activations/s inbox / exploration', perSecond(rateInbox) + ' / ' + perSecond(rateExploration), 'perSecondByKind'),
-      card('Activations inbox / exploration', fmt(s.activations.inbox) + ' / ' + fmt(s.activations.exploration), 'activations'),
+      card('Activations/s inbox / scheduled / exploration', kinds.map((k) => perSecond(rates[k])).join(' / '), 'perSecondByKind'),
+      card('Activations inbox / scheduled / exploration', kinds.map((k) => fmt(s.activations[k])).join(' / '), 'activations'),
       card('Completed / failed / expired', fmt(s.activations.completed) + ' / ' + fmt(s.activations.failed) + ' / ' + fmt(s.activations.expired), 'outcomes'),
       card('Claim latency p50 / p99', fmt(s.latency.claimMsP50) + ' / ' + fmt(s.latency.claimMsP99) + ' ms', 'claimLatency'),
       card('Inbox wait p50 / p99', fmt(s.latency.inboxWaitMsP50) + ' / ' + fmt(s.latency.inboxWaitMsP99) + ' ms', 'inboxWait'),
@@ -151,8 +153,9 @@
     history.t.push(new Date().toLocaleTimeString('en-GB'));
     history.unread.push(s.inbox.unread);
     history.rate.push(s.activations.perSecond1m);
-    history.rateInbox.push(rateInbox);
-    history.rateExploration.push(rateExploration);
+    history.rateInbox.push(rates.inbox);
+    history.rateScheduled.push(rates.scheduled);
+    history.rateExploration.push(rates.exploration);
     history.p50.push(s.latency.claimMsP50);
     history.p99.push(s.latency.claimMsP99);
     history.oldest.push(s.inbox.oldestUnreadAgeSeconds);
@@ -261,6 +264,15 @@
       x.leaseId ? link(x.leaseId, '#agent/' + encodeURIComponent(agentOfLease(x.leaseId))) : cell('idle'),
       cell(ago(x.lastSeenAt)),
     ], 'no runner seen in the last minute');
+    // 503 until the pool scaler's first round (and briefly while it moves to another node).
+    const p = await api('GET', '/admin/pools').catch((error) => {
+      if (error.status === 503) return null;
+      throw error;
+    });
+    rows('pools-table', p ? p.pools : [], (x) => [
+      cell(x.name), cell(x.mode), cell((x.capabilities || []).join(', ') || '–'), cell(x.min + '–' + x.max),
+      cell(fmt(x.active)), cell(fmt(x.busy)), cell(fmt(x.desired)), cell(x.reason),
+    ], p ? 'no pools' : 'the pool scaler has not reported yet');
   }
 
   // Lease ids embed the agent id as URL-safe base64 before the first '.'.
