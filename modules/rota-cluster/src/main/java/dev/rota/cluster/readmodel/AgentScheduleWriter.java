@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * PostgreSQL both run: every change of an agent's row is an {@code UPDATE ... WHERE seq_nr < ?} (or
  * a {@code DELETE}), so an event that is not newer than the row changes nothing, and its dead
  * letters and counts are skipped with it. Only a registration inserts, after its update found no
- * row.
+ * row; on PostgreSQL it inserts first ({@code ON CONFLICT DO NOTHING}: a new agent, the usual case,
+ * costs one statement instead of an update, an existence query and an insert) and updates only when
+ * the agent has a row.
  *
  * <p>A group is written with as few statements and round trips as its meaning allows:
  *
@@ -85,6 +87,8 @@ final class AgentScheduleWriter implements AutoCloseable {
       "insert into agent_schedule (agent_id, partition_id, name, capabilities, priority,"
           + " min_activation_interval_seconds, registered_at, next_fire_at, seq_nr, updated_at)"
           + " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String INSERT_NEW_AGENT =
+      INSERT_AGENT + " on conflict (agent_id) do nothing";
   private static final String CONFIGURED =
       "name = ?, capabilities = ?, priority = ?, min_activation_interval_seconds = ?,"
           + " next_fire_at = ?";
@@ -121,11 +125,16 @@ final class AgentScheduleWriter implements AutoCloseable {
       new java.util.TreeMap<>();
   private final List<Registration> unmatchedRegistrations = new ArrayList<>();
 
+  /** Whether registrations insert first (PostgreSQL); see the class comment. */
+  private final boolean insertFirst;
+
+  private final List<Registration> conflictingRegistrations = new ArrayList<>();
+
   /**
    * @param partitions the partition count, for each agent row's {@code partition_id} and the
    *     counter rows (one per partition) its counts go to
    */
-  AgentScheduleWriter(Connection connection, int partitions) {
+  AgentScheduleWriter(Connection connection, int partitions) throws SQLException {
     this(connection, partitions, -1);
   }
 
@@ -133,10 +142,11 @@ final class AgentScheduleWriter implements AutoCloseable {
    * @param counterSlot the one counter row per counter that this writer adds to, or -1 for the rows
    *     of the agents' partitions; readers sum the rows of a counter, whatever their key
    */
-  AgentScheduleWriter(Connection connection, int partitions, int counterSlot) {
+  AgentScheduleWriter(Connection connection, int partitions, int counterSlot) throws SQLException {
     this.connection = connection;
     this.partitions = partitions;
     this.counterSlot = counterSlot;
+    this.insertFirst = "PostgreSQL".equals(connection.getMetaData().getDatabaseProductName());
   }
 
   /**
@@ -175,6 +185,7 @@ final class AgentScheduleWriter implements AutoCloseable {
       for (Map.Entry<String, List<Write>> entry : bySql.entrySet()) {
         execute(entry.getKey(), entry.getValue());
       }
+      updateConflictingRegistrations();
       insertUnmatchedRegistrations();
     }
   }
@@ -374,6 +385,48 @@ final class AgentScheduleWriter implements AutoCloseable {
     }
   }
 
+  /**
+   * PostgreSQL: a registration inserts its row unless the agent has one (then {@link
+   * #updateConflictingRegistrations} resets that row as the registration's update does elsewhere).
+   */
+  private final class InsertIfNew implements Write {
+    final Registration registration;
+
+    InsertIfNew(Registration registration) {
+      this.registration = registration;
+    }
+
+    @Override
+    public String sql() {
+      return INSERT_NEW_AGENT;
+    }
+
+    @Override
+    public void bind(PreparedStatement s) throws SQLException {
+      registration.bindInsert(s);
+    }
+
+    @Override
+    public void applied() {
+      // A new row: no older life of the agent to clear, as when the update found no row.
+    }
+
+    @Override
+    public void notApplied() {
+      conflictingRegistrations.add(registration);
+    }
+  }
+
+  /** Registrations whose insert found a row: their guarded updates, one batch. */
+  private void updateConflictingRegistrations() throws SQLException {
+    if (conflictingRegistrations.isEmpty()) {
+      return;
+    }
+    List<Write> updates = new ArrayList<>(conflictingRegistrations);
+    conflictingRegistrations.clear();
+    execute(updates.get(0).sql(), updates);
+  }
+
   /** Registrations whose update found no row: insert those that have none (one batch). */
   private void insertUnmatchedRegistrations() throws SQLException {
     if (unmatchedRegistrations.isEmpty()) {
@@ -548,7 +601,8 @@ final class AgentScheduleWriter implements AutoCloseable {
     long seqNr = item.seqNr();
     Event event = item.event();
     if (event instanceof AgentRegistered e) {
-      return new Registration(agentId, seqNr, e);
+      Registration registration = new Registration(agentId, seqNr, e);
+      return insertFirst ? new InsertIfNew(registration) : registration;
     }
     if (event instanceof AgentDeregistered) {
       return new Deregistration(agentId, seqNr);
