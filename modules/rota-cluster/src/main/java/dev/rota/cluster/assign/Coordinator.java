@@ -94,6 +94,11 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
   private final Clock clock;
   private final SchedulingIndex index;
   private final Map<String, Long> versions = new HashMap<>();
+
+  /** One instance, so that the index's groups can reuse heads computed with it. */
+  private final java.util.function.ToLongFunction<String> versionOf =
+      id -> versions.getOrDefault(id, 0L);
+
   private final long epoch = System.currentTimeMillis();
   private Set<ActorRef<Dispatcher.Command>> dispatchers = Set.of();
   private List<HeadsBoard.GroupHeads> published;
@@ -227,7 +232,7 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
   }
 
   private List<HeadsBoard.GroupHeads> current() {
-    return index.heads(settings.heads(), now(), id -> versions.getOrDefault(id, 0L));
+    return index.heads(settings.heads(), now(), versionOf);
   }
 
   private Dispatcher.Heads heads(List<HeadsBoard.GroupHeads> groups) {

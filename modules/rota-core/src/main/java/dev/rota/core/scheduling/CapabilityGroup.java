@@ -29,6 +29,16 @@ final class CapabilityGroup {
   /** Registered agents of this set, eligible or not; the index drops the group at zero. */
   private int members;
 
+  /**
+   * The last {@link #heads}, and the {@code k} and version function it was computed with: reused
+   * until a view changes, so a coordinator publishing after a change in one group does not rebuild
+   * every group's heads. A version changes only with its agent's row, which re-adds the row.
+   */
+  private HeadsBoard.GroupHeads lastHeads;
+
+  private int lastK;
+  private java.util.function.ToLongFunction<String> lastVersion;
+
   CapabilityGroup(Set<String> capabilities) {
     this.capabilities = capabilities;
   }
@@ -52,6 +62,7 @@ final class CapabilityGroup {
   }
 
   void addEligible(AgentSchedule row) {
+    lastHeads = null;
     if (ScheduleOrder.hasInbox(row)) {
       inbox.add(row);
       oldestUnread.add(row);
@@ -61,6 +72,7 @@ final class CapabilityGroup {
   }
 
   void removeEligible(AgentSchedule row) {
+    lastHeads = null;
     if (ScheduleOrder.hasInbox(row)) {
       inbox.remove(row);
       oldestUnread.remove(row);
@@ -70,10 +82,12 @@ final class CapabilityGroup {
   }
 
   void addScheduled(AgentSchedule row) {
+    lastHeads = null;
     scheduled.add(row);
   }
 
   void removeScheduled(AgentSchedule row) {
+    lastHeads = null;
     scheduled.remove(row);
   }
 
@@ -101,8 +115,22 @@ final class CapabilityGroup {
     return stale.isEmpty() ? null : stale.first();
   }
 
-  /** Up to {@code k} rows of each view, best first, for {@link SchedulingIndex#heads}. */
+  /**
+   * Up to {@code k} rows of each view, best first, for {@link SchedulingIndex#heads}; the same
+   * instance as last time when no view changed since and {@code k} and {@code version} are the
+   * same.
+   */
   HeadsBoard.GroupHeads heads(int k, java.util.function.ToLongFunction<String> version) {
+    if (lastHeads == null || k != lastK || version != lastVersion) {
+      lastHeads = computeHeads(k, version);
+      lastK = k;
+      lastVersion = version;
+    }
+    return lastHeads;
+  }
+
+  private HeadsBoard.GroupHeads computeHeads(
+      int k, java.util.function.ToLongFunction<String> version) {
     return new HeadsBoard.GroupHeads(
         capabilities,
         first(inbox, k, version),

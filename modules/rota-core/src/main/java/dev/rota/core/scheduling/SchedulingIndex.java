@@ -273,7 +273,9 @@ public final class SchedulingIndex {
    * What a dispatcher needs to apply the rule across partitions without asking: for every
    * capability group, up to {@code k} eligible agents of each ordered view at {@code now}, best
    * first, each with the version {@code version} gives its id (the entity's sequence number). See
-   * {@link HeadsBoard}.
+   * {@link HeadsBoard}. A group none of whose views changed since the last call with the same
+   * {@code k} and the same {@code version} instance answers the same heads again: an agent's
+   * version must change only with an {@link #upsert} or {@link #remove} of it.
    */
   public java.util.List<HeadsBoard.GroupHeads> heads(
       int k, Instant now, java.util.function.ToLongFunction<String> version) {

@@ -118,6 +118,10 @@ class HeadsBoardRandomizedTest {
     private final HeadsBoard board = new HeadsBoard(MAX_WAIT);
     private final Map<String, Long> versions = new HashMap<>();
 
+    /** One instance, as the coordinator's: the index reuses unchanged groups' heads with it. */
+    private final java.util.function.ToLongFunction<String> versionOf =
+        id -> versions.getOrDefault(id, 0L);
+
     /** What the dispatcher claimed since the board last heard of it: hidden up to this version. */
     private final Map<String, Long> claimedUpTo = new HashMap<>();
 
@@ -259,8 +263,7 @@ class HeadsBoardRandomizedTest {
 
     private void publish(int partition) {
       log("publish", partition);
-      board.put(
-          partition, indexes.get(partition).heads(k, now, id -> versions.getOrDefault(id, 0L)));
+      board.put(partition, indexes.get(partition).heads(k, now, versionOf));
       unpublished.remove(partition);
     }
 
