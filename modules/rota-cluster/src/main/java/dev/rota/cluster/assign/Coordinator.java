@@ -50,8 +50,16 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
   public record Refresh(ActorRef<Dispatcher.Command> dispatcher)
       implements Command, CborSerializable {}
 
-  private record Loaded(List<PartitionLoader.Versioned> rows, Throwable failure)
+  /** A load's rows from {@code from} on (a large load is applied in chunks). */
+  private record Loaded(List<PartitionLoader.Versioned> rows, Throwable failure, int from)
       implements Command {}
+
+  /**
+   * Rows of a load applied per message. A million agents' loads, applied whole, kept every thread
+   * of the default dispatcher busy for seconds, so the node's HTTP bind and health checks waited
+   * for them; between chunks other actors run (pushes meanwhile are safe: rows are versioned).
+   */
+  static final int LOAD_CHUNK = 5_000;
 
   private record DispatchersListed(Set<ActorRef<Dispatcher.Command>> dispatchers)
       implements Command {}
@@ -169,8 +177,13 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
               partition,
               msg.failure().toString());
     } else {
-      for (PartitionLoader.Versioned row : msg.rows()) {
+      int end = Math.min(msg.rows().size(), msg.from() + LOAD_CHUNK);
+      for (PartitionLoader.Versioned row : msg.rows().subList(msg.from(), end)) {
         apply(row.schedule(), row.seqNr(), true);
+      }
+      if (end < msg.rows().size()) {
+        getContext().getSelf().tell(new Loaded(msg.rows(), null, end));
+        return this;
       }
     }
     if (!loaded) {
@@ -285,7 +298,8 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
       List.of(Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofSeconds(10));
 
   private void reload() {
-    getContext().pipeToSelf(loader.load(partition), (rows, failure) -> new Loaded(rows, failure));
+    getContext()
+        .pipeToSelf(loader.load(partition), (rows, failure) -> new Loaded(rows, failure, 0));
   }
 
   private Instant now() {
