@@ -131,7 +131,9 @@ public final class RotaJournal extends AsyncWriteJournal {
 
   private volatile Boolean postgres;
   private volatile boolean running = true;
-  private volatile boolean countersReady;
+
+  /** Each writer's own counter rows, taken when the first writer connects. */
+  private volatile int[] counterSlots;
 
   public RotaJournal(Config config) {
     this.serialization = SerializationExtension.get(context().system());
@@ -168,8 +170,8 @@ public final class RotaJournal extends AsyncWriteJournal {
               return t;
             });
     for (int i = 0; i < writerCount; i++) {
-      int slot = i;
-      Thread writer = new Thread(() -> writeLoop(slot), "rota-journal-writer-" + (i + 1));
+      int index = i;
+      Thread writer = new Thread(() -> writeLoop(index), "rota-journal-writer-" + (i + 1));
       writer.setDaemon(true);
       writers.add(writer);
       writer.start();
@@ -260,8 +262,10 @@ public final class RotaJournal extends AsyncWriteJournal {
         payload instanceof AgentEvents.Event event ? event : null);
   }
 
-  /** One writer thread; {@code slot} is its own set of counter rows (decision 27). */
-  private void writeLoop(int slot) {
+  /**
+   * One writer thread, the {@code writer}-th: its counter rows are {@code counterSlots[writer]}.
+   */
+  private void writeLoop(int writer) {
     List<WriteRequest> batch = new ArrayList<>();
     Connection connection = null;
     while (running) {
@@ -285,7 +289,7 @@ public final class RotaJournal extends AsyncWriteJournal {
         if (connection == null || connection.isClosed()) {
           connection = openWriter();
         }
-        connection = commit(connection, batch, slot);
+        connection = commit(connection, batch, counterSlots == null ? -1 : counterSlots[writer]);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
@@ -341,10 +345,8 @@ public final class RotaJournal extends AsyncWriteJournal {
         writeThroughOnCommit(connection);
       }
     }
-    if (readModel != null && !countersReady) {
-      connection.setAutoCommit(true);
-      readModel.ensureCounterRows(connection, writerCount);
-      countersReady = true;
+    if (readModel != null && counterSlots == null) {
+      allocateCounterSlots(connection);
     }
     connection.setAutoCommit(postgres && readModel == null);
     return connection;
@@ -370,6 +372,15 @@ public final class RotaJournal extends AsyncWriteJournal {
           e.getMessage());
     } finally {
       connection.setAutoCommit(autoCommit);
+    }
+  }
+
+  /** Once per journal, by the first writer to connect; the others wait for it. */
+  private synchronized void allocateCounterSlots(Connection connection) throws SQLException {
+    if (counterSlots == null) {
+      connection.setAutoCommit(true);
+      counterSlots = readModel.allocateCounterSlots(connection, writerCount, postgres);
+      log.info("journal counter slots {}", java.util.Arrays.toString(counterSlots));
     }
   }
 
