@@ -14,6 +14,7 @@ import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpMethod;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
@@ -68,7 +69,22 @@ public final class ApiErrors extends AllDirectives {
         "{} {} passed the server's request timeout",
         request.method().name(),
         request.getUri().path());
-    return response(ApiError.UNAVAILABLE, "the request took too long to answer; try again later");
+    return response(
+        ApiError.UNAVAILABLE, "the request took too long to answer" + outcome(request.method()));
+  }
+
+  /**
+   * What a client may assume of a request answered 503 for want of time. A read changed nothing. A
+   * write may have been committed in the moment the answer gave up (the journal starts no write
+   * that waited longer than its max-queue-wait, below the ask timeout, but one in flight finishes):
+   * the answer says so, and that a notification retried with the same dedupeKey is accepted once.
+   */
+  private static String outcome(HttpMethod method) {
+    if (method.equals(HttpMethods.GET) || method.equals(HttpMethods.HEAD)) {
+      return "; try again later";
+    }
+    return "; it may or may not have taken effect: retry it (a notification with the same"
+        + " dedupeKey is accepted once; a report on a lease already ended answers 410)";
   }
 
   /** The error a refusal of an agent entity stands for. */
@@ -131,7 +147,8 @@ public final class ApiErrors extends AllDirectives {
                     ApiError.UNAVAILABLE,
                     "the cluster did not answer within "
                         + settings.askTimeout().toMillis()
-                        + " ms; try again later"));
+                        + " ms"
+                        + outcome(request.method())));
           });
     }
     if (t instanceof IllegalRequestException e) {
