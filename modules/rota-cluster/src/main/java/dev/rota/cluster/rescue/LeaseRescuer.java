@@ -6,6 +6,7 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.readmodel.ExpiredLease;
 import dev.rota.cluster.readmodel.ReadModel;
+import dev.rota.core.model.Ids;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -168,13 +169,13 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
       if (last == null || last.isBefore(retryBefore)) {
         requested.put(lease.leaseId(), now);
         expire(lease);
-        asked.add(lease.leaseId());
+        asked.add(lease.agentId());
       }
     }
     if (!asked.isEmpty()) {
       getContext()
           .getLog()
-          .info("Rescuing {} expired lease(s): {}", asked.size(), abbreviated(asked));
+          .info("Rescuing {} expired lease(s) of agents {}", asked.size(), abbreviated(asked));
     }
     return this;
   }
@@ -210,9 +211,9 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
       getContext()
           .getLog()
           .debug(
-              "Agent {} expired lease {} (due {})",
+              "Agent {} expired {} (due {})",
               ack.lease().agentId(),
-              ack.lease().leaseId(),
+              Ids.leaseLabel(ack.lease().leaseId()),
               ack.lease().expiresAt());
     }
     return this;
@@ -223,9 +224,9 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
     getContext()
         .getLog()
         .warn(
-            "Agent {} did not acknowledge expiring lease {}: {}",
+            "Agent {} did not acknowledge expiring {}: {}",
             nack.lease().agentId(),
-            nack.lease().leaseId(),
+            Ids.leaseLabel(nack.lease().leaseId()),
             nack.cause().toString());
     return this;
   }

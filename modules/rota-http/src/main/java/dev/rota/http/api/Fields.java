@@ -47,8 +47,14 @@ final class Fields {
     }
   }
 
-  /** The runner id a lease request carries, checked like the one of its claim. */
+  /**
+   * The runner id a lease report must carry (the agent compares it with the lease's holder),
+   * checked like the one of a claim.
+   */
   static String checkRunnerId(String runnerId) {
+    if (runnerId == null) {
+      throw ApiException.invalid("field 'runnerId' is required: the runner that claimed the lease");
+    }
     checkText("runnerId", runnerId, ClaimRequest.MAX_RUNNER_ID_LENGTH);
     return runnerId;
   }
