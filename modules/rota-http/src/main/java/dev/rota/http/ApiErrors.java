@@ -68,7 +68,7 @@ public final class ApiErrors extends AllDirectives {
     log.warn(
         "{} {} passed the server's request timeout",
         request.method().name(),
-        request.getUri().path());
+        RequestTelemetry.loggable(request.getUri().path()));
     return response(
         ApiError.UNAVAILABLE, "the request took too long to answer" + outcome(request.method()));
   }
@@ -95,6 +95,7 @@ public final class ApiErrors extends AllDirectives {
           case NOT_FOUND -> ApiError.NOT_FOUND;
           case CONFLICT -> ApiError.CONFLICT;
           case LEASE_LOST -> ApiError.LEASE_LOST;
+          case LEASE_NOT_HELD -> ApiError.LEASE_NOT_HELD;
           case INBOX_FULL -> ApiError.INBOX_FULL;
         };
     return new ApiException(error, rejected.message());
@@ -140,7 +141,7 @@ public final class ApiErrors extends AllDirectives {
             log.warn(
                 "{} {} got no answer in time: {}",
                 request.method().name(),
-                request.getUri().path(),
+                RequestTelemetry.loggable(request.getUri().path()),
                 t.getMessage());
             return complete(
                 response(
@@ -157,7 +158,10 @@ public final class ApiErrors extends AllDirectives {
     return extractRequest(
         request -> {
           log.error(
-              "unexpected failure of {} {}", request.method().name(), request.getUri().path(), t);
+              "unexpected failure of {} {}",
+              request.method().name(),
+              RequestTelemetry.loggable(request.getUri().path()),
+              t);
           return complete(
               response(ApiError.INTERNAL, "an unexpected error occurred; it has been logged"));
         });

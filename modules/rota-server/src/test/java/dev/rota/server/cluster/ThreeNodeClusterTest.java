@@ -150,7 +150,13 @@ class ThreeNodeClusterTest {
     assertEquals(remote, claim.get("assignment").get("agentId").asText());
     String leaseId = claim.get("assignment").get("leaseId").asText();
     assertEquals(
-        200, send(nodes.get(1), "POST", "/v1/leases/" + leaseId + "/complete", "{}").statusCode());
+        200,
+        send(
+                nodes.get(1),
+                "POST",
+                "/v1/leases/" + leaseId + "/complete",
+                "{\"runnerId\":\"ext-runner\"}")
+            .statusCode());
     JsonNode view = JSON.readTree(send(third, "GET", "/v1/agents/" + remote, null).body());
     assertEquals(0, view.get("inbox").get("unread").asInt());
     assertEquals(1, view.get("activationCount").asInt());
@@ -199,7 +205,13 @@ class ThreeNodeClusterTest {
       more = assignment.get("more").asBoolean();
       String leaseId = assignment.get("leaseId").asText();
       assertEquals(
-          200, send(first, "POST", "/v1/leases/" + leaseId + "/complete", "{}").statusCode());
+          200,
+          send(
+                  first,
+                  "POST",
+                  "/v1/leases/" + leaseId + "/complete",
+                  "{\"runnerId\":\"big-runner\"}")
+              .statusCode());
       turns++;
     }
     List<Integer> expected = new ArrayList<>();
