@@ -34,5 +34,3 @@ def agent_id(request: pytest.FixtureRequest) -> str:
     """A fresh agent id per test: tests share one node and must not see each other's agents."""
     name = re.sub(r"[^A-Za-z0-9_-]", "-", request.node.name.removeprefix("test_"))
     return f"{name[:40]}-{next(_ids)}"
-
-

@@ -90,7 +90,9 @@ def test_lists_and_redrives_dead_letters(rota: Rota, agent_id: str) -> None:
     rota.redrive(letter["id"])
 
     assert rota.get_agent(agent_id)["inbox"]["unread"] == 1
-    wait_until("the redriven letter leaves the list", lambda: not rota.dead_letters(agent_id=agent_id))
+    wait_until(
+        "the redriven letter leaves the list", lambda: not rota.dead_letters(agent_id=agent_id)
+    )
 
 
 def test_reads_stats_pools_and_runners(rota: Rota) -> None:
