@@ -1,4 +1,5 @@
-"""Errors of the API as exceptions, one class per error code of ``docs/api.md``'s table."""
+"""The API's errors as exceptions, one class per error code of its contract (the OpenAPI
+document a node serves at ``/openapi.yaml``)."""
 
 from __future__ import annotations
 
