@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from typing import Any
 
 from rota import (
     Activation,
@@ -54,8 +55,8 @@ class Recorder(RunnerListener):
             self.errors.append((what, error))
 
 
-def runner_options(agent_id: str, **overrides: object) -> dict[str, object]:
-    options: dict[str, object] = {
+def runner_options(agent_id: str, **overrides: Any) -> dict[str, Any]:
+    options: dict[str, Any] = {
         "runner_id": f"r-{agent_id}"[:60],
         "mode": "notification",
         "capabilities": [capability(agent_id)],
@@ -141,7 +142,7 @@ async def test_a_coroutine_that_overruns_its_lease_is_cancelled(
             client,
             handle,
             listener=recorder,
-            **runner_options(agent_id, lease_seconds=5, heartbeat_interval=60.0),  # type: ignore[arg-type]
+            **runner_options(agent_id, lease_seconds=5, heartbeat_interval=60.0),
         )
         running = asyncio.create_task(runner.run())
         await asyncio.wait_for(stopped.wait(), timeout=20)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -71,17 +71,35 @@ class Rota:
 
     # ---- agents (role producer) ----
 
-    def register_agent(self, agent_id: str, **spec: Any) -> JsonObject:
+    def register_agent(
+        self,
+        agent_id: str,
+        *,
+        name: str | None = None,
+        capabilities: Iterable[str] | None = None,
+        priority: int | None = None,
+        min_activation_interval_seconds: int | None = None,
+        max_inbox_depth: int | None = None,
+        max_attempts: int | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        schedules: Sequence[Mapping[str, Any]] | None = None,
+    ) -> JsonObject:
         """Registers an agent or updates it (``PUT``); fields not given keep their values.
 
-        Keywords: ``name``, ``capabilities``, ``priority``, ``min_activation_interval_seconds``,
-        ``max_inbox_depth``, ``max_attempts``, ``metadata``, ``schedules``.
+        ``schedules`` are the API's objects (``name``, ``cron``, ``timezone``, ``payload``); a
+        list replaces them all, ``[]`` removes them.
         """
-        body = core.agent_spec(**spec)
-        result: JsonObject = self._send(
-            core.with_body("PUT", core.agent_path(agent_id), body, safe=True)
+        body = core.agent_spec(
+            name=name,
+            capabilities=capabilities,
+            priority=priority,
+            min_activation_interval_seconds=min_activation_interval_seconds,
+            max_inbox_depth=max_inbox_depth,
+            max_attempts=max_attempts,
+            metadata=metadata,
+            schedules=schedules,
         )
-        return result
+        return self._json(core.with_body("PUT", core.agent_path(agent_id), body, safe=True))
 
     update_agent = register_agent
 

@@ -102,6 +102,12 @@ class AsyncRunner:
             raise ValueError("concurrency must be at least 1")
         if not 0 < heartbeat_fraction < 1:
             raise ValueError("heartbeat_fraction must be in (0, 1)")
+        if heartbeat_interval is not None and heartbeat_interval <= 0:
+            raise ValueError("heartbeat_interval must be positive")
+        if lease_seconds is not None and not 5 <= lease_seconds <= 7200:
+            raise ValueError("lease_seconds must be 5 to 7200 (the API's range)")
+        if not 0 <= wait_seconds <= 60:
+            raise ValueError("wait_seconds must be 0 to 60 (the API's range)")
         self.client = client
         self.handler = handler
         self.runner_id = runner_id or f"runner-{uuid.uuid4().hex[:8]}"
@@ -286,14 +292,17 @@ class AsyncRunner:
                 future.set_result(value)
 
         def body() -> None:
+            value: HandlerResult = None
+            error: BaseException | None = None
             try:
-                value = self.handler(activation, context)
-                if inspect.isawaitable(value):
+                result = self.handler(activation, context)
+                if inspect.isawaitable(result):
                     raise TypeError("a plain-function handler returned an awaitable")
-                loop.call_soon_threadsafe(settle, value, None)
+                value = result
             except BaseException as e:
-                with contextlib.suppress(RuntimeError):  # the loop may be closed by now
-                    loop.call_soon_threadsafe(settle, None, e)
+                error = e
+            with contextlib.suppress(RuntimeError):  # the loop is gone after a late return
+                loop.call_soon_threadsafe(settle, value, error)
 
         threading.Thread(target=body, name=f"rota-handler-{context.runner_id}", daemon=True).start()
         return future
@@ -415,19 +424,46 @@ class Runner:
     >>> Runner(rota, handle, runner_id="reviewers", capabilities=["code"]).run()
     """
 
-    def __init__(self, client: Rota, handler: Handler, **options: Any) -> None:
+    def __init__(
+        self,
+        client: Rota,
+        handler: Handler,
+        *,
+        runner_id: str | None = None,
+        mode: RunnerMode = "hybrid",
+        capabilities: Iterable[str] = (),
+        concurrency: int = 1,
+        lease_seconds: int | None = None,
+        wait_seconds: int = 20,
+        heartbeat_fraction: float = 1 / 3,
+        heartbeat_interval: float | None = None,
+        shutdown_grace: float = 30.0,
+        listener: RunnerListener | None = None,
+    ) -> None:
         self._client = client
         self._handler = handler
-        self._options = options
+        self._options: dict[str, Any] = {
+            "runner_id": runner_id or f"runner-{uuid.uuid4().hex[:8]}",
+            "mode": mode,
+            "capabilities": tuple(capabilities),
+            "concurrency": concurrency,
+            "lease_seconds": lease_seconds,
+            "wait_seconds": wait_seconds,
+            "heartbeat_fraction": heartbeat_fraction,
+            "heartbeat_interval": heartbeat_interval,
+            "shutdown_grace": shutdown_grace,
+            "listener": listener,
+        }
         self._async: AsyncRunner | None = None
         self._ready = threading.Event()
-        self._stop_requested: float | bool | None = False
+        self._stop_requested = False
+        self._stop_grace: float | None = None
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
 
     @property
-    def runner_id(self) -> str | None:
-        return self._async.runner_id if self._async else self._options.get("runner_id")
+    def runner_id(self) -> str:
+        return str(self._options["runner_id"])
 
     @property
     def busy(self) -> int:
@@ -451,11 +487,14 @@ class Runner:
         self._thread = threading.Thread(target=target, name="rota-runner", daemon=True)
         self._thread.start()
         self._ready.wait()
+        if self._error is not None:
+            raise self._error
         return self
 
     def stop(self, grace: float | None = None, timeout: float | None = None) -> None:
         """Stops gracefully (see :class:`AsyncRunner`); waits for a :meth:`start`-ed runner."""
-        self._stop_requested = grace if grace is not None else True
+        self._stop_grace = grace
+        self._stop_requested = True
         if self._async is not None:
             self._async.stop(grace)
         if self._thread is not None and self._thread is not threading.current_thread():
@@ -478,9 +517,8 @@ class Runner:
         )
         try:
             self._async = AsyncRunner(client, self._handler, **self._options)
-            if self._stop_requested is not False:
-                grace = self._stop_requested if isinstance(self._stop_requested, float) else None
-                self._async.stop(grace)
+            if self._stop_requested:
+                self._async.stop(self._stop_grace)
             self._ready.set()
             await self._async.run(handle_signals=handle_signals)
         finally:
