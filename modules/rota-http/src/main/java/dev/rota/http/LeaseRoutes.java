@@ -12,6 +12,7 @@ import dev.rota.http.api.ActivationCompleted;
 import dev.rota.http.api.ActivationFailed;
 import dev.rota.http.api.CompleteRequest;
 import dev.rota.http.api.FailRequest;
+import dev.rota.http.api.HeartbeatRequest;
 import dev.rota.http.api.LeaseExtended;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -56,10 +57,16 @@ public final class LeaseRoutes extends AllDirectives {
   }
 
   private Route onHeartbeat(String leaseId) {
-    return ask(
-        leaseId,
-        replyTo -> new AgentEntity.Heartbeat(leaseId, replyTo),
-        reply -> json(new LeaseExtended(expected(Extended.class, reply).expiresAt())));
+    return JsonSupport.body(
+        HeartbeatRequest.class,
+        maxBodyBytes,
+        body -> {
+          body.validatedRunnerId();
+          return ask(
+              leaseId,
+              replyTo -> new AgentEntity.Heartbeat(leaseId, replyTo),
+              reply -> json(new LeaseExtended(expected(Extended.class, reply).expiresAt())));
+        });
   }
 
   private Route onComplete(String leaseId) {
@@ -67,6 +74,7 @@ public final class LeaseRoutes extends AllDirectives {
         CompleteRequest.class,
         maxBodyBytes,
         body -> {
+          body.validatedRunnerId();
           JsonNode result = body.validatedResult();
           return ask(
               leaseId,
@@ -80,6 +88,7 @@ public final class LeaseRoutes extends AllDirectives {
         FailRequest.class,
         maxBodyBytes,
         body -> {
+          body.validatedRunnerId();
           FailRequest.Failure failure = body.validated();
           return ask(
               leaseId,

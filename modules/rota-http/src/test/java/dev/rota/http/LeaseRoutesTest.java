@@ -129,6 +129,17 @@ class LeaseRoutesTest extends JUnit5RouteTest {
   }
 
   @Test
+  void everyReportCarriesTheClaimingRunnerId() {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+    String runner = "\"runnerId\": \"runner-" + cap + "\"";
+
+    lease(leaseId, "heartbeat", "{" + runner + "}").assertStatusCode(200);
+    lease(leaseId, "complete", "{" + runner + ", \"result\": {}}").assertStatusCode(200);
+    String next = claimWithInbox().get("leaseId").asText();
+    lease(next, "fail", "{" + runner + ", \"action\": \"retry\"}").assertStatusCode(200);
+  }
+
+  @Test
   void completeNeedsNoBody() {
     String leaseId = claimWithInbox().get("leaseId").asText();
 

@@ -47,6 +47,12 @@ final class Fields {
     }
   }
 
+  /** The runner id a lease request carries, checked like the one of its claim. */
+  static String checkRunnerId(String runnerId) {
+    checkText("runnerId", runnerId, ClaimRequest.MAX_RUNNER_ID_LENGTH);
+    return runnerId;
+  }
+
   /** A list of capabilities: at most 32, each non-blank, at most 64 characters, without a comma. */
   static List<String> checkCapabilities(List<String> capabilities) {
     if (capabilities == null) {
