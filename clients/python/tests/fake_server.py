@@ -17,6 +17,7 @@ class Answer:
     status: int
     body: Any
     headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
 
 
 @dataclass
@@ -28,10 +29,12 @@ class Hit:
 
 
 class FakeRota:
-    """Answers each request with the next scripted answer (the last one repeats)."""
+    """Answers each request with the next scripted answer (the last one repeats). ``routes``
+    script a path's last segment (``claims``, ``heartbeat``, ``complete``, ...) on its own."""
 
-    def __init__(self, answers: list[Answer]) -> None:
+    def __init__(self, answers: list[Answer], routes: dict[str, list[Answer]] | None) -> None:
         self.answers = answers
+        self.routes = routes or {}
         self.hits: list[Hit] = []
         self.lock = threading.Lock()
         self.url = ""
@@ -39,7 +42,12 @@ class FakeRota:
     def next_answer(self, method: str, path: str, body: Any) -> Answer:
         with self.lock:
             self.hits.append(Hit(method, path, body, time.monotonic()))
-            return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+            script = self.routes.get(path.split("?")[0].rsplit("/", 1)[-1], self.answers)
+            return script.pop(0) if len(script) > 1 else script[0]
+
+    def hits_to(self, last_segment: str) -> list[Hit]:
+        with self.lock:
+            return [h for h in self.hits if h.path.split("?")[0].endswith("/" + last_segment)]
 
 
 def error(status: int, code: str, retry_after: int | None = None) -> Answer:
@@ -48,14 +56,17 @@ def error(status: int, code: str, retry_after: int | None = None) -> Answer:
 
 
 @contextmanager
-def fake_rota(answers: list[Answer]) -> Iterator[FakeRota]:
-    fake = FakeRota(answers)
+def fake_rota(
+    answers: list[Answer], routes: dict[str, list[Answer]] | None = None
+) -> Iterator[FakeRota]:
+    fake = FakeRota(answers, routes)
 
     class Handler(BaseHTTPRequestHandler):
         def _answer(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             answer = fake.next_answer(self.command, self.path, json.loads(raw) if raw else None)
+            time.sleep(answer.delay)
             data = json.dumps(answer.body).encode()
             self.send_response(answer.status)
             self.send_header("Content-Type", "application/json")
@@ -70,7 +81,13 @@ def fake_rota(answers: list[Answer]) -> Iterator[FakeRota]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            pass  # a client that hung up (a runner abandoning its claim) is no failure here
+
+    server = Server(("127.0.0.1", 0), Handler)
     fake.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -153,3 +153,24 @@ def test_raises_lease_lost_reporting_a_finished_lease(rota: Rota, agent_id: str)
         rota.complete(lease, "r-lost")
     with pytest.raises(NotFound):
         rota.heartbeat("no-such-lease", "r-lost")
+
+
+def test_lease_reports_carry_the_claiming_runner_id(rota: Rota, agent_id: str) -> None:
+    register(rota, agent_id)
+    rota.notify(agent_id, "mention")
+    claim = rota.claim(
+        "r-bound", mode="notification", capabilities=[capability(agent_id)], wait_seconds=5
+    )
+    assert claim.activation is not None
+    lease = claim.activation.lease_id
+
+    rota.heartbeat(lease, "r-bound")
+    assert rota.lease_binding is True, "the node takes runnerId on lease reports"
+
+    with pytest.raises(InvalidRequest) as refused:
+        rota.heartbeat(lease, "bad\x00id")
+    assert "runnerId" in refused.value.message
+    assert rota.lease_binding is True, "a bad id is the caller's error, not a missing binding"
+
+    rota.complete(lease, "r-bound", {"ok": True})
+    assert rota.get_agent(agent_id)["inbox"]["unread"] == 0

@@ -130,8 +130,9 @@ def answer(response: httpx.Response) -> Any:
 
 
 def is_binding_refused(error: RotaError) -> bool:
-    """A server without the lease's runner binding refuses ``runnerId`` as an unknown field."""
-    return isinstance(error, InvalidRequest) and "runnerId" in error.message
+    """A server without the lease's runner binding refuses ``runnerId`` as an unknown field (and
+    only that: a 400 about the id's value is the caller's to see)."""
+    return isinstance(error, InvalidRequest) and "unknown field 'runnerId'" in error.message
 
 
 # ---- request builders ----

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 JsonObject = dict[str, Any]
@@ -14,18 +15,24 @@ RunnerMode = Literal["notification", "hybrid", "exploration"]
 FailAction = Literal["retry", "cancel", "discard", "snooze"]
 
 
+_ISO_TIME = re.compile(
+    r"(?P<base>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(?P<fraction>\d+))?"
+    r"(?P<zone>Z|z|[+-]\d{2}:\d{2})?"
+)
+
+
 def parse_time(value: Any) -> datetime | None:
-    """An ISO-8601 UTC time of the API; None when absent."""
+    """An ISO-8601 time of the API as an aware UTC datetime; None when absent."""
     if not isinstance(value, str):
         return None
-    # Python 3.10's fromisoformat takes neither "Z" nor nanoseconds.
-    text = value.replace("Z", "+00:00")
-    head, sep, rest = text.partition(".")
-    if sep:
-        digits = "".join(c for c in rest if c.isdigit())
-        zone = rest[len(digits) :]
-        text = f"{head}.{digits[:6].ljust(6, '0')}{zone}"
-    return datetime.fromisoformat(text)
+    # Python 3.10's fromisoformat takes neither "Z" nor more than 6 fractional digits.
+    match = _ISO_TIME.fullmatch(value.strip())
+    if match is None:
+        raise ValueError(f"not an ISO-8601 time: {value!r}")
+    fraction = (match["fraction"] or "")[:6].ljust(6, "0")
+    zone = "+00:00" if match["zone"] in (None, "Z", "z") else match["zone"]
+    parsed = datetime.fromisoformat(f"{match['base']}.{fraction}{zone}")
+    return parsed.astimezone(timezone.utc)
 
 
 @dataclass(frozen=True)

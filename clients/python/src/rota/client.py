@@ -55,6 +55,12 @@ class Rota:
             limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
         )
 
+    @property
+    def lease_binding(self) -> bool | None:
+        """Whether the node takes the claiming ``runnerId`` on lease reports: None until a report
+        with one was answered, False once a node refused the field (reports then go without)."""
+        return self._lease_binding
+
     def close(self) -> None:
         self._http.close()
 
@@ -267,12 +273,15 @@ class Rota:
         path = f"{core.lease_path(lease_id)}/{what}"
         bound = runner_id if self._lease_binding is not False else None
         try:
-            return self._json(core.with_body("POST", path, body(bound), safe=False))
+            answer = self._json(core.with_body("POST", path, body(bound), safe=False))
         except RotaError as e:
             if bound is None or not core.is_binding_refused(e):
                 raise
             self._lease_binding = False
             return self._json(core.with_body("POST", path, body(None), safe=False))
+        if bound is not None:
+            self._lease_binding = True
+        return answer
 
     def _json(self, call: core.Call) -> JsonObject:
         result = self._send(call)

@@ -229,7 +229,12 @@ class AsyncRunner:
                 if self._is_stopping():
                     await self._hand_back_lease(result.activation, slot_id, "runner stopping")
                     return
-                await self._run(slot_id, result.activation, received)
+                try:
+                    await self._run(slot_id, result.activation, received)
+                except Exception as e:
+                    # A bug (here or in a listener) must not end the slot, nor keep the lease.
+                    self._guard(self.listener.on_error, "run", e)
+                    await self._hand_back_lease(result.activation, slot_id, f"runner error: {e!r}")
             elif result.status == "paused":
                 await self._pause(max(1.0, min(self.wait_seconds, 5.0)))
             elif result.retry_after_seconds is not None:
