@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
 import time
@@ -92,3 +93,37 @@ async def test_the_async_stream_filters_by_type(node: Node, rota: Rota, agent_id
     assert event.type == "notification.accepted"
     assert event.agent_id == agent_id
     assert event.data["notificationId"]
+
+
+async def test_the_async_stream_resumes_after_a_dropped_connection(
+    node: Node, rota: Rota, agent_id: str
+) -> None:
+    register(rota, agent_id)
+    proxy = Proxy(urlparse(node.url).port or 80)
+    received: asyncio.Queue[Event] = asyncio.Queue()
+    try:
+        async with AsyncRota(f"http://127.0.0.1:{proxy.port}") as client:
+            stream = client.events(agent_id=agent_id, types=["notification.accepted"])
+
+            async def follow() -> None:
+                async for event in stream:
+                    await received.put(event)
+
+            following = asyncio.create_task(follow())
+            await asyncio.to_thread(
+                wait_until, "the stream is connected", lambda: proxy.accepted == 1
+            )
+            await asyncio.sleep(0.5)
+            sent = [rota.notify(agent_id, "mention", {"n": 1}).notification_id]
+            first = await asyncio.wait_for(received.get(), 20)
+
+            proxy.cut()
+            sent += [rota.notify(agent_id, "mention", {"n": i}).notification_id for i in (2, 3)]
+            rest = [await asyncio.wait_for(received.get(), 30) for _ in range(2)]
+            following.cancel()
+            await stream.aclose()
+    finally:
+        proxy.close()
+
+    assert proxy.accepted >= 2, "the stream reconnected"
+    assert [e.data["notificationId"] for e in [first, *rest]] == sent
