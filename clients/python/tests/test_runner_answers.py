@@ -5,6 +5,7 @@ A scripted server plays the node."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -140,3 +141,14 @@ def test_stop_before_start_claims_nothing() -> None:
         done.join(10)
         assert not done.is_alive()
     assert fake.hits == []
+
+
+def test_an_empty_claim_answered_at_once_is_not_repeated_at_once() -> None:
+    with (
+        fake_rota([Answer(200, {"status": "none"})]) as fake,
+        Rota(fake.url) as rota,
+        Runner(rota, lambda a, c: None, wait_seconds=0),
+    ):
+        time.sleep(2.5)
+    claims = len(fake.hits_to("claims"))
+    assert 2 <= claims <= 4, f"{claims} claims in 2.5 s"

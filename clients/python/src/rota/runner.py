@@ -29,6 +29,7 @@ Handler = Callable[[Activation, Context], HandlerResult | Awaitable[HandlerResul
 completes the turn, an :class:`Outcome` says how it ended, an exception retries it."""
 
 _MAX_ERROR_BACKOFF = 10.0
+_MIN_EMPTY_CLAIM = 1.0
 
 
 class RunnerListener:
@@ -199,6 +200,7 @@ class AsyncRunner:
     async def _slot(self, slot_id: str) -> None:
         backoff = 0.5
         while not self._is_stopping():
+            sent = time.monotonic()
             claim = asyncio.create_task(
                 self.client.claim(
                     slot_id,
@@ -239,6 +241,10 @@ class AsyncRunner:
                 await self._pause(max(1.0, min(self.wait_seconds, 5.0)))
             elif result.retry_after_seconds is not None:
                 await self._pause(result.retry_after_seconds)
+            elif received - sent < _MIN_EMPTY_CLAIM:
+                # Nothing, at once (no long poll, or a node that is shutting down): asking again
+                # right away would spin.
+                await self._pause(_MIN_EMPTY_CLAIM - (received - sent))
 
     async def _pause(self, seconds: float) -> None:
         """Waits, ending early when the runner stops."""
