@@ -3,6 +3,7 @@ package dev.rota.http;
 import com.typesafe.config.Config;
 import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.cluster.runner.executor.WebhookTargets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,7 +47,7 @@ public final class RotaRoutes extends AllDirectives {
     warnIfIdleTimeoutCutsLongPolls(system.settings().config(), claims.longestAnswer());
     this.errors = new ApiErrors(settings);
     this.telemetry = new RequestTelemetry(metrics);
-    add(new AgentRoutes(agents, directory, blocking, auth, settings)::route);
+    add(new AgentRoutes(agents, directory, blocking, auth, settings, webhooks(system))::route);
     add(
         new ExplainRoutes(
                 agents,
@@ -88,7 +89,11 @@ public final class RotaRoutes extends AllDirectives {
     Executor blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
     this.errors = new ApiErrors(settings);
     this.telemetry = new RequestTelemetry(RotaMetrics.get(system));
-    add(new AgentRoutes(agents, directory, blocking, auth, settings)::route);
+    add(new AgentRoutes(agents, directory, blocking, auth, settings, webhooks(system))::route);
+  }
+
+  private static WebhookTargets webhooks(ActorSystem<?> system) {
+    return WebhookTargets.from(system.settings().config());
   }
 
   private void add(Supplier<Route> resource) {
