@@ -14,6 +14,7 @@ public enum ApiError {
   CONFLICT(409, "conflict"),
   LEASE_LOST(410, "lease_lost"),
   TOO_LARGE(413, "too_large"),
+  UNSUPPORTED_MEDIA_TYPE(415, "unsupported_media_type"),
   INBOX_FULL(429, "inbox_full"),
   INTERNAL(500, "internal"),
   UNAVAILABLE(503, "unavailable");
