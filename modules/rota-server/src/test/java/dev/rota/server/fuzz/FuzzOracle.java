@@ -26,6 +26,7 @@ public final class FuzzOracle {
           Map.entry(409, "conflict"),
           Map.entry(410, "lease_lost"),
           Map.entry(413, "too_large"),
+          Map.entry(415, "unsupported_media_type"),
           Map.entry(414, "too_large"),
           Map.entry(431, "too_large"),
           Map.entry(429, "inbox_full"),
