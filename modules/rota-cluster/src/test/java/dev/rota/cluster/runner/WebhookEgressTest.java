@@ -274,14 +274,14 @@ class WebhookEgressTest {
         assertInstanceOf(Outcome.Completed.class, run(executor, url(allowed, "/huge-ok")));
     long allocated = allocatedBytes() - before;
 
+    // Reading both replies whole would allocate at least 2 x 10 MiB (bytes, then text); the cap
+    // leaves room for the rest of the JVM's allocations meanwhile.
+    assertTrue(allocated < 8L * 1024 * 1024, "allocated " + allocated / 1024 + " KiB");
     assertEquals(2, CALLS.size());
     assertTrue(failed.error().contains("reply cut at its first 65536 bytes"), failed.error());
     assertTrue(failed.error().length() < 300, "length " + failed.error().length());
     assertTrue(completed.result().get("truncated").asBoolean(), completed.result().toString());
     assertTrue(completed.result().get("body").asText().length() <= 201);
-    // Reading both replies whole would allocate at least 2 x 10 MiB (bytes, then text); the cap
-    // leaves room for the rest of the JVM's allocations meanwhile.
-    assertTrue(allocated < 8L * 1024 * 1024, "allocated " + allocated / 1024 + " KiB");
   }
 
   /** Bytes allocated so far by every live thread (HotSpot's per-thread counters). */
