@@ -105,10 +105,15 @@ final class CrossSiteGuard extends AllDirectives {
       return false;
     }
     URI uri = parsed.get();
-    String originHost = uri.getHost().toLowerCase(Locale.ROOT);
-    String requestHost = host.get().host().address().toLowerCase(Locale.ROOT);
+    String originHost = unbracketed(uri.getHost());
+    String requestHost = unbracketed(host.get().host().address());
     return originHost.equals(requestHost)
         && explicitPort(uri.getPort()) == explicitPort(host.get().port());
+  }
+
+  private static String unbracketed(String host) {
+    String name = host.toLowerCase(Locale.ROOT);
+    return name.startsWith("[") && name.endsWith("]") ? name.substring(1, name.length() - 1) : name;
   }
 
   /** 80, 443 and "none" all mean the scheme's default port. */

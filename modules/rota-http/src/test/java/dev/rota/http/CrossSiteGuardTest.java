@@ -125,6 +125,11 @@ class CrossSiteGuardTest extends JUnit5RouteTest {
 
     run(notification("xs-origin").addHeader(RawHeader.create("Origin", "http://127.0.0.1:8080")))
         .assertStatusCode(202);
+    run(notification("xs-origin")
+            .removeHeader("Host")
+            .addHeader(Host.create("[::1]", 8080))
+            .addHeader(RawHeader.create("Origin", "http://[::1]:8080")))
+        .assertStatusCode(202);
   }
 
   @Test
