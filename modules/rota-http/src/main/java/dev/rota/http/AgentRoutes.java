@@ -1,10 +1,12 @@
 package dev.rota.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Accepted;
 import dev.rota.cluster.agent.AgentEntity.AgentDetails;
 import dev.rota.cluster.agent.AgentEntity.Command;
 import dev.rota.cluster.agent.AgentEntity.Reply;
+import dev.rota.cluster.runner.executor.WebhookTargets;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.Ids;
 import dev.rota.http.AgentDirectory.AgentPage;
@@ -50,21 +52,26 @@ public final class AgentRoutes extends AllDirectives {
   private final Executor directoryExecutor;
   private final ApiAuth auth;
   private final long maxBodyBytes;
+  private final WebhookTargets webhooks;
 
   /**
    * @param directoryExecutor where the (possibly blocking) directory is called
+   * @param webhooks where a {@code metadata.webhookUrl} may point ({@code
+   *     rota.runners.http.allowed-targets})
    */
   public AgentRoutes(
       AgentGateway agents,
       AgentDirectory directory,
       Executor directoryExecutor,
       ApiAuth auth,
-      HttpSettings settings) {
+      HttpSettings settings,
+      WebhookTargets webhooks) {
     this.agents = agents;
     this.directory = directory;
     this.directoryExecutor = directoryExecutor;
     this.auth = auth;
     this.maxBodyBytes = settings.maxBodyBytes();
+    this.webhooks = webhooks;
   }
 
   public Route route() {
@@ -103,6 +110,7 @@ public final class AgentRoutes extends AllDirectives {
         maxBodyBytes,
         request -> {
           AgentConfigPatch patch = request.toPatch();
+          checkWebhook(patch.metadata());
           return ask(
               agentId,
               replyTo -> new AgentEntity.Register(patch, replyTo),
@@ -112,6 +120,26 @@ public final class AgentRoutes extends AllDirectives {
                     details.created() ? StatusCodes.CREATED : StatusCodes.OK, view(details));
               });
         });
+  }
+
+  /**
+   * A webhook the http executor would refuse is refused here, while the producer can still be told
+   * (decision 50): the list is checked again, with DNS, right before every call.
+   */
+  private void checkWebhook(JsonNode metadata) {
+    JsonNode url = metadata == null ? null : metadata.get("webhookUrl");
+    if (url == null || url.isNull()) {
+      return;
+    }
+    if (!url.isTextual()) {
+      throw ApiException.invalid("field 'metadata.webhookUrl' must be a string: an http(s) URL");
+    }
+    webhooks
+        .refusal(url.asText())
+        .ifPresent(
+            reason -> {
+              throw ApiException.invalid("field 'metadata.webhookUrl' " + reason);
+            });
   }
 
   private Route show(String agentId) {
