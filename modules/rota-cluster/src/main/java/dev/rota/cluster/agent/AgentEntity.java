@@ -95,6 +95,9 @@ public final class AgentEntity
    */
   public record GetState(ActorRef<Reply> replyTo) implements Command {}
 
+  /** Replies {@link RowState}: what the read model's row of this agent should hold. */
+  public record GetRow(ActorRef<Reply> replyTo) implements Command {}
+
   /** Replies {@link Done}; {@link ErrorCode#CONFLICT} while leased. */
   public record Deregister(ActorRef<Reply> replyTo) implements Command {}
 
@@ -173,6 +176,9 @@ public final class AgentEntity
 
   /** The answer to {@link GetState}. */
   public record FullState(AgentState state) implements Reply {}
+
+  /** The answer to {@link GetRow}: the agent as of its event {@code seqNr}. */
+  public record RowState(AgentSummary agent, long seqNr) implements Reply {}
 
   /** The answer to {@link NotifyAll}: per item, in order, {@link Accepted} or {@link Rejected}. */
   public record AcceptedAll(List<Reply> items) implements Reply {
@@ -359,6 +365,12 @@ public final class AgentEntity
         .onCommand(Register.class, this::onRegister)
         .onCommand(Get.class, this::onGet)
         .onCommand(GetState.class, (s, c) -> Effect().reply(c.replyTo(), new FullState(s)))
+        .onCommand(
+            GetRow.class,
+            (s, c) ->
+                Effect()
+                    .reply(
+                        c.replyTo(), new RowState(AgentSummary.of(s), lastSequenceNumber(context))))
         .onCommand(Claim.class, this::onClaim)
         .onCommand(ExpireLease.class, this::onExpireLease);
     builder
@@ -506,7 +518,7 @@ public final class AgentEntity
           continue;
         }
         bytes += n.estimatedBytes();
-        after = after.notified(n, settings.dedupeWindow());
+        after = after.notified(n, settings.dedupeWindow(), settings.maxDedupeKeys());
         events.add(new NotificationReceived(n));
         replies.add(new Accepted(n.notificationId(), after.inbox().size(), false));
       }
@@ -882,7 +894,8 @@ public final class AgentEntity
         .onEvent(AgentDeregistered.class, (s, e) -> s.deregistered(e.at()))
         .onEvent(
             NotificationReceived.class,
-            (s, e) -> s.notified(e.notification(), settings.dedupeWindow()))
+            (s, e) ->
+                s.notified(e.notification(), settings.dedupeWindow(), settings.maxDedupeKeys()))
         .onEvent(LeaseGranted.class, (s, e) -> s.leaseGranted(e.lease()))
         .onEvent(LeaseRenewed.class, (s, e) -> s.leaseExtended(e.expiresAt()))
         .onEvent(ActivationCompleted.class, (s, e) -> s.completed(e.at()))
