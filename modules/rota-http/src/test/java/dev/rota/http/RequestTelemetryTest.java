@@ -132,6 +132,7 @@ class RequestTelemetryTest extends JUnit5RouteTest {
     assertEquals("/admin/pause", telemetry.route("/admin/pause"));
     assertEquals(
         "/admin/dead-letters/{id}/redrive", telemetry.route("/admin/dead-letters/x/redrive"));
+    assertEquals("/admin/dead-letters/{id}", telemetry.route("/admin/dead-letters/x"));
     assertEquals("/", telemetry.route("/"));
     assertEquals("other", telemetry.route("/wp-admin/login.php"));
   }

@@ -9,6 +9,7 @@ import dev.rota.cluster.agent.AgentEvents.AgentPaused;
 import dev.rota.cluster.agent.AgentEvents.AgentRegistered;
 import dev.rota.cluster.agent.AgentEvents.AgentResumed;
 import dev.rota.cluster.agent.AgentEvents.AgentUpdated;
+import dev.rota.cluster.agent.AgentEvents.DeadLetterDiscarded;
 import dev.rota.cluster.agent.AgentEvents.DeadLetterRedriven;
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentEvents.InboxSummary;
@@ -158,6 +159,9 @@ public final class AgentEntity
   public record ExpireLease(String leaseId, ActorRef<Reply> replyTo) implements Command {}
 
   public record Redrive(String deadLetterId, ActorRef<Reply> replyTo) implements Command {}
+
+  /** Remove the dead letter for good: replies {@link Done}, or {@link Rejected} not found. */
+  public record Discard(String deadLetterId, ActorRef<Reply> replyTo) implements Command {}
 
   /** Every reply of an agent. */
   public sealed interface Reply extends CborSerializable {}
@@ -384,7 +388,8 @@ public final class AgentEntity
         .onCommand(Heartbeat.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onHeartbeat(s, c)))
         .onCommand(Complete.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onComplete(s, c)))
         .onCommand(Fail.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onFail(s, c)))
-        .onCommand(Redrive.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onRedrive(s, c)));
+        .onCommand(Redrive.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onRedrive(s, c)))
+        .onCommand(Discard.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onDiscard(s, c)));
     return builder.build();
   }
 
@@ -684,6 +689,18 @@ public final class AgentEntity
         .thenReply(cmd.replyTo(), s -> new Done(now));
   }
 
+  private ReplyEffect<Event, AgentState> onDiscard(AgentState state, Discard cmd) {
+    if (state.deadLetter(cmd.deadLetterId()).isEmpty()) {
+      return Effect()
+          .reply(
+              cmd.replyTo(),
+              new Rejected(ErrorCode.NOT_FOUND, "no dead letter " + cmd.deadLetterId()));
+    }
+    Instant now = now();
+    return persist(new DeadLetterDiscarded(cmd.deadLetterId(), now))
+        .thenReply(cmd.replyTo(), s -> new Done(now));
+  }
+
   /**
    * Runs the handler when the lease id is the current one and still live. A lease that is past its
    * expiry but not yet expired is expired now, and the caller told it lost the lease.
@@ -912,6 +929,7 @@ public final class AgentEntity
         .onEvent(AgentPaused.class, (s, e) -> s.pausedAt(e.at(), true))
         .onEvent(AgentResumed.class, (s, e) -> s.pausedAt(e.at(), false))
         .onEvent(DeadLetterRedriven.class, (s, e) -> s.redriven(e.deadLetterId(), e.at()))
+        .onEvent(DeadLetterDiscarded.class, (s, e) -> s.discarded(e.deadLetterId(), e.at()))
         .build();
   }
 }

@@ -12,6 +12,7 @@ import dev.rota.cluster.agent.AgentEvents.AgentPaused;
 import dev.rota.cluster.agent.AgentEvents.AgentRegistered;
 import dev.rota.cluster.agent.AgentEvents.AgentResumed;
 import dev.rota.cluster.agent.AgentEvents.AgentUpdated;
+import dev.rota.cluster.agent.AgentEvents.DeadLetterDiscarded;
 import dev.rota.cluster.agent.AgentEvents.DeadLetterRedriven;
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
@@ -114,10 +115,10 @@ final class AgentScheduleWriter implements AutoCloseable {
       ENDED + ", last_activated_at = ?, activation_count = activation_count + 1";
   private static final String SNOOZED = ENDED + ", snoozed_until = ?";
   private static final String PAUSED = "paused = ?";
+  private static final String ONE_DEAD_LETTER_LESS =
+      "dead_letters = case when dead_letters > 0 then dead_letters - 1 else 0 end";
   private static final String REDRIVEN =
-      "dead_letters = case when dead_letters > 0 then dead_letters - 1 else 0 end,"
-          + " unread = unread + 1, oldest_unread_at = "
-          + earliest();
+      ONE_DEAD_LETTER_LESS + ", unread = unread + 1, oldest_unread_at = " + earliest();
   private static final String DEREGISTER =
       "delete from agent_schedule where agent_id = ? and seq_nr < ?";
   private static final String INSERT_DEAD_LETTER =
@@ -657,6 +658,10 @@ final class AgentScheduleWriter implements AutoCloseable {
     }
     if (event instanceof DeadLetterRedriven e) {
       return update(item, REDRIVEN, s -> bindEarliest(s, 1, e.at()))
+          .then(() -> deleteDeadLetter(e.deadLetterId()));
+    }
+    if (event instanceof DeadLetterDiscarded e) {
+      return update(item, ONE_DEAD_LETTER_LESS, s -> 1)
           .then(() -> deleteDeadLetter(e.deadLetterId()));
     }
     // A new event type must be handled here; failing stops the projection rather than let the

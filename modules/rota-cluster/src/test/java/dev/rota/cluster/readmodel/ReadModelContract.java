@@ -411,6 +411,38 @@ abstract class ReadModelContract {
   }
 
   @Test
+  void discardDeletesTheDeadLetterAndLeavesTheInbox() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0), notified("n2", T0));
+    Lease lease = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1"));
+    DeadLetter dead = deadLetter("a1", "n1", 0, T0.plusSeconds(1));
+    emit(
+        "a1",
+        new AgentEvents.LeaseGranted(lease),
+        new AgentEvents.ActivationFailed(
+            lease.leaseId(),
+            FailureAction.CANCEL,
+            "no",
+            null,
+            T0.plusSeconds(1),
+            new InboxSummary(1, T0),
+            List.of(dead)));
+    assertEquals(1, number("a1", "dead_letters"));
+    assertEquals(1, readModel.stats(T0).deadLetters());
+
+    emit("a1", new AgentEvents.DeadLetterDiscarded(dead.id(), T0.plusSeconds(9)));
+
+    AgentSchedule s = schedule("a1");
+    assertEquals(1, s.unread());
+    assertEquals(T0, s.oldestUnreadAt());
+    assertEquals(0, number("a1", "dead_letters"));
+    assertEquals(List.of(), readModel.deadLetters(null, 10));
+    ReadModelStats stats = readModel.stats(T0);
+    assertEquals(0, stats.deadLetters());
+    // The counter counts notifications that died, not those still dead.
+    assertEquals(1, stats.counter(Counter.NOTIFICATIONS_DEAD_LETTERED));
+  }
+
+  @Test
   void pauseAndResumeFlipTheFlagAndUpdateKeepsTheInbox() {
     emit("a1", registered("a1", List.of("web"), 0, T0), notified("n1", T0));
     emit("a1", new AgentEvents.AgentPaused(T0.plusSeconds(1)));

@@ -497,6 +497,22 @@ public record AgentState(
                 dead.notification().notificationId()));
   }
 
+  /** The dead letter is gone for good; the history keeps which notification it held. */
+  public AgentState discarded(String deadLetterId, Instant at) {
+    DeadLetter dead = deadLetter(deadLetterId).orElseThrow();
+    Builder b = toBuilder();
+    b.deadLetters = deadLetters.stream().filter(d -> !d.id().equals(deadLetterId)).toList();
+    return b.build()
+        .recorded(
+            "dead_letter.discarded",
+            at,
+            Map.of(
+                "deadLetterId",
+                deadLetterId,
+                "notificationId",
+                dead.notification().notificationId()));
+  }
+
   private DeadLetter deadLetterOf(Notification n, String reason, Instant at) {
     return new DeadLetter(Ids.deadLetterId(agentId, n.notificationId()), n, reason, at);
   }

@@ -154,7 +154,8 @@ public final class HttpFuzzer {
         Tuple.of(2, route("admin.stats", Arbitraries.just("/admin/stats"), "GET", noBody())),
         Tuple.of(1, route("admin.runners", Arbitraries.just("/admin/runners"), "GET", noBody())),
         Tuple.of(2, route("admin.dead-letters", deadLettersPath(), "GET", noBody())),
-        Tuple.of(2, route("admin.redrive", redrivePath(), "POST", noBody())),
+        Tuple.of(2, route("admin.redrive", deadLetterPath("/redrive"), "POST", noBody())),
+        Tuple.of(1, route("admin.discard", deadLetterPath(""), "DELETE", noBody())),
         Tuple.of(1, route("admin.pause", Arbitraries.just("/admin/pause"), "POST", noBody())),
         Tuple.of(3, route("admin.resume", Arbitraries.just("/admin/resume"), "POST", noBody())),
         Tuple.of(1, route("metrics", Arbitraries.just("/metrics"), "GET", noBody())),
@@ -279,7 +280,7 @@ public final class HttpFuzzer {
         .as((id, n) -> "/admin/dead-letters?agentId=" + id + (n.isEmpty() ? "" : "&limit=" + n));
   }
 
-  private Arbitrary<String> redrivePath() {
+  private Arbitrary<String> deadLetterPath(String suffix) {
     return Arbitraries.lazy(
         () -> {
           Arbitrary<String> garbage = Arbitraries.of("nope", "%00", "Zm9v.abc", "x".repeat(700));
@@ -289,7 +290,7 @@ public final class HttpFuzzer {
                   : Arbitraries.frequencyOf(
                       Tuple.of(3, Arbitraries.of(List.copyOf(deadLetterIds))),
                       Tuple.of(1, garbage));
-          return id.map(d -> "/admin/dead-letters/" + d + "/redrive");
+          return id.map(d -> "/admin/dead-letters/" + d + suffix);
         });
   }
 
