@@ -90,8 +90,7 @@ class RotaCliTest {
     Run table = rota("runners");
     assertEquals(0, table.exit(), table.err());
     assertTrue(table.out().startsWith("RUNNER"), table.out());
-    String line =
-        table.out().lines().filter(l -> l.startsWith(runnerId)).findFirst().orElseThrow();
+    String line = table.out().lines().filter(l -> l.startsWith(runnerId)).findFirst().orElseThrow();
     assertTrue(line.contains("degraded"), line);
     assertTrue(line.contains("out of memory"), line);
 

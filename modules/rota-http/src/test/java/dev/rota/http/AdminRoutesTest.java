@@ -166,8 +166,11 @@ class AdminRoutesTest extends JUnit5RouteTest {
 
     JsonNode external = runner("runner-listed");
     assertEquals(
-        List.of("runnerId", "node", "mode", "capabilities", "leaseId", "lastSeenAt"),
+        List.of(
+            "runnerId", "node", "mode", "capabilities", "status", "leaseId", "lastSeenAt", "stats"),
         fieldNames(external));
+    assertEquals("executing", external.get("status").asText());
+    assertEquals(0, external.at("/stats/completed").asLong(), external.toString());
     assertTrue(external.get("node").isNull());
     assertEquals("hybrid", external.get("mode").asText());
     assertEquals("[\"" + cap + "\"]", external.get("capabilities").toString());

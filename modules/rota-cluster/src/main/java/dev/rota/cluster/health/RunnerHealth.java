@@ -225,6 +225,13 @@ public final class RunnerHealth
     Event degraded =
         new RunnerDegraded(
             cmd.runnerId(), reason, now, now.plus(settings.policy().degradedFor()), false);
+    // Published before the write: the runner's next claim races this message, not a database
+    // write as well. Should the write fail, the restarted singleton publishes what it recovered.
+    publish(
+        state.with(
+            cmd.runnerId(),
+            new RunnerBlock(
+                Status.DEGRADED, reason, now, now.plus(settings.policy().degradedFor()))));
     return Effect()
         .persist(degraded)
         .thenRun(this::publish)
