@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.BackoffSupervisorStrategy;
+import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -130,15 +131,16 @@ public final class RunnerHealth
     RotaMetrics metrics = RotaMetrics.get(system);
     ActorRef<Command> proxy =
         ClusterSingleton.get(system)
-            .init(
-                SingletonActor.of(
-                    Behaviors.<Command>setup(
-                        ctx ->
-                            Behaviors.withTimers(
-                                timers -> new RunnerHealth(topic, settings, metrics, timers))),
-                    "rota-runner-health"));
+            .init(SingletonActor.of(create(topic, settings, metrics), "rota-runner-health"));
     Holder.get(system).proxy = proxy;
     return proxy;
+  }
+
+  /** The singleton's behavior, publishing on {@code topic}. */
+  static Behavior<Command> create(
+      ActorRef<Topic.Command<Blocks>> topic, HealthSettings settings, RotaMetrics metrics) {
+    return Behaviors.setup(
+        ctx -> Behaviors.withTimers(timers -> new RunnerHealth(topic, settings, metrics, timers)));
   }
 
   /**
