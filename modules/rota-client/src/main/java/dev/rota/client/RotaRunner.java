@@ -40,6 +40,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * to it then is handed back. When {@code close} returns, every thread the runner started has ended,
  * unless a handler ignores both the interrupt and its token for {@code waitSeconds} + 30 s after
  * the grace period: its slot thread is then left to end by itself and reported to the listener.
+ *
+ * <p>A runner that knows it cannot do good work (a revoked key, a full disk) says so with {@link
+ * #reportHealth}: its claims are answered with no work, and its slots wait as the server says
+ * ({@link RunnerListener#onRefused}) until the degradation ends or it reports healthy. The server
+ * also degrades a runner whose activations fail or expire several times in a row, and an admin may
+ * drain it; the slots wait the same way.
  */
 public final class RotaRunner implements AutoCloseable {
   private static final AtomicInteger INSTANCES = new AtomicInteger();
