@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       SystemCommands.Stats.class,
       SystemCommands.Pools.class,
+      RunnersCommand.class,
       AgentsCommand.class,
       NotifyCommand.class,
       DeadLettersCommand.class,

@@ -84,6 +84,34 @@ class RotaCliTest {
   }
 
   @Test
+  void runnersShowStatusAndFiguresAndAreDrainedAndRestored() throws Exception {
+    String runnerId = "cli-runner-" + UUID.randomUUID();
+    client.reportHealth(runnerId, true, "out of memory", Duration.ofMinutes(5));
+    Run table = rota("runners");
+    assertEquals(0, table.exit(), table.err());
+    assertTrue(table.out().startsWith("RUNNER"), table.out());
+    String line = table.out().lines().filter(l -> l.startsWith(runnerId)).findFirst().orElseThrow();
+    assertTrue(line.contains("degraded"), line);
+    assertTrue(line.contains("out of memory"), line);
+
+    JsonNode drained = json(rota("runners", "drain", runnerId, "--json"));
+    assertEquals("draining", drained.get(0).path("status").asText(), drained.toString());
+    JsonNode listed = json(rota("runners", "--json"));
+    boolean found = false;
+    for (JsonNode r : listed.path("runners")) {
+      if (r.path("runnerId").asText().equals(runnerId)) {
+        assertEquals("draining", r.path("status").asText(), r.toString());
+        assertEquals(0, r.path("stats").path("completed").asLong());
+        found = true;
+      }
+    }
+    assertTrue(found, listed.toString());
+    Run restored = rota("runners", "restore", runnerId);
+    assertEquals(0, restored.exit(), restored.err());
+    assertEquals(runnerId + ": healthy", restored.out().strip());
+  }
+
+  @Test
   void poolsAsATableAndAsJson() throws Exception {
     // The node's scaler counts every few seconds; its first round may still be under way.
     Run run =

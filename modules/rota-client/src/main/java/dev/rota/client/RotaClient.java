@@ -203,6 +203,41 @@ public final class RotaClient implements AutoCloseable {
     return read(call("GET", "admin/pools", null, Retry.ANY), JsonNode.class);
   }
 
+  /**
+   * A runner reports its own health: degraded for {@code duration} with a reason (its claims are
+   * answered {@code none} with reason {@code degraded} meanwhile), or healthy again ({@code
+   * degraded} false; reason and duration are ignored). Returns the server's answer ({@code
+   * runnerId}, {@code status}, {@code degraded}).
+   */
+  public JsonNode reportHealth(
+      String runnerId, boolean degraded, String reason, Duration duration) {
+    ObjectNode request = Json.MAPPER.createObjectNode();
+    request.put("degraded", degraded);
+    if (degraded) {
+      if (reason != null) {
+        request.put("reason", reason);
+      }
+      request.put("seconds", Math.max(1, duration.toSeconds()));
+    }
+    return read(
+        call("POST", "v1/runners/" + encode(runnerId) + "/health", body(request), Retry.ANY),
+        JsonNode.class);
+  }
+
+  /** Gives the runner no new work until it is restored; its current lease runs on. */
+  public JsonNode drainRunner(String runnerId) {
+    return read(
+        call("POST", "admin/runners/" + encode(runnerId) + "/drain", null, Retry.ANY),
+        JsonNode.class);
+  }
+
+  /** Clears a runner's degradation or drain. */
+  public JsonNode restoreRunner(String runnerId) {
+    return read(
+        call("POST", "admin/runners/" + encode(runnerId) + "/restore", null, Retry.ANY),
+        JsonNode.class);
+  }
+
   /** {@code GET /admin/runners} as the server's JSON. */
   public JsonNode runners() {
     return read(call("GET", "admin/runners", null, Retry.ANY), JsonNode.class);

@@ -40,10 +40,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * to it then is handed back. When {@code close} returns, every thread the runner started has ended,
  * unless a handler ignores both the interrupt and its token for {@code waitSeconds} + 30 s after
  * the grace period: its slot thread is then left to end by itself and reported to the listener.
+ *
+ * <p>A runner that knows it cannot do good work (a revoked key, a full disk) says so with {@link
+ * #reportHealth}: its claims are answered with no work, and its slots wait as the server says
+ * ({@link RunnerListener#onRefused}) until the degradation ends or it reports healthy. The server
+ * also degrades a runner whose activations fail or expire several times in a row, and an admin may
+ * drain it; the slots wait the same way.
  */
 public final class RotaRunner implements AutoCloseable {
   private static final AtomicInteger INSTANCES = new AtomicInteger();
   private static final Duration MAX_ERROR_BACKOFF = Duration.ofSeconds(10);
+
+  /** How often a slot waiting out a refusal looks whether its runner reported healthy. */
+  private static final Duration HEALTH_CHECK = Duration.ofMillis(200);
 
   private final RotaClient client;
   private final ActivationHandler handler;
@@ -58,6 +67,8 @@ public final class RotaRunner implements AutoCloseable {
   private final Duration heartbeatInterval;
   private final Duration shutdownGrace;
   private final List<Thread> slotThreads = new ArrayList<>();
+  private final List<String> slotIds = new ArrayList<>();
+  private final AtomicInteger healthyReports = new AtomicInteger();
   private final List<LeaseKeeper> running = new ArrayList<>();
   private final CountDownLatch stopping = new CountDownLatch(1);
   private final ScheduledExecutorService timers;
@@ -91,6 +102,7 @@ public final class RotaRunner implements AutoCloseable {
     this.timers = executor;
     for (int i = 1; i <= slots; i++) {
       String slotId = slots == 1 ? runnerId : runnerId + "-" + i;
+      slotIds.add(slotId);
       Thread t = new Thread(() -> slotLoop(slotId), "rota-runner-" + instance + "-slot-" + i);
       t.setDaemon(true);
       slotThreads.add(t);
@@ -147,6 +159,12 @@ public final class RotaRunner implements AutoCloseable {
         }
       } else if (result.paused()) {
         pause(Duration.ofSeconds(Math.max(1, Math.min(waitSeconds, 5))));
+      } else if (result.refused()) {
+        // Degraded or draining: ask again when told, or at once after reporting healthy.
+        listener.onRefused(slotId, result.reason());
+        pauseUntilHealthChanges(
+            Duration.ofSeconds(
+                result.retryAfterSeconds() == null ? 5 : result.retryAfterSeconds()));
       }
     }
   }
@@ -225,6 +243,33 @@ public final class RotaRunner implements AutoCloseable {
       // nothing to hand back
     } catch (RuntimeException e) {
       listener.onError("hand back", e);
+    }
+  }
+
+  /**
+   * Reports this runner's health for every slot (each slot claims under its own runner id):
+   * degraded for {@code duration} with {@code reason}, e.g. when the handler finds its model key
+   * revoked or its disk full, so that Rota gives it no work meanwhile; or healthy again ({@code
+   * degraded} false), which also wakes slots waiting out a degradation.
+   */
+  public void reportHealth(boolean degraded, String reason, Duration duration) {
+    for (String slotId : slotIds) {
+      client.reportHealth(slotId, degraded, reason, duration);
+    }
+    if (!degraded) {
+      healthyReports.incrementAndGet();
+    }
+  }
+
+  /** Waits out a refusal; ends early when the runner stops or reports itself healthy. */
+  private void pauseUntilHealthChanges(Duration duration) {
+    long deadline = System.nanoTime() + duration.toNanos();
+    int reports = healthyReports.get();
+    long left;
+    while (!isStopping()
+        && healthyReports.get() == reports
+        && (left = deadline - System.nanoTime()) > 0) {
+      pause(Duration.ofNanos(Math.min(left, HEALTH_CHECK.toNanos())));
     }
   }
 
@@ -424,6 +469,11 @@ public final class RotaRunner implements AutoCloseable {
     @Override
     public void onCancelled(Assignment assignment, CancellationToken.Reason reason) {
       guard(() -> delegate.onCancelled(assignment, reason));
+    }
+
+    @Override
+    public void onRefused(String slotId, String reason) {
+      guard(() -> delegate.onRefused(slotId, reason));
     }
 
     @Override

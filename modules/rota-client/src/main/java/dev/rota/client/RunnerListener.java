@@ -15,6 +15,12 @@ public interface RunnerListener {
   /** The handler was stopped; nothing (or, for SHUTDOWN, a hand-back) was reported. */
   default void onCancelled(Assignment assignment, CancellationToken.Reason reason) {}
 
+  /**
+   * A slot's claim was refused because its runner id is {@code degraded} or {@code draining} (the
+   * reason); the slot waits as the server said before it asks again.
+   */
+  default void onRefused(String slotId, String reason) {}
+
   /** A call to the server failed; the runner carries on. */
   default void onError(String what, RuntimeException error) {}
 }

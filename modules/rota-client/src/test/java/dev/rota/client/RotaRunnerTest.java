@@ -124,6 +124,25 @@ class RotaRunnerTest {
     assertEquals(0, client.getAgent(id).inbox().unread());
   }
 
+  /** A runner loop that says it is sick gets no work until it says it is well again. */
+  @Test
+  void aRunnerThatReportsItselfDegradedGetsNoWorkUntilItReportsHealthy() throws Exception {
+    try (RotaRunner runner = runner(activation -> Outcome.complete()).start()) {
+      runner.reportHealth(true, "disk full", Duration.ofMinutes(5));
+      String id = agentWithMail(1);
+      Eventually.await("a refused claim", WAIT, () -> events.refused.isEmpty() ? null : 1);
+      assertEquals("degraded", events.refused.get(0));
+      Thread.sleep(1_500);
+      assertTrue(events.reported.isEmpty(), events.reported.toString());
+      assertEquals(1, client.getAgent(id).inbox().unread());
+
+      runner.reportHealth(false, null, Duration.ZERO);
+      Eventually.await("the work done", WAIT, () -> events.reported.isEmpty() ? null : 1);
+      assertEquals(0, client.getAgent(id).inbox().unread());
+    }
+    assertNoRunnerThreads();
+  }
+
   /** The handler outlives its 5 s lease; no heartbeat gets through before it runs out. */
   @Test
   void stopsAHandlerThatOutlivesItsLease() throws Exception {
@@ -258,6 +277,12 @@ class RotaRunnerTest {
     final List<Outcome> reported = new CopyOnWriteArrayList<>();
     final List<Reason> cancelled = new CopyOnWriteArrayList<>();
     final List<RuntimeException> errors = new CopyOnWriteArrayList<>();
+    final List<String> refused = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onRefused(String slotId, String reason) {
+      refused.add(reason);
+    }
 
     @Override
     public void onReported(Assignment assignment, Outcome outcome) {

@@ -7,6 +7,8 @@ import dev.rota.cluster.assign.CoordinatorSettings;
 import dev.rota.cluster.assign.Coordinators;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.cluster.assign.PartitionLoader;
+import dev.rota.cluster.health.HealthSettings;
+import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.pool.PoolScaler;
 import dev.rota.cluster.pool.PoolScalerSettings;
 import dev.rota.cluster.readmodel.AgentScheduleProjection;
@@ -29,6 +31,7 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
  * @param systemControl the pause switch's singleton proxy
  * @param poolScaler the pool scaler's singleton proxy; null without a read model or with {@code
  *     rota.pools.enabled = off}
+ * @param runnerHealth the runner health singleton's proxy
  */
 public record RotaCluster(
     ActorSystem<?> system,
@@ -38,7 +41,8 @@ public record RotaCluster(
     ActorRef<Dispatcher.Command> dispatcher,
     ActorRef<SystemControl.Command> systemControl,
     ActorRef<LeaseRescuer.Command> rescuer,
-    ActorRef<PoolScaler.Command> poolScaler) {
+    ActorRef<PoolScaler.Command> poolScaler,
+    ActorRef<RunnerHealth.Command> runnerHealth) {
 
   /** The production wiring: journal, read model and offsets in the database behind dataSource. */
   public static RotaCluster start(ActorSystem<?> system, DataSource dataSource) {
@@ -68,6 +72,8 @@ public record RotaCluster(
     ActorRef<LeaseRescuer.Command> rescuer =
         readModel == null ? null : LeaseRescuer.init(system, readModel);
     ActorRef<SystemControl.Command> systemControl = SystemControl.init(system);
+    ActorRef<RunnerHealth.Command> runnerHealth =
+        RunnerHealth.init(system, HealthSettings.from(system.settings().config()));
     PoolScalerSettings poolSettings = PoolScalerSettings.from(system.settings().config());
     ActorRef<PoolScaler.Command> poolScaler =
         readModel == null || !poolSettings.enabled()
@@ -83,6 +89,7 @@ public record RotaCluster(
         dispatcher,
         systemControl,
         rescuer,
-        poolScaler);
+        poolScaler,
+        runnerHealth);
   }
 }

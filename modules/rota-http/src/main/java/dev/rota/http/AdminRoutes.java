@@ -7,6 +7,7 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Done;
 import dev.rota.cluster.agent.AgentEntity.Rejected;
 import dev.rota.cluster.assign.Dispatcher.RunnerSeen;
+import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.pool.PoolsReport;
 import dev.rota.cluster.readmodel.Counter;
@@ -22,6 +23,8 @@ import dev.rota.http.api.DeadLetterList;
 import dev.rota.http.api.DeadLetterList.DeadLetterView;
 import dev.rota.http.api.PauseView;
 import dev.rota.http.api.Redriven;
+import dev.rota.http.api.RunnerHealthRequest;
+import dev.rota.http.api.RunnerHealthState;
 import dev.rota.http.api.RunnerList;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
@@ -93,6 +97,16 @@ public final class AdminRoutes extends AllDirectives {
                         path("pause", () -> post(() -> setPaused(true))),
                         path("resume", () -> post(() -> setPaused(false))),
                         path("runners", () -> get(this::runners)),
+                        path(
+                            PathMatchers.segment("runners")
+                                .slash(PathMatchers.segment())
+                                .slash("drain"),
+                            id -> post(() -> runnerChange(id, cluster::drainRunner))),
+                        path(
+                            PathMatchers.segment("runners")
+                                .slash(PathMatchers.segment())
+                                .slash("restore"),
+                            id -> post(() -> runnerChange(id, cluster::restoreRunner))),
                         path("pools", () -> get(pools::route)),
                         pathPrefix(
                             "dead-letters",
@@ -196,13 +210,23 @@ public final class AdminRoutes extends AllDirectives {
     CompletableFuture<Map<String, String>> leases = read(ReadModel::leasesByRunner);
     CompletableFuture<List<RunnerSeen>> seen = cluster.runnersSeen().toCompletableFuture();
     CompletableFuture<List<RunnerPool.Runners>> pools = cluster.pools().toCompletableFuture();
+    var health = cluster.runnerHealth().toCompletableFuture();
     var all =
-        CompletableFuture.allOf(leases, seen, pools)
+        CompletableFuture.allOf(leases, seen, pools, health)
             .thenApply(
                 done ->
                     new RunnerList(
-                        RunnerCensus.of(now, seen.join(), pools.join(), leases.join()).runners()));
+                        RunnerCensus.of(now, seen.join(), pools.join(), leases.join())
+                            .runners(health.join(), now)));
     return onSuccess(all, this::ok);
+  }
+
+  /** Drains or restores a runner; 200 with its state afterwards. */
+  private Route runnerChange(
+      String runnerId,
+      java.util.function.Function<String, CompletionStage<RunnerHealth.RunnerState>> change) {
+    String id = RunnerHealthRequest.checkedRunnerId(runnerId);
+    return onSuccess(change.apply(id), state -> ok(RunnerHealthState.of(state)));
   }
 
   private Route deadLetters() {

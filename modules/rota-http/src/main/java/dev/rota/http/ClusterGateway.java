@@ -3,6 +3,7 @@ package dev.rota.http;
 import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.cluster.assign.Dispatcher.RunnerSeen;
+import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.pool.PoolScaler;
 import dev.rota.cluster.pool.PoolsReport;
 import dev.rota.cluster.runner.RunnerPool;
@@ -41,6 +42,7 @@ public final class ClusterGateway {
   private final ActorSystem<?> system;
   private final ActorRef<SystemControl.Command> systemControl;
   private final ActorRef<PoolScaler.Command> poolScaler;
+  private final ActorRef<RunnerHealth.Command> runnerHealth;
   private final int partitions;
   private final Duration askTimeout;
   private final Scheduler scheduler;
@@ -50,6 +52,7 @@ public final class ClusterGateway {
     this.system = rota.system();
     this.systemControl = rota.systemControl();
     this.poolScaler = rota.poolScaler();
+    this.runnerHealth = rota.runnerHealth();
     this.partitions = rota.agentSettings().partitions();
     this.askTimeout = askTimeout;
     this.scheduler = system.scheduler();
@@ -64,6 +67,52 @@ public final class ClusterGateway {
     return AskPattern.ask(
         systemControl,
         (ActorRef<PauseState> replyTo) -> new SystemControl.SetPaused(paused, replyTo),
+        askTimeout,
+        scheduler);
+  }
+
+  /**
+   * Every runner's figures and block; empty (no figures, no blocks shown) when the runner health
+   * singleton did not answer in time, so that a listing still answers during its fail-over.
+   */
+  public CompletionStage<Map<String, RunnerHealth.RunnerHealthView>> runnerHealth() {
+    return AskPattern.<RunnerHealth.Command, RunnerHealth.HealthReport>ask(
+            runnerHealth, RunnerHealth.GetReport::new, askTimeout, scheduler)
+        .handle(
+            (report, failure) -> {
+              if (failure != null) {
+                log.warn("Runner health did not answer: {}", failure.toString());
+                return Map.<String, RunnerHealth.RunnerHealthView>of();
+              }
+              return report.runners();
+            });
+  }
+
+  /** A runner reports its own health. */
+  public CompletionStage<RunnerHealth.RunnerState> reportHealth(
+      String runnerId, boolean degraded, String reason, long seconds) {
+    return AskPattern.ask(
+        runnerHealth,
+        (ActorRef<RunnerHealth.RunnerState> replyTo) ->
+            new RunnerHealth.Report(runnerId, degraded, reason, seconds, replyTo),
+        askTimeout,
+        scheduler);
+  }
+
+  /** No new work for the runner; its current lease runs on. */
+  public CompletionStage<RunnerHealth.RunnerState> drainRunner(String runnerId) {
+    return AskPattern.ask(
+        runnerHealth,
+        (ActorRef<RunnerHealth.RunnerState> replyTo) -> new RunnerHealth.Drain(runnerId, replyTo),
+        askTimeout,
+        scheduler);
+  }
+
+  /** Clears the runner's degradation or drain. */
+  public CompletionStage<RunnerHealth.RunnerState> restoreRunner(String runnerId) {
+    return AskPattern.ask(
+        runnerHealth,
+        (ActorRef<RunnerHealth.RunnerState> replyTo) -> new RunnerHealth.Restore(runnerId, replyTo),
         askTimeout,
         scheduler);
   }

@@ -5,6 +5,7 @@ import dev.rota.cluster.assign.ActivationJson;
 import dev.rota.cluster.assign.WorkProtocol.Assigned;
 import dev.rota.cluster.assign.WorkProtocol.NoWork;
 import dev.rota.cluster.assign.WorkProtocol.Paused;
+import dev.rota.cluster.assign.WorkProtocol.Refused;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.FailureAction;
@@ -184,6 +185,9 @@ final class GrantDelivery {
     }
     if (reply instanceof NoWork) {
       return ClaimResponse.NONE;
+    }
+    if (reply instanceof Refused refused) {
+      return ClaimResponse.refused(refused.reason(), refused.retryAfterSeconds());
     }
     throw new IllegalStateException("unexpected reply from the dispatcher: " + reply);
   }

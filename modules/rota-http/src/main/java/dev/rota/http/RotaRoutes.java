@@ -2,6 +2,7 @@ package dev.rota.http;
 
 import com.typesafe.config.Config;
 import dev.rota.cluster.RotaCluster;
+import dev.rota.cluster.health.HealthSettings;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.runner.executor.WebhookTargets;
 import java.time.Duration;
@@ -61,6 +62,13 @@ public final class RotaRoutes extends AllDirectives {
             ::route);
     add(claims::route);
     add(new LeaseRoutes(agents, auth, settings)::route);
+    add(
+        new RunnerRoutes(
+                new ClusterGateway(rota, settings.askTimeout()),
+                auth,
+                settings,
+                HealthSettings.from(system.settings().config()).maxReportSeconds())
+            ::route);
     add(
         new AdminRoutes(
                 new ClusterGateway(rota, settings.askTimeout()),

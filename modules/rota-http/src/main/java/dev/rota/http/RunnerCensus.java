@@ -1,8 +1,11 @@
 package dev.rota.http;
 
 import dev.rota.cluster.assign.Dispatcher.RunnerSeen;
+import dev.rota.cluster.health.RunnerBlock;
+import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.cluster.runner.RunnerStatus;
+import dev.rota.http.api.RunnerList.Degraded;
 import dev.rota.http.api.RunnerList.RunnerView;
 import java.time.Duration;
 import java.time.Instant;
@@ -102,6 +105,42 @@ final class RunnerCensus {
   /** Every runner known, by runner id. */
   List<RunnerView> runners() {
     return new ArrayList<>(runners.values());
+  }
+
+  /**
+   * Every runner known, by runner id, with its figures and block from {@code health}: a blocked
+   * runner is degraded or draining whatever it holds. A runner only the health record knows (a
+   * drain named before it ever asked, figures of a runner that stopped asking) is listed too.
+   */
+  List<RunnerView> runners(Map<String, RunnerHealth.RunnerHealthView> health, Instant now) {
+    Map<String, RunnerView> all = new TreeMap<>(runners);
+    health.forEach(
+        (id, h) -> {
+          RunnerView seen = all.get(id);
+          RunnerBlock block = h.block() != null && h.block().inForce(now) ? h.block() : null;
+          String status =
+              block != null ? block.status().wireName() : seen == null ? "idle" : seen.status();
+          Degraded degraded =
+              block != null && block.status() == RunnerBlock.Status.DEGRADED
+                  ? new Degraded(block.reason(), block.since(), block.until())
+                  : null;
+          all.put(
+              id,
+              seen == null
+                  ? new RunnerView(
+                      id, null, null, List.of(), status, null, null, h.stats(), degraded)
+                  : new RunnerView(
+                      id,
+                      seen.node(),
+                      seen.mode(),
+                      seen.capabilities(),
+                      status,
+                      seen.leaseId(),
+                      seen.lastSeenAt(),
+                      h.stats(),
+                      degraded));
+        });
+    return new ArrayList<>(all.values());
   }
 
   long active() {

@@ -166,8 +166,11 @@ class AdminRoutesTest extends JUnit5RouteTest {
 
     JsonNode external = runner("runner-listed");
     assertEquals(
-        List.of("runnerId", "node", "mode", "capabilities", "leaseId", "lastSeenAt"),
+        List.of(
+            "runnerId", "node", "mode", "capabilities", "status", "leaseId", "lastSeenAt", "stats"),
         fieldNames(external));
+    assertEquals("executing", external.get("status").asText());
+    assertEquals(0, external.at("/stats/completed").asLong(), external.toString());
     assertTrue(external.get("node").isNull());
     assertEquals("hybrid", external.get("mode").asText());
     assertEquals("[\"" + cap + "\"]", external.get("capabilities").toString());
@@ -210,6 +213,52 @@ class AdminRoutesTest extends JUnit5RouteTest {
       }
     }
     throw new AssertionError("no runner " + runnerId + " in " + runners());
+  }
+
+  @Test
+  void aRunnerReportedDegradedIsRefusedUntilRestoredAndADrainedOneUntilRestored() {
+    String runnerId = "runner-" + cap;
+    api.register(cap + "-a", cap);
+    api.notify(cap + "-a", "mention", "{}");
+
+    JsonNode reported =
+        body(
+            api.post(
+                    "/v1/runners/" + runnerId + "/health",
+                    "{\"degraded\": true, \"reason\": \"out of memory\", \"seconds\": 120}")
+                .assertStatusCode(200));
+    assertEquals("degraded", reported.get("status").asText(), reported.toString());
+    assertEquals("out of memory", reported.at("/degraded/reason").asText());
+    JsonNode refused = api.claim(runnerId, cap);
+    assertEquals("none", refused.get("status").asText(), refused.toString());
+    assertEquals("degraded", refused.get("reason").asText());
+    long retryAfter = refused.get("retryAfterSeconds").asLong();
+    assertTrue(retryAfter >= 1 && retryAfter <= 30, refused.toString());
+    JsonNode listed = runner(runnerId);
+    assertEquals("degraded", listed.get("status").asText(), listed.toString());
+    assertEquals("out of memory", listed.at("/degraded/reason").asText());
+
+    JsonNode restored =
+        body(api.post("/admin/runners/" + runnerId + "/restore", "").assertStatusCode(200));
+    assertEquals("healthy", restored.get("status").asText());
+    assertEquals("assigned", api.claim(runnerId, cap).get("status").asText());
+
+    JsonNode drained =
+        body(api.post("/admin/runners/" + runnerId + "/drain", "").assertStatusCode(200));
+    assertEquals("draining", drained.get("status").asText(), drained.toString());
+    assertEquals("draining", api.claim(runnerId, cap).get("reason").asText());
+    body(api.post("/admin/runners/" + runnerId + "/restore", "").assertStatusCode(200));
+  }
+
+  @Test
+  void aHealthReportWithoutItsFieldsIsA400() {
+    api.post("/v1/runners/r-" + cap + "/health", "{}").assertStatusCode(400);
+    api.post("/v1/runners/r-" + cap + "/health", "{\"degraded\": true}").assertStatusCode(400);
+    api.post(
+            "/v1/runners/r-" + cap + "/health",
+            "{\"degraded\": true, \"seconds\": 0, \"reason\": \"x\"}")
+        .assertStatusCode(400);
+    api.post("/v1/runners/r-" + cap + "/health", "not json").assertStatusCode(400);
   }
 
   @Test

@@ -95,6 +95,13 @@ class DashboardBrowserTest {
           "{\"runnerId\":\"runner-3\",\"error\":\"not wanted\",\"action\":\"cancel\"}",
           200);
 
+      // A runner that says it is sick: the runners page shows it degraded, with its reason.
+      api.json(
+          "POST",
+          "/v1/runners/runner-sick/health",
+          "{\"degraded\":true,\"reason\":\"model key revoked\",\"seconds\":600}",
+          200);
+
       WebDriver browser = browser(chromium, chromedriver, profile);
       try {
         WebDriverWait wait = new WebDriverWait(browser, WAIT);
@@ -176,10 +183,40 @@ class DashboardBrowserTest {
         page(browser, wait, "runners");
         wait.until(
             ExpectedConditions.textToBePresentInElementLocated(By.id("runners-table"), "runner-1"));
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(
+                By.id("runners-table"), "runner-sick"));
+        By sickRow = By.xpath("//table[@id='runners-table']//tr[td[1][text()='runner-sick']]");
+        String sick = browser.findElement(sickRow).getText();
+        assertTrue(sick.contains("degraded"), sick);
+        assertTrue(sick.contains("model key revoked"), sick);
+        // runner-2 completed one activation, runner-1 failed one: the figures of /admin/runners.
+        String completedRow =
+            browser
+                .findElement(By.xpath("//table[@id='runners-table']//tr[td[1][text()='runner-2']]"))
+                .getText();
+        assertTrue(completedRow.matches("(?s).*idle.*\\b1\\b.*"), completedRow);
+        String failedRow =
+            browser
+                .findElement(By.xpath("//table[@id='runners-table']//tr[td[1][text()='runner-1']]"))
+                .getText();
+        assertTrue(failedRow.contains("tool crashed"), failedRow);
         // The pool scaler's default pool (its first round may come after the page's first poll).
         wait.until(
             ExpectedConditions.textToBePresentInElementLocated(By.id("pools-table"), "default"));
         screenshot(browser, "runners");
+        // Restore the sick runner by clicking: it is no longer degraded.
+        browser.findElement(sickRow).findElement(By.className("runner-action")).click();
+        wait.until(
+            d -> {
+              JsonNode r = api.json("GET", "/admin/runners", null, 200);
+              for (JsonNode x : r.get("runners")) {
+                if (x.get("runnerId").asText().equals("runner-sick")) {
+                  return x.get("status").asText().equals("degraded") ? null : true;
+                }
+              }
+              return true;
+            });
 
         // Dead letters: discard one after a confirmation; it is gone, and its agent's inbox too.
         page(browser, wait, "dead-letters");

@@ -96,6 +96,12 @@ class MetricsExpositionTest {
       assertTrue(scrape.contains("rota_leases_granted_total{kind=\"inbox\"} 1.0"), scrape);
       assertTrue(scrape.contains("rota_notifications_dead_lettered_total 2.0"), scrape);
       assertTrue(scrape.contains("rota_read_model_up 1.0"), scrape);
+      // By pool, never by runner: r1 is an external runner.
+      assertTrue(
+          scrape.contains(
+              "rota_runner_activations_total{outcome=\"failed\",pool=\"external\"} 1.0"),
+          scrape);
+      assertTrue(!scrape.contains("runner=\"") && !scrape.contains("runnerId=\""), scrape);
       for (String series :
           List.of(
               "rota_inbox_oldest_unread_age_seconds ",

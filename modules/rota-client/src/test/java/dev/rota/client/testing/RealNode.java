@@ -45,7 +45,9 @@ public final class RealNode implements BeforeAllCallback {
                     "rota.http.interface", "127.0.0.1",
                     "rota.management.port", 0,
                     "rota.cluster.port", 0,
-                    "rota.db.max-pool-size", 4))
+                    "rota.db.max-pool-size", 4,
+                    // A retry by the runner that failed it comes after a second, not 30.
+                    "rota.runner-health.retry-avoid-window", "1s"))
             .withFallback(database.config());
     try {
       RotaNode node = RotaNode.startWith(RotaConfig.load(overrides, Map.of()));

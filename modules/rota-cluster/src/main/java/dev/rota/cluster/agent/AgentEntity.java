@@ -17,7 +17,9 @@ import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
 import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.LeaseRenewed;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
+import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.core.health.RunnerOutcome;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
@@ -78,6 +80,9 @@ public final class AgentEntity
 
   private static final String EXPIRY_TIMER = "lease-expiry";
   private static final String LEASE_EXPIRED = "lease expired";
+
+  /** The reason of a claim denied because the claiming runner failed the last attempt. */
+  public static final String AVOIDING_RUNNER = "avoiding_runner";
 
   // ---- protocol ----
 
@@ -279,6 +284,7 @@ public final class AgentEntity
   }
 
   private final String agentId;
+  private final Duration retryAvoidWindow;
   private final AgentSettings settings;
   private final AgentChangeListener listener;
   private final Clock clock;
@@ -322,6 +328,12 @@ public final class AgentEntity
     this.timers = timers;
     this.tags = Set.of(Partitions.tag(settings.partitionOf(agentId)));
     this.metrics = RotaMetrics.get(context.getSystem());
+    this.retryAvoidWindow =
+        context
+            .getSystem()
+            .settings()
+            .config()
+            .getDuration("rota.runner-health.retry-avoid-window");
   }
 
   @Override
@@ -568,6 +580,21 @@ public final class AgentEntity
                   state.registered(),
                   lastSequenceNumber(context)));
     }
+    if (!retryAvoidWindow.isZero()
+        && state
+            .runnerToAvoid(now.minus(retryAvoidWindow))
+            .filter(cmd.runnerId()::equals)
+            .isPresent()) {
+      // This runner failed the agent's last attempt moments ago: another runner should try first.
+      return Effect()
+          .reply(
+              cmd.replyTo(),
+              new Denied(
+                  AVOIDING_RUNNER,
+                  state.toSchedule(),
+                  state.registered(),
+                  lastSequenceNumber(context)));
+    }
     long token = state.fencingCounter() + 1;
     long leaseSeconds =
         cmd.leaseSeconds() > 0 ? cmd.leaseSeconds() : settings.defaultLeaseSeconds();
@@ -633,7 +660,7 @@ public final class AgentEntity
             persist(
                     new ActivationCompleted(
                         lease.leaseId(), cmd.result(), now, InboxSummary.of(state.completed(now))))
-                .thenRun(s -> ended(lease, now))
+                .thenRun(s -> ended(lease, now, RunnerOutcome.Kind.COMPLETED, null))
                 .thenReply(cmd.replyTo(), s -> new Done(now)));
   }
 
@@ -653,14 +680,44 @@ public final class AgentEntity
         now,
         lease ->
             persist(failedEvent(state, lease, cmd.action(), cmd.error(), snoozedUntil, now))
-                .thenRun(s -> ended(lease, now))
+                .thenRun(
+                    s ->
+                        ended(
+                            lease,
+                            now,
+                            // A snooze is the runner deferring work, not failing it.
+                            cmd.action() == FailureAction.SNOOZE ? null : RunnerOutcome.Kind.FAILED,
+                            cmd.error()))
                 .thenReply(cmd.replyTo(), s -> new Done(now)));
   }
 
-  /** The runner reported the end of the activation: no expiry any more, and its duration counts. */
-  private void ended(Lease lease, Instant now) {
+  /**
+   * The runner reported the end of the activation: no expiry any more, its duration counts, and the
+   * runner's health record hears how it ended ({@code kind} null: not at all).
+   */
+  private void ended(Lease lease, Instant now, RunnerOutcome.Kind kind, String error) {
     timers.cancel(EXPIRY_TIMER);
     metrics.activationEnded(Duration.between(lease.grantedAt(), now));
+    if (kind != null) {
+      toRunnerHealth(lease, kind, now, error);
+    }
+  }
+
+  private void toRunnerHealth(Lease lease, RunnerOutcome.Kind kind, Instant now, String error) {
+    metrics.runnerActivation(
+        RunnerOutcome.poolOf(lease.runnerId()), kind.name().toLowerCase(java.util.Locale.ROOT));
+    RunnerHealth.report(
+        context.getSystem(),
+        lease.runnerId(),
+        new RunnerOutcome(kind, now, Duration.between(lease.grantedAt(), now), error));
+  }
+
+  /** The lease ran out: the agent's attempt is used up, and its runner's record hears of it. */
+  private org.apache.pekko.persistence.typed.javadsl.EffectBuilder<Event, AgentState> expire(
+      AgentState state, Instant now) {
+    Lease lease = state.lease();
+    return persist(expiredEvent(state, now))
+        .thenRun(s -> toRunnerHealth(lease, RunnerOutcome.Kind.EXPIRED, now, LEASE_EXPIRED));
   }
 
   private ReplyEffect<Event, AgentState> onExpireLease(AgentState state, ExpireLease cmd) {
@@ -674,7 +731,7 @@ public final class AgentEntity
       scheduleExpiry(left);
       return replyIfAsked(Effect().none(), cmd.replyTo(), new LeaseLive(left.toMillis()));
     }
-    return replyIfAsked(persist(expiredEvent(state, now)), cmd.replyTo(), new Done(now));
+    return replyIfAsked(expire(state, now), cmd.replyTo(), new Done(now));
   }
 
   private ReplyEffect<Event, AgentState> onRedrive(AgentState state, Redrive cmd) {
@@ -721,7 +778,7 @@ public final class AgentEntity
       return Effect().reply(replyTo, notHeldBy(runnerId));
     }
     if (leaseLeft(lease).compareTo(Duration.ZERO) <= 0) {
-      return persist(expiredEvent(state, now)).thenReply(replyTo, s -> leaseLost(leaseId));
+      return expire(state, now).thenReply(replyTo, s -> leaseLost(leaseId));
     }
     return handler.apply(lease);
   }

@@ -6,7 +6,10 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.assign.WorkProtocol.Assigned;
 import dev.rota.cluster.assign.WorkProtocol.NoWork;
 import dev.rota.cluster.assign.WorkProtocol.Paused;
+import dev.rota.cluster.assign.WorkProtocol.Refused;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
+import dev.rota.cluster.health.RunnerBlock;
+import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.core.model.ActivationKind;
@@ -79,12 +82,18 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
 
   private enum Tick implements Command {
     CHECK_DIRECTORY,
-    FORGET
+    FORGET,
+    RECHECK_AVOIDED
   }
+
+  /** An agent that turned {@code runnerId} away: not ranked for it before {@code untilNanos}. */
+  private record Avoided(String runnerId, long untilNanos) {}
 
   private record WaitOver(long requestId) implements Command {}
 
   private record PauseChanged(SystemControl.PauseState state) implements Command {}
+
+  private record BlocksChanged(RunnerHealth.Blocks blocks) implements Command {}
 
   /**
    * The node is shutting down (CoordinatedShutdown, {@code before-service-unbind}): waiting
@@ -165,6 +174,13 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   private final Map<Integer, Version> versions = new HashMap<>();
   private final Map<String, Hidden> hidden = new HashMap<>();
   private final Map<Long, Pending> pending = new HashMap<>();
+  private final Map<String, Avoided> avoided = new HashMap<>();
+
+  /** The runners that get no work, as the runner health singleton last published them. */
+  private Map<String, RunnerBlock> blocks = Map.of();
+
+  /** The most a blocked runner is told to wait before it asks again. */
+  private final Duration blockedRetryAfter;
 
   /** Requests nothing fitted, in arrival order. */
   private final LinkedHashMap<Long, Pending> waiting = new LinkedHashMap<>();
@@ -203,9 +219,18 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     this.sharding = ClusterSharding.get(context.getSystem());
     this.metrics = RotaMetrics.get(context.getSystem());
     this.board = new HeadsBoard(settings.inboxMaxWait());
+    this.blockedRetryAfter =
+        context
+            .getSystem()
+            .settings()
+            .config()
+            .getDuration("rota.runner-health.blocked-retry-after");
     ActorRef<SystemControl.PauseState> pauseAdapter =
         context.messageAdapter(SystemControl.PauseState.class, PauseChanged::new);
     SystemControl.topic(context.getSystem()).tell(Topic.subscribe(pauseAdapter));
+    ActorRef<RunnerHealth.Blocks> blocksAdapter =
+        context.messageAdapter(RunnerHealth.Blocks.class, BlocksChanged::new);
+    RunnerHealth.topic(context.getSystem()).tell(Topic.subscribe(blocksAdapter));
     timers.startTimerWithFixedDelay(Tick.FORGET, FORGET_HIDDEN_AFTER);
   }
 
@@ -217,8 +242,10 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
         .onMessage(ClaimAnswered.class, this::onClaimAnswered)
         .onMessageEquals(Tick.CHECK_DIRECTORY, this::onCheckDirectory)
         .onMessageEquals(Tick.FORGET, this::onForget)
+        .onMessageEquals(Tick.RECHECK_AVOIDED, this::onRecheckAvoided)
         .onMessage(WaitOver.class, this::onWaitOver)
         .onMessage(PauseChanged.class, this::onPauseChanged)
+        .onMessage(BlocksChanged.class, this::onBlocksChanged)
         .onMessage(GetRunners.class, this::onGetRunners)
         .onMessage(Drain.class, this::onDrain)
         .build();
@@ -240,6 +267,16 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     }
     if (paused) {
       request.replyTo().tell(new Paused());
+      return this;
+    }
+    RunnerBlock block = blocks.get(request.runnerId());
+    Instant now = Instant.now();
+    if (block != null && block.inForce(now)) {
+      request
+          .replyTo()
+          .tell(
+              new Refused(
+                  block.status().wireName(), block.retryAfterSeconds(now, blockedRetryAfter)));
       return this;
     }
     if (!directoryComplete && !checkDirectory()) {
@@ -279,7 +316,11 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   private boolean serve(long id, Pending p) {
     RequestWork work = p.request;
     HeadsBoard.Decision decision =
-        board.decide(work.mode(), work.capabilities(), Instant.now(), this::usable);
+        board.decide(
+            work.mode(),
+            work.capabilities(),
+            Instant.now(),
+            head -> usable(head) && !avoids(head, work.runnerId()));
     if (decision instanceof HeadsBoard.Take take) {
       claim(id, p, take);
       return true;
@@ -294,6 +335,15 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   private boolean usable(HeadsBoard.Head head) {
     Hidden h = hidden.get(head.agent().agentId());
     return h == null || head.version() > h.upTo();
+  }
+
+  /**
+   * The agent denied this runner a moment ago because it failed the agent's last attempt: rank
+   * others for it until {@link #AVOID_RECHECK} has passed, then ask the agent again.
+   */
+  private boolean avoids(HeadsBoard.Head head, String runnerId) {
+    Avoided a = avoided.get(head.agent().agentId());
+    return a != null && a.runnerId().equals(runnerId) && System.nanoTime() < a.untilNanos();
   }
 
   private void claim(long id, Pending p, HeadsBoard.Take take) {
@@ -327,7 +377,15 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
       }
       return this;
     }
-    if (answer.reply() instanceof AgentEntity.Denied denied) {
+    if (answer.reply() instanceof AgentEntity.Denied denied
+        && AgentEntity.AVOIDING_RUNNER.equals(denied.reason())
+        && p != null) {
+      // Only this runner is turned away: the agent stays visible to every other runner.
+      hidden.remove(answer.agentId());
+      avoided.put(
+          answer.agentId(), new Avoided(p.request.runnerId(), now + AVOID_RECHECK.toNanos()));
+      timers.startSingleTimer(Tick.RECHECK_AVOIDED, Tick.RECHECK_AVOIDED, AVOID_RECHECK);
+    } else if (answer.reply() instanceof AgentEntity.Denied denied) {
       // Another node's runner was first, or the partition's picture was behind: the agent's own
       // answer corrects it, here and at its coordinator.
       hidden.put(answer.agentId(), new Hidden(denied.seqNr(), now));
@@ -445,6 +503,41 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     return this;
   }
 
+  /** Avoidances run out: waiting requests of the avoided runners may now be served. */
+  private Behavior<Command> onRecheckAvoided() {
+    long now = System.nanoTime();
+    avoided.values().removeIf(a -> a.untilNanos() <= now);
+    if (!avoided.isEmpty()) {
+      timers.startSingleTimer(Tick.RECHECK_AVOIDED, Tick.RECHECK_AVOIDED, AVOID_RECHECK);
+    }
+    serveWaiting();
+    return this;
+  }
+
+  /**
+   * The runners that get no work changed: waiting requests of the newly blocked ones are answered
+   * at once.
+   */
+  private Behavior<Command> onBlocksChanged(BlocksChanged changed) {
+    blocks = changed.blocks().blocks();
+    Instant now = Instant.now();
+    for (Map.Entry<Long, Pending> e : List.copyOf(waiting.entrySet())) {
+      RequestWork request = e.getValue().request;
+      RunnerBlock block = blocks.get(request.runnerId());
+      if (block != null && block.inForce(now)) {
+        waiting.remove(e.getKey());
+        pending.remove(e.getKey());
+        timers.cancel(e.getKey());
+        request
+            .replyTo()
+            .tell(
+                new Refused(
+                    block.status().wireName(), block.retryAfterSeconds(now, blockedRetryAfter)));
+      }
+    }
+    return this;
+  }
+
   private Behavior<Command> onPauseChanged(PauseChanged changed) {
     paused = changed.state().paused();
     getContext().getLog().info("System {}", paused ? "paused" : "resumed");
@@ -516,6 +609,9 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
                 0,
                 getContext().getSystem().ignoreRef()));
   }
+
+  /** How long a denial for retry avoidance keeps an agent from being ranked for its runner. */
+  private static final Duration AVOID_RECHECK = Duration.ofSeconds(1);
 
   /** How long a request out of time still waits for a partition it must hear from. */
   private static final Duration AWAIT_HEADS = Duration.ofSeconds(1);

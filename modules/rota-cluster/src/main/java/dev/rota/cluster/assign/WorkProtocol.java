@@ -45,7 +45,8 @@ public final class WorkProtocol {
   @JsonSubTypes({
     @JsonSubTypes.Type(value = Assigned.class, name = "assigned"),
     @JsonSubTypes.Type(value = NoWork.class, name = "none"),
-    @JsonSubTypes.Type(value = Paused.class, name = "paused")
+    @JsonSubTypes.Type(value = Paused.class, name = "paused"),
+    @JsonSubTypes.Type(value = Refused.class, name = "refused")
   })
   public sealed interface WorkReply extends CborSerializable {}
 
@@ -54,6 +55,12 @@ public final class WorkProtocol {
 
   /** No work fitted within the wait. */
   public record NoWork() implements WorkReply {}
+
+  /**
+   * This runner gets no work now: it is {@code degraded} or {@code draining} (the reason), and
+   * should ask again after {@code retryAfterSeconds}.
+   */
+  public record Refused(String reason, long retryAfterSeconds) implements WorkReply {}
 
   /** The system is paused: no new claims until resume. */
   public record Paused() implements WorkReply {}

@@ -60,6 +60,8 @@ public final class RotaMetrics implements Extension {
   private final Map<String, Counter> leasesGranted = new ConcurrentHashMap<>();
   private final Map<String, Counter> notificationsRefused = new ConcurrentHashMap<>();
   private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
+  private final Map<String, Counter> runnerActivations = new ConcurrentHashMap<>();
+  private final Map<String, Counter> runnerBlocks = new ConcurrentHashMap<>();
 
   /** The timers of {@link #httpRequest}: looked up once per series, not built per request. */
   private final Map<HttpSeries, Timer> httpRequests = new ConcurrentHashMap<>();
@@ -240,6 +242,40 @@ public final class RotaMetrics implements Extension {
   /** Handing back such a lease failed; it will expire. */
   public void leaseHandBackFailed() {
     leasesHandBackFailed.increment();
+  }
+
+  /**
+   * An activation ended on a runner of {@code pool} ({@code external} for runners outside the
+   * cluster): {@code outcome} is completed, failed or expired. Labelled by pool, never by runner:
+   * runner ids are unbounded.
+   */
+  public void runnerActivation(String pool, String outcome) {
+    runnerActivations
+        .computeIfAbsent(
+            pool + " " + outcome,
+            k ->
+                Counter.builder("rota.runner.activations")
+                    .description("Activations that ended, by the runner's pool and how they ended")
+                    .tag("pool", pool)
+                    .tag("outcome", outcome)
+                    .register(registry))
+        .increment();
+  }
+
+  /** A runner of {@code pool} stopped getting work: {@code status} is degraded or draining. */
+  public void runnerBlocked(String pool, String status) {
+    runnerBlocks
+        .computeIfAbsent(
+            pool + " " + status,
+            k ->
+                Counter.builder("rota.runner.blocks")
+                    .description(
+                        "Runners that stopped getting work, by pool and status (degraded,"
+                            + " draining)")
+                    .tag("pool", pool)
+                    .tag("status", status)
+                    .register(registry))
+        .increment();
   }
 
   /** The lease rescuer had an expired lease expired. */

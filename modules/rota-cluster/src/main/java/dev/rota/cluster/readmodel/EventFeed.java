@@ -8,6 +8,7 @@ import dev.rota.cluster.agent.AgentEvents.ActivationFailed;
 import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
 import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
+import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.system.SystemControl.PauseState;
 import dev.rota.core.model.DeadLetter;
@@ -30,8 +31,9 @@ import org.apache.pekko.stream.javadsl.Source;
  * The cluster's events, one JSON object each (API.md "Events"), in the journal's order: every
  * journal event after a position, read as one ordered stream ({@link
  * TagIndexReadJournalDao#ALL_EVENTS}) with the read journal's own gap handling, so an event is
- * never delivered after one written later. Agents' events and the system pause switch's are shown;
- * the rest of the journal is skipped. No publishing on the hot path.
+ * never delivered after one written later. Agents' events, the system pause switch's and runner
+ * health's (degraded, draining, restored) are shown; the rest of the journal is skipped. No
+ * publishing on the hot path.
  *
  * <p>Every object has a {@link Cursor}: the journal ordering of the event it comes from, and its
  * index among the objects of that event (a failure that dead-letters notifications yields several).
@@ -49,6 +51,9 @@ public final class EventFeed {
   public static final String DEAD_LETTERED = "notification.dead_lettered";
   public static final String SYSTEM_PAUSED = "system.paused";
   public static final String SYSTEM_RESUMED = "system.resumed";
+  public static final String RUNNER_DEGRADED = "runner.degraded";
+  public static final String RUNNER_DRAINING = "runner.draining";
+  public static final String RUNNER_RESTORED = "runner.restored";
 
   /** Every type the feed shows. */
   public static final List<String> TYPES =
@@ -60,7 +65,10 @@ public final class EventFeed {
           LEASE_EXPIRED,
           DEAD_LETTERED,
           SYSTEM_PAUSED,
-          SYSTEM_RESUMED);
+          SYSTEM_RESUMED,
+          RUNNER_DEGRADED,
+          RUNNER_DRAINING,
+          RUNNER_RESTORED);
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final String AGENT_PREFIX = AgentEntity.ENTITY_TYPE_KEY.name() + "|";
@@ -139,11 +147,31 @@ public final class EventFeed {
     return json;
   }
 
+  /** A runner's degradation, drain or restore; {@code agentId} null, {@code runnerId} set. */
+  static ObjectNode runnerJson(RunnerHealth.Event event) {
+    if (event instanceof RunnerHealth.RunnerDegraded e) {
+      ObjectNode json = base(RUNNER_DEGRADED, e.at(), null).put("runnerId", e.runnerId());
+      return json.put("reason", e.reason())
+          .put("until", e.until() == null ? null : e.until().toString())
+          .put("reportedByRunner", e.byRunner());
+    }
+    if (event instanceof RunnerHealth.RunnerDraining e) {
+      return base(RUNNER_DRAINING, e.at(), null).put("runnerId", e.runnerId());
+    }
+    RunnerHealth.RunnerRestored e = (RunnerHealth.RunnerRestored) event;
+    return base(RUNNER_RESTORED, e.at(), null)
+        .put("runnerId", e.runnerId())
+        .put("reason", e.reason());
+  }
+
   /** The feed's objects for one journal envelope: none for events the API does not show. */
   static List<ObjectNode> toJson(EventEnvelope envelope) {
     String persistenceId = envelope.persistenceId();
     if (envelope.event() instanceof SystemControl.PauseChanged changed) {
       return List.of(pauseJson(new PauseState(changed.paused(), changed.at())));
+    }
+    if (envelope.event() instanceof RunnerHealth.Event runnerEvent) {
+      return List.of(runnerJson(runnerEvent));
     }
     if (!persistenceId.startsWith(AGENT_PREFIX)) {
       return List.of();

@@ -6,6 +6,7 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.assign.WorkProtocol.Assigned;
 import dev.rota.cluster.assign.WorkProtocol.NoWork;
 import dev.rota.cluster.assign.WorkProtocol.Paused;
+import dev.rota.cluster.assign.WorkProtocol.Refused;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.runner.RunnerStatus.Activity;
@@ -223,6 +224,10 @@ public final class Runner {
     }
     if (answer.reply() instanceof Paused) {
       return pause(settings.pausedBackoff(), Activity.BACKING_OFF);
+    }
+    if (answer.reply() instanceof Refused refused) {
+      // Degraded or drained by an admin: ask again when told, in case it was restored meanwhile.
+      return pause(Duration.ofSeconds(refused.retryAfterSeconds()), Activity.BACKING_OFF);
     }
     ctx.getLog()
         .warn(

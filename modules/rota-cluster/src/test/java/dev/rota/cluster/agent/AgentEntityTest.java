@@ -54,6 +54,9 @@ class AgentEntityTest {
           "AgentEntityTest",
           EventSourcedBehaviorTestKit.config().withFallback(ConfigFactory.load()));
 
+  /** rota.runner-health.retry-avoid-window in reference.conf. */
+  private static final Duration RETRY_AVOID_WINDOW = Duration.ofSeconds(30);
+
   private MutableClock clock;
   private List<Long> changes;
   private EventSourcedBehaviorTestKit<Command, Event, AgentState> kit;
@@ -339,6 +342,7 @@ class AgentEntityTest {
     Granted failed = claim(RunnerMode.HYBRID);
     clock.advance(Duration.ofSeconds(3));
     fail(failed.lease().leaseId(), FailureAction.RETRY, 0);
+    clock.advance(RETRY_AVOID_WINDOW);
     Granted expired = claim(RunnerMode.HYBRID);
     clock.advance(Duration.ofSeconds(31));
     kit.<Reply>runCommand(
@@ -361,6 +365,7 @@ class AgentEntityTest {
                     first.lease().leaseId(), first.lease().runnerId(), null, r));
     assertEquals(ErrorCode.LEASE_LOST, assertInstanceOf(Rejected.class, late.reply()).code());
     assertInstanceOf(AgentEvents.LeaseExpired.class, late.event());
+    clock.advance(RETRY_AVOID_WINDOW);
     Granted second = claim(RunnerMode.HYBRID);
     assertTrue(second.lease().fencingToken() > first.lease().fencingToken());
     assertEquals(2, second.lease().attempt());
@@ -436,12 +441,51 @@ class AgentEntityTest {
   }
 
   @Test
+  void aRetryAvoidsTheRunnerThatFailedItWithinTheWindow() {
+    register(AgentConfigPatch.empty());
+    notify("a", null);
+    Granted first = claim(RunnerMode.HYBRID);
+    clock.advance(Duration.ofSeconds(2));
+    assertInstanceOf(Done.class, fail(first.lease().leaseId(), FailureAction.RETRY, 0));
+    assertEquals("runner-1", kit.getState().history().get(0).details().get("runnerId"));
+
+    var again =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Claim("runner-1", RunnerMode.HYBRID, Set.of(), 30, r));
+    assertEquals(
+        AgentEntity.AVOIDING_RUNNER, assertInstanceOf(Denied.class, again.reply()).reason());
+    assertTrue(again.events().isEmpty());
+    var other =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
+    Granted second = assertInstanceOf(Granted.class, other.reply());
+    assertEquals(2, second.lease().attempt());
+
+    // runner-2's lease expires: now runner-2 is avoided and runner-1 may take it.
+    clock.advance(Duration.ofSeconds(31));
+    var expired =
+        kit.<Reply>runCommand(r -> new AgentEntity.ExpireLease(second.lease().leaseId(), r));
+    assertInstanceOf(AgentEvents.LeaseExpired.class, expired.event());
+    assertEquals("runner-2", kit.getState().history().get(0).details().get("runnerId"));
+    var avoided =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
+    assertInstanceOf(Denied.class, avoided.reply());
+    clock.advance(RETRY_AVOID_WINDOW);
+    var afterWindow =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
+    assertEquals(3, assertInstanceOf(Granted.class, afterWindow.reply()).lease().attempt());
+  }
+
+  @Test
   void retryConsumesAttemptsThenDeadLetters() {
     register(maxAttempts(2));
     Accepted n = notify("a", null);
     Granted g1 = claim(RunnerMode.HYBRID);
     assertInstanceOf(Done.class, fail(g1.lease().leaseId(), FailureAction.RETRY, 0));
     assertEquals(1, kit.getState().inbox().get(0).attempts());
+    clock.advance(RETRY_AVOID_WINDOW); // the same runner may retry once the window is over
     Granted g2 = claim(RunnerMode.HYBRID);
     assertEquals(2, g2.lease().attempt());
     assertInstanceOf(Done.class, fail(g2.lease().leaseId(), FailureAction.RETRY, 0));

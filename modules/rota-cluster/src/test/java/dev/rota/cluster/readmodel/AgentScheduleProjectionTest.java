@@ -103,7 +103,8 @@ class AgentScheduleProjectionTest {
     // One more notification, failed with retry until it dies (maxAttempts 3).
     agents.notify(id, "retry-me");
     for (int attempt = 1; attempt <= 3; attempt++) {
-      var lease = agents.claim(id, "runner-1", Set.of("code", "web"), 60).lease();
+      // A runner per attempt: a retry avoids the runner that failed the attempt before.
+      var lease = agents.claim(id, "runner-" + attempt, Set.of("code", "web"), 60).lease();
       agents.fail(id, lease, FailureAction.RETRY);
     }
     eventually(

@@ -414,6 +414,7 @@ public record AgentState(
     }
     Map<String, String> details = new LinkedHashMap<>();
     details.put("leaseId", lease.leaseId());
+    details.put("runnerId", lease.runnerId());
     details.put("action", action.wireName());
     // History is for reading at a glance, and it travels in every view of the agent.
     details.put("error", error == null ? "" : abbreviated(error, HISTORY_ERROR_LENGTH));
@@ -511,6 +512,30 @@ public record AgentState(
                 deadLetterId,
                 "notificationId",
                 dead.notification().notificationId()));
+  }
+
+  /**
+   * The runner a retry should avoid: the one whose activation of this agent last ended, if it ended
+   * with a retry (failed with action retry, or its lease expired) at or after {@code since}. Read
+   * from the history, which names the runner of each failed attempt.
+   */
+  public Optional<String> runnerToAvoid(Instant since) {
+    for (HistoryEntry entry : history) {
+      boolean ended =
+          entry.type().equals("activation.completed")
+              || entry.type().equals("activation.failed")
+              || entry.type().equals("lease.expired");
+      if (!ended) {
+        continue;
+      }
+      if (entry.type().equals("activation.completed")
+          || !FailureAction.RETRY.wireName().equals(entry.details().get("action"))
+          || !entry.at().isAfter(since)) {
+        return Optional.empty();
+      }
+      return Optional.ofNullable(entry.details().get("runnerId"));
+    }
+    return Optional.empty();
   }
 
   private DeadLetter deadLetterOf(Notification n, String reason, Instant at) {

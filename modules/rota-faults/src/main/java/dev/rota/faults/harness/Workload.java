@@ -179,6 +179,12 @@ public final class Workload {
                 .claims
                 .claim(
                     runnerId, RunnerMode.NOTIFICATION, Set.of(), CLAIM_WAIT_SECONDS, LEASE_SECONDS);
+        if (result.refused()) {
+          // Degraded (its stalls expired leases in a row) or drained: the answer comes at once,
+          // so wait rather than ask again in a tight loop.
+          FaultCluster.sleep(Duration.ofSeconds(1));
+          continue;
+        }
         if (!result.assigned()) {
           continue;
         }

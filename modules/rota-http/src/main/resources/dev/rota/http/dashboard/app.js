@@ -259,11 +259,36 @@
 
   async function runners() {
     const r = await api('GET', '/admin/runners');
-    rows('runners-table', r.runners, (x) => [
-      cell(x.runnerId), cell(x.node || 'external'), cell(x.mode || '–'), cell((x.capabilities || []).join(', ') || '–'),
-      x.leaseId ? link(x.leaseId, '#agent/' + encodeURIComponent(agentOfLease(x.leaseId))) : cell('idle'),
-      cell(ago(x.lastSeenAt)),
-    ], 'no runner seen in the last minute');
+    rows('runners-table', r.runners, (x) => {
+      const st = x.stats || {};
+      const status = cell(x.status);
+      status.className = 'runner-' + x.status;
+      if (x.degraded) status.title = x.degraded.reason + ' (until ' + time(x.degraded.until) + ')';
+      const blocked = x.status === 'degraded' || x.status === 'draining';
+      const button = document.createElement('button');
+      button.textContent = blocked ? 'Restore' : 'Drain';
+      button.className = 'runner-action';
+      button.addEventListener('click', async () => {
+        button.disabled = true;
+        try {
+          await api('POST', '/admin/runners/' + encodeURIComponent(x.runnerId) + (blocked ? '/restore' : '/drain'));
+          await runners();
+        } catch (error) {
+          button.disabled = false;
+          failed(error);
+        }
+      });
+      const action = document.createElement('td');
+      action.appendChild(button);
+      return [
+        cell(x.runnerId), status, cell(x.node || 'external'), cell(x.mode || '–'), cell((x.capabilities || []).join(', ') || '–'),
+        x.leaseId ? link(x.leaseId, '#agent/' + encodeURIComponent(agentOfLease(x.leaseId))) : cell('idle'),
+        cell(fmt(st.completed)), cell(fmt(st.failed)), cell(fmt(st.expired)),
+        cell(activationTime(st.meanActivationSeconds)), cell(activationTime(st.p95ActivationSeconds)),
+        cell(x.degraded ? x.degraded.reason : (st.lastError || '–')),
+        cell(ago(x.lastSeenAt)), action,
+      ];
+    }, 'no runner seen in the last hour');
     // 503 until the pool scaler's first round (and briefly while it moves to another node).
     const p = await api('GET', '/admin/pools').catch((error) => {
       if (error.status === 503) return null;
@@ -273,6 +298,12 @@
       cell(x.name), cell(x.mode), cell((x.capabilities || []).join(', ') || '–'), cell(x.min + '–' + x.max),
       cell(fmt(x.active)), cell(fmt(x.busy)), cell(fmt(x.desired)), cell(x.reason),
     ], p ? 'no pools' : 'the pool scaler has not reported yet');
+  }
+
+  // Activations often take less than a second: show hundredths below ten seconds.
+  function activationTime(seconds) {
+    if (seconds === null || seconds === undefined) return '–';
+    return seconds < 60 ? Number(seconds).toFixed(seconds < 10 ? 2 : 1) + ' s' : duration(seconds);
   }
 
   // Lease ids embed the agent id as URL-safe base64 before the first '.'.

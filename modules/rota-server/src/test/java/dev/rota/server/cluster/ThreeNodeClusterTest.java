@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -116,6 +117,74 @@ class ThreeNodeClusterTest {
     for (long completed : completedByNode.values()) {
       assertTrue(completed > 0);
     }
+  }
+
+  /**
+   * Issue 25 across nodes: a runner fails three activations, claiming through one node and
+   * reporting through another, and its very next claim is refused by every node, whichever hosts
+   * the runner health singleton or the agents.
+   */
+  @Test
+  void aRunnerDegradedThroughOneNodeIsRefusedByEveryNodeAtItsNextClaim() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      assertEquals(
+          201,
+          send(nodes.get(i), "PUT", "/v1/agents/sick-" + i, "{\"capabilities\":[\"sick\"]}")
+              .statusCode());
+      assertEquals(
+          202,
+          send(nodes.get(i), "POST", "/v1/agents/sick-" + i + "/notifications", "{\"type\":\"t\"}")
+              .statusCode());
+    }
+    String claim =
+        "{\"runnerId\":\"sick-runner\",\"mode\":\"notification\",\"capabilities\":[\"sick\"],"
+            + "\"waitSeconds\":10}";
+    for (int i = 0; i < 3; i++) {
+      JsonNode answer = JSON.readTree(send(nodes.get(i), "POST", "/v1/claims", claim).body());
+      assertEquals("assigned", answer.get("status").asText(), answer.toString());
+      String leaseId = answer.get("assignment").get("leaseId").asText();
+      assertEquals(
+          200,
+          send(
+                  nodes.get((i + 1) % 3),
+                  "POST",
+                  "/v1/leases/" + leaseId + "/fail",
+                  "{\"runnerId\":\"sick-runner\",\"error\":\"sandbox crashed\"}")
+              .statusCode());
+    }
+    for (RotaNode node : List.of(nodes.get(2), nodes.get(0), nodes.get(1))) {
+      JsonNode answer = JSON.readTree(send(node, "POST", "/v1/claims", claim).body());
+      assertEquals("none", answer.get("status").asText(), answer.toString());
+      assertEquals("degraded", answer.get("reason").asText(), answer.toString());
+    }
+    // Another runner takes the three retries, through any node.
+    String healthy = claim.replace("sick-runner", "well-runner");
+    Set<String> retried = new HashSet<>();
+    for (int i = 0; i < 3; i++) {
+      JsonNode answer = JSON.readTree(send(nodes.get(i), "POST", "/v1/claims", healthy).body());
+      assertEquals("assigned", answer.get("status").asText(), answer.toString());
+      assertEquals(2, answer.get("assignment").get("attempt").asInt(), answer.toString());
+      retried.add(answer.get("assignment").get("agentId").asText());
+      assertEquals(
+          200,
+          send(
+                  nodes.get(i),
+                  "POST",
+                  "/v1/leases/" + answer.get("assignment").get("leaseId").asText() + "/complete",
+                  "{\"runnerId\":\"well-runner\"}")
+              .statusCode());
+    }
+    assertEquals(Set.of("sick-0", "sick-1", "sick-2"), retried);
+    JsonNode runners = JSON.readTree(send(nodes.get(1), "GET", "/admin/runners", null).body());
+    boolean listed = false;
+    for (JsonNode r : runners.get("runners")) {
+      if (r.get("runnerId").asText().equals("sick-runner")) {
+        assertEquals("degraded", r.get("status").asText(), r.toString());
+        assertEquals(3, r.at("/stats/failed").asLong(), r.toString());
+        listed = true;
+      }
+    }
+    assertTrue(listed, runners.toString());
   }
 
   @Test

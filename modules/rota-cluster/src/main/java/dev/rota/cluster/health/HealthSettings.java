@@ -1,0 +1,35 @@
+package dev.rota.cluster.health;
+
+import com.typesafe.config.Config;
+import dev.rota.core.health.HealthPolicy;
+import java.time.Duration;
+
+/**
+ * {@code rota.runner-health}: when a runner is degraded on its own record, how long a self-reported
+ * degradation may last, and how long a retry avoids the runner that failed it.
+ *
+ * @param retryAvoidWindow a retried activation is not given to the runner that failed it within
+ *     this time of the failure while another runner may take it; zero turns avoidance off
+ * @param maxReportSeconds the longest degradation a runner may report for itself
+ * @param blockedRetryAfter the most a degraded or draining runner is told to wait before it asks
+ *     again
+ */
+public record HealthSettings(
+    HealthPolicy policy,
+    Duration retryAvoidWindow,
+    long maxReportSeconds,
+    Duration blockedRetryAfter) {
+
+  public static HealthSettings from(Config config) {
+    Config c = config.getConfig("rota.runner-health");
+    return new HealthSettings(
+        new HealthPolicy(
+            c.getInt("degrade-after-failures"),
+            c.getDuration("degrade-within"),
+            c.getDuration("degraded-for"),
+            c.getDuration("stats-window")),
+        c.getDuration("retry-avoid-window"),
+        c.getLong("max-report-seconds"),
+        c.getDuration("blocked-retry-after"));
+  }
+}

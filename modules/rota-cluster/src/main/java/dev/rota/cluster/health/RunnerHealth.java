@@ -1,0 +1,390 @@
+package dev.rota.cluster.health;
+
+import dev.rota.cluster.CborSerializable;
+import dev.rota.cluster.health.RunnerBlock.Status;
+import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.core.health.RunnerOutcome;
+import dev.rota.core.health.RunnerRecord;
+import dev.rota.core.health.RunnerStats;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.BackoffSupervisorStrategy;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.actor.typed.pubsub.Topic;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.SingletonActor;
+import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.RecoveryCompleted;
+import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
+import org.apache.pekko.persistence.typed.javadsl.EventHandler;
+import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
+import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
+import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
+
+/**
+ * The cluster's record of its runners' health: a persistent cluster singleton. Every agent tells it
+ * how each activation ended and on which runner ({@link #report}); it keeps each runner's figures
+ * over the stats window in memory (soft state: a fail-over starts them afresh) and degrades a
+ * runner whose last activations failed or expired in a row. Degradations, drains and restores are
+ * persisted, so they survive fail-over and appear on the event stream, and every change is
+ * published on a topic that each node's dispatcher follows: a degraded or draining runner's claims
+ * are answered at once with no work.
+ */
+public final class RunnerHealth
+    extends EventSourcedBehaviorWithEnforcedReplies<
+        RunnerHealth.Command, RunnerHealth.Event, RunnerHealth.State> {
+
+  public sealed interface Command extends CborSerializable {}
+
+  /** An activation of {@code runnerId} ended; no reply. */
+  public record Outcome(String runnerId, RunnerOutcome outcome) implements Command {}
+
+  /** A runner says it is degraded (for {@code seconds}) or healthy again. */
+  public record Report(
+      String runnerId, boolean degraded, String reason, long seconds, ActorRef<RunnerState> replyTo)
+      implements Command {}
+
+  /** No new work for the runner until it is restored; its current lease runs on. */
+  public record Drain(String runnerId, ActorRef<RunnerState> replyTo) implements Command {}
+
+  /** Clears a runner's degradation or drain. */
+  public record Restore(String runnerId, ActorRef<RunnerState> replyTo) implements Command {}
+
+  public record GetReport(ActorRef<HealthReport> replyTo) implements Command {}
+
+  private enum Tick implements Command {
+    INSTANCE
+  }
+
+  /** A runner's block after a command; {@code block} null when it may take work. */
+  public record RunnerState(String runnerId, RunnerBlock block) implements CborSerializable {}
+
+  /** One runner's figures and block, for listings. */
+  public record RunnerHealthView(RunnerStats stats, RunnerBlock block)
+      implements CborSerializable {}
+
+  /** Every runner with figures in the window or a block, by runner id. */
+  public record HealthReport(Map<String, RunnerHealthView> runners) implements CborSerializable {}
+
+  /** What the topic carries: every runner blocked now, by runner id. */
+  public record Blocks(Map<String, RunnerBlock> blocks) implements CborSerializable {}
+
+  public sealed interface Event extends CborSerializable {
+    String runnerId();
+  }
+
+  /**
+   * @param byRunner the runner said so itself; otherwise its record did
+   */
+  public record RunnerDegraded(
+      String runnerId, String reason, Instant at, Instant until, boolean byRunner)
+      implements Event {}
+
+  public record RunnerDraining(String runnerId, Instant at) implements Event {}
+
+  /**
+   * @param reason restored by an admin, reported healthy, or the degradation ran out
+   */
+  public record RunnerRestored(String runnerId, String reason, Instant at) implements Event {}
+
+  public record State(Map<String, RunnerBlock> blocks) implements CborSerializable {
+    public State {
+      blocks = Map.copyOf(blocks);
+    }
+
+    State with(String runnerId, RunnerBlock block) {
+      Map<String, RunnerBlock> next = new HashMap<>(blocks);
+      if (block == null) {
+        next.remove(runnerId);
+      } else {
+        next.put(runnerId, block);
+      }
+      return new State(next);
+    }
+  }
+
+  public static final String TOPIC = "rota-runner-blocks";
+
+  /** The most runners whose figures are kept; the least recently heard leave first. */
+  public static final int MAX_RUNNERS = 10_000;
+
+  /** The longest error text kept per runner. */
+  static final int MAX_ERROR_LENGTH = 500;
+
+  private static final Duration TICK = Duration.ofSeconds(1);
+
+  private static final BackoffSupervisorStrategy PERSIST_FAILURE_BACKOFF =
+      SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2);
+
+  /** Starts the singleton (and this node's topic) and returns its proxy. */
+  public static ActorRef<Command> init(ActorSystem<?> system, HealthSettings settings) {
+    ActorRef<Topic.Command<Blocks>> topic = topic(system);
+    RotaMetrics metrics = RotaMetrics.get(system);
+    ActorRef<Command> proxy =
+        ClusterSingleton.get(system)
+            .init(SingletonActor.of(create(topic, settings, metrics), "rota-runner-health"));
+    Holder.get(system).proxy = proxy;
+    return proxy;
+  }
+
+  /** The singleton's behavior, publishing on {@code topic}. */
+  static Behavior<Command> create(
+      ActorRef<Topic.Command<Blocks>> topic, HealthSettings settings, RotaMetrics metrics) {
+    return Behaviors.setup(
+        ctx -> Behaviors.withTimers(timers -> new RunnerHealth(topic, settings, metrics, timers)));
+  }
+
+  /**
+   * Tells the singleton how an activation ended; nothing on a node where it was not started (an
+   * agent's own tests).
+   */
+  public static void report(ActorSystem<?> system, String runnerId, RunnerOutcome outcome) {
+    ActorRef<Command> proxy = Holder.get(system).proxy;
+    if (proxy != null) {
+      proxy.tell(new Outcome(runnerId, outcome));
+    }
+  }
+
+  /** This node's handle on the blocks topic: dispatchers subscribe to it. */
+  public static ActorRef<Topic.Command<Blocks>> topic(ActorSystem<?> system) {
+    return Holder.get(system).topic;
+  }
+
+  private final ActorRef<Topic.Command<Blocks>> topic;
+  private final HealthSettings settings;
+  private final RotaMetrics metrics;
+
+  /** Figures per runner, least recently heard first. */
+  private final Map<String, RunnerRecord> records =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, RunnerRecord> eldest) {
+          return size() > MAX_RUNNERS;
+        }
+      };
+
+  private RunnerHealth(
+      ActorRef<Topic.Command<Blocks>> topic,
+      HealthSettings settings,
+      RotaMetrics metrics,
+      TimerScheduler<Command> timers) {
+    // A write the journal fails must not stop the singleton for good: it restarts and recovers.
+    super(PersistenceId.ofUniqueId("rota-runner-health"), PERSIST_FAILURE_BACKOFF);
+    this.topic = topic;
+    this.settings = settings;
+    this.metrics = metrics;
+    timers.startTimerWithFixedDelay(Tick.INSTANCE, TICK);
+  }
+
+  @Override
+  public State emptyState() {
+    return new State(Map.of());
+  }
+
+  @Override
+  public CommandHandlerWithReply<Command, Event, State> commandHandler() {
+    return newCommandHandlerWithReplyBuilder()
+        .forAnyState()
+        .onCommand(Outcome.class, this::onOutcome)
+        .onCommand(Report.class, this::onReport)
+        .onCommand(Drain.class, this::onDrain)
+        .onCommand(Restore.class, this::onRestore)
+        .onCommand(GetReport.class, this::onGetReport)
+        .onCommand(Tick.class, (state, tick) -> onTick(state))
+        .build();
+  }
+
+  private ReplyEffect<Event, State> onOutcome(State state, Outcome cmd) {
+    RunnerOutcome outcome = cmd.outcome();
+    if (outcome.error() != null && outcome.error().length() > MAX_ERROR_LENGTH) {
+      outcome =
+          new RunnerOutcome(
+              outcome.kind(),
+              outcome.at(),
+              outcome.took(),
+              outcome.error().substring(0, MAX_ERROR_LENGTH));
+    }
+    RunnerRecord record = records.computeIfAbsent(cmd.runnerId(), id -> new RunnerRecord());
+    boolean degrade = record.record(outcome, settings.policy());
+    RunnerBlock block = state.blocks().get(cmd.runnerId());
+    if (!degrade || (block != null && block.inForce(Instant.now()))) {
+      return Effect().noReply();
+    }
+    Instant now = Instant.now();
+    String reason =
+        settings.policy().failuresInARow()
+            + " activations failed or expired in a row"
+            + (outcome.error() == null ? "" : "; last: " + outcome.error());
+    Event degraded =
+        new RunnerDegraded(
+            cmd.runnerId(), reason, now, now.plus(settings.policy().degradedFor()), false);
+    // Published before the write: the runner's next claim races this message, not a database
+    // write as well. Should the write fail, the restarted singleton publishes what it recovered.
+    publish(
+        state.with(
+            cmd.runnerId(),
+            new RunnerBlock(
+                Status.DEGRADED, reason, now, now.plus(settings.policy().degradedFor()))));
+    return Effect()
+        .persist(degraded)
+        .thenRun(this::publish)
+        .thenRun(s -> countBlock(degraded))
+        .thenNoReply();
+  }
+
+  private ReplyEffect<Event, State> onReport(State state, Report cmd) {
+    Instant now = Instant.now();
+    RunnerBlock block = state.blocks().get(cmd.runnerId());
+    if (cmd.degraded()) {
+      long seconds = Math.max(1, Math.min(cmd.seconds(), settings.maxReportSeconds()));
+      if (block != null && block.status() == Status.DRAINING) {
+        // Draining lasts until an admin restores the runner; its own report does not shorten it.
+        return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), block));
+      }
+      return persistAndAnswer(
+          new RunnerDegraded(cmd.runnerId(), cmd.reason(), now, now.plusSeconds(seconds), true),
+          cmd.replyTo());
+    }
+    if (block == null || block.status() != Status.DEGRADED) {
+      return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), block));
+    }
+    return persistAndAnswer(
+        new RunnerRestored(cmd.runnerId(), "reported healthy", now), cmd.replyTo());
+  }
+
+  private ReplyEffect<Event, State> onDrain(State state, Drain cmd) {
+    RunnerBlock block = state.blocks().get(cmd.runnerId());
+    if (block != null && block.status() == Status.DRAINING) {
+      return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), block));
+    }
+    return persistAndAnswer(new RunnerDraining(cmd.runnerId(), Instant.now()), cmd.replyTo());
+  }
+
+  private ReplyEffect<Event, State> onRestore(State state, Restore cmd) {
+    records.computeIfPresent(cmd.runnerId(), (id, r) -> r.clearStreak());
+    if (!state.blocks().containsKey(cmd.runnerId())) {
+      return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), null));
+    }
+    return persistAndAnswer(
+        new RunnerRestored(cmd.runnerId(), "restored by an admin", Instant.now()), cmd.replyTo());
+  }
+
+  private ReplyEffect<Event, State> persistAndAnswer(Event event, ActorRef<RunnerState> replyTo) {
+    return Effect()
+        .persist(event)
+        .thenRun(this::publish)
+        .thenRun(s -> countBlock(event))
+        .thenReply(
+            replyTo, s -> new RunnerState(event.runnerId(), s.blocks().get(event.runnerId())));
+  }
+
+  private ReplyEffect<Event, State> onGetReport(State state, GetReport cmd) {
+    Instant now = Instant.now();
+    Duration window = settings.policy().statsWindow();
+    Map<String, RunnerHealthView> views = new TreeMap<>();
+    records
+        .entrySet()
+        .removeIf(
+            e -> e.getValue().isEmpty(now, window) && !state.blocks().containsKey(e.getKey()));
+    records.forEach(
+        (id, r) ->
+            views.put(id, new RunnerHealthView(r.stats(now, window), state.blocks().get(id))));
+    state
+        .blocks()
+        .forEach((id, b) -> views.putIfAbsent(id, new RunnerHealthView(RunnerStats.EMPTY, b)));
+    return Effect().reply(cmd.replyTo(), new HealthReport(views));
+  }
+
+  /**
+   * Ends degradations whose time ran out (dispatchers already ignore them by their {@code until})
+   * and publishes the blocks again, so that a node that joined since hears them too.
+   */
+  private ReplyEffect<Event, State> onTick(State state) {
+    Instant now = Instant.now();
+    var expired =
+        state.blocks().entrySet().stream().filter(e -> !e.getValue().inForce(now)).findFirst();
+    if (expired.isPresent()) {
+      return Effect()
+          .persist(new RunnerRestored(expired.get().getKey(), "degradation ran out", now))
+          .thenRun(this::publish)
+          .thenNoReply();
+    }
+    if (!state.blocks().isEmpty()) {
+      publish(state);
+    }
+    return Effect().noReply();
+  }
+
+  @Override
+  public EventHandler<State, Event> eventHandler() {
+    return newEventHandlerBuilder()
+        .forAnyState()
+        .onEvent(
+            RunnerDegraded.class,
+            (state, e) ->
+                state.with(
+                    e.runnerId(), new RunnerBlock(Status.DEGRADED, e.reason(), e.at(), e.until())))
+        .onEvent(
+            RunnerDraining.class,
+            (state, e) ->
+                state.with(
+                    e.runnerId(),
+                    new RunnerBlock(Status.DRAINING, "drained by an admin", e.at(), null)))
+        .onEvent(RunnerRestored.class, (state, e) -> state.with(e.runnerId(), null))
+        .build();
+  }
+
+  @Override
+  public SignalHandler<State> signalHandler() {
+    return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(), this::publish).build();
+  }
+
+  private void publish(State state) {
+    topic.tell(Topic.publish(new Blocks(state.blocks())));
+  }
+
+  /** Counts blocks by pool as they are persisted (not at recovery). */
+  private void countBlock(Event event) {
+    if (event instanceof RunnerDegraded e) {
+      metrics.runnerBlocked(RunnerOutcome.poolOf(e.runnerId()), Status.DEGRADED.wireName());
+    } else if (event instanceof RunnerDraining e) {
+      metrics.runnerBlocked(RunnerOutcome.poolOf(e.runnerId()), Status.DRAINING.wireName());
+    }
+  }
+
+  /** One topic actor per node, and the singleton's proxy once this node started it. */
+  private static final class Holder implements org.apache.pekko.actor.typed.Extension {
+    private final ActorRef<Topic.Command<Blocks>> topic;
+    private volatile ActorRef<Command> proxy;
+
+    private Holder(ActorSystem<?> system) {
+      topic =
+          system.systemActorOf(
+              Topic.create(Blocks.class, TOPIC),
+              "rota-runner-blocks-topic",
+              org.apache.pekko.actor.typed.Props.empty());
+    }
+
+    static Holder get(ActorSystem<?> system) {
+      return Id.INSTANCE.apply(system);
+    }
+
+    private static final class Id extends org.apache.pekko.actor.typed.ExtensionId<Holder> {
+      static final Id INSTANCE = new Id();
+
+      @Override
+      public Holder createExtension(ActorSystem<?> system) {
+        return new Holder(system);
+      }
+    }
+  }
+}

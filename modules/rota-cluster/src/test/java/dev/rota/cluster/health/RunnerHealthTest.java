@@ -1,0 +1,164 @@
+package dev.rota.cluster.health;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import dev.rota.cluster.health.RunnerBlock.Status;
+import dev.rota.cluster.health.RunnerHealth.Blocks;
+import dev.rota.cluster.health.RunnerHealth.Command;
+import dev.rota.cluster.health.RunnerHealth.Event;
+import dev.rota.cluster.health.RunnerHealth.HealthReport;
+import dev.rota.cluster.health.RunnerHealth.RunnerDegraded;
+import dev.rota.cluster.health.RunnerHealth.RunnerDraining;
+import dev.rota.cluster.health.RunnerHealth.RunnerRestored;
+import dev.rota.cluster.health.RunnerHealth.RunnerState;
+import dev.rota.cluster.health.RunnerHealth.State;
+import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.core.health.HealthPolicy;
+import dev.rota.core.health.RunnerOutcome;
+import dev.rota.core.health.RunnerOutcome.Kind;
+import java.time.Duration;
+import java.time.Instant;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.pubsub.Topic;
+import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(LogCapturingExtension.class)
+class RunnerHealthTest {
+  private static final ActorTestKit TEST_KIT =
+      ActorTestKit.create(
+          "RunnerHealthTest",
+          EventSourcedBehaviorTestKit.config().withFallback(ConfigFactory.load()));
+  private static final HealthSettings SETTINGS =
+      new HealthSettings(
+          HealthPolicy.DEFAULT, Duration.ofSeconds(30), 3600, Duration.ofSeconds(30));
+
+  private TestProbe<Blocks> published;
+  private EventSourcedBehaviorTestKit<Command, Event, State> kit;
+
+  @AfterAll
+  static void shutdown() {
+    TEST_KIT.shutdownTestKit();
+  }
+
+  @BeforeEach
+  void setUp() {
+    ActorRef<Topic.Command<Blocks>> topic =
+        TEST_KIT.spawn(Topic.create(Blocks.class, "blocks-" + System.nanoTime()));
+    published = TEST_KIT.createTestProbe();
+    topic.tell(Topic.subscribe(published.ref()));
+    kit =
+        EventSourcedBehaviorTestKit.create(
+            TEST_KIT.system(),
+            RunnerHealth.create(topic, SETTINGS, RotaMetrics.get(TEST_KIT.system())),
+            EventSourcedBehaviorTestKit.enabledSerializationSettings());
+    kit.clear();
+  }
+
+  private void outcome(String runnerId, Kind kind, String error) {
+    kit.runCommand(
+        new RunnerHealth.Outcome(
+            runnerId, new RunnerOutcome(kind, Instant.now(), Duration.ofMillis(200), error)));
+  }
+
+  /** The first publication that blocks {@code runnerId}; earlier ones (recovery) are skipped. */
+  private Blocks publishedWith(String runnerId) {
+    return published
+        .fishForMessage(
+            Duration.ofSeconds(5),
+            blocks ->
+                blocks.blocks().containsKey(runnerId)
+                    ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+                    : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes
+                        .continueAndIgnore())
+        .get(0);
+  }
+
+  private HealthReport report() {
+    return kit.<HealthReport>runCommand(RunnerHealth.GetReport::new).reply();
+  }
+
+  @Test
+  void degradesARunnerOnItsThirdFailureInARowAndPublishesTheBlock() {
+    outcome("r1", Kind.FAILED, "boom");
+    outcome("r1", Kind.EXPIRED, "lease expired");
+    var third =
+        kit.runCommand(
+            new RunnerHealth.Outcome(
+                "r1",
+                new RunnerOutcome(Kind.FAILED, Instant.now(), Duration.ofMillis(200), "key")));
+    RunnerDegraded degraded = assertInstanceOf(RunnerDegraded.class, third.event());
+    assertTrue(degraded.reason().contains("key"), degraded.reason());
+    assertEquals(
+        Duration.ofMinutes(5),
+        Duration.between(degraded.at(), degraded.until()),
+        degraded.toString());
+    RunnerBlock block = publishedWith("r1").blocks().get("r1");
+    assertEquals(Status.DEGRADED, block.status());
+
+    var view = report().runners().get("r1");
+    assertEquals(2, view.stats().failed());
+    assertEquals(1, view.stats().expired());
+    assertEquals(Status.DEGRADED, view.block().status());
+  }
+
+  @Test
+  void aCompletionBetweenFailuresKeepsTheRunnerHealthy() {
+    outcome("r2", Kind.FAILED, "a");
+    outcome("r2", Kind.FAILED, "b");
+    outcome("r2", Kind.COMPLETED, null);
+    var fourth =
+        kit.runCommand(
+            new RunnerHealth.Outcome(
+                "r2", new RunnerOutcome(Kind.FAILED, Instant.now(), Duration.ZERO, "c")));
+    assertTrue(fourth.hasNoEvents());
+    assertNull(report().runners().get("r2").block());
+  }
+
+  @Test
+  void aRunnersOwnReportDrainAndRestore() {
+    var reported =
+        kit.<RunnerState>runCommand(r -> new RunnerHealth.Report("r3", true, "oom", 60, r));
+    assertInstanceOf(RunnerDegraded.class, reported.event());
+    assertEquals("oom", reported.reply().block().reason());
+    assertTrue(((RunnerDegraded) reported.event()).byRunner());
+
+    var drained = kit.<RunnerState>runCommand(r -> new RunnerHealth.Drain("r3", r));
+    assertInstanceOf(RunnerDraining.class, drained.event());
+    assertEquals(Status.DRAINING, drained.reply().block().status());
+    // A drain is not lifted by the runner's own word.
+    var healthy =
+        kit.<RunnerState>runCommand(r -> new RunnerHealth.Report("r3", false, null, 0, r));
+    assertTrue(healthy.hasNoEvents());
+    assertEquals(Status.DRAINING, healthy.reply().block().status());
+
+    var restored = kit.<RunnerState>runCommand(r -> new RunnerHealth.Restore("r3", r));
+    assertInstanceOf(RunnerRestored.class, restored.event());
+    assertNull(restored.reply().block());
+    assertTrue(kit.getState().blocks().isEmpty());
+  }
+
+  @Test
+  void aDegradationEndsWhenItsTimeRunsOut() {
+    kit.<RunnerState>runCommand(r -> new RunnerHealth.Report("r4", true, "brief", 1, r));
+    publishedWith("r4");
+    // The singleton's tick (every second) restores it and publishes the empty set.
+    published.fishForMessage(
+        Duration.ofSeconds(5),
+        blocks ->
+            blocks.blocks().containsKey("r4")
+                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore()
+                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete());
+    assertTrue(kit.getState().blocks().isEmpty());
+  }
+}
