@@ -31,7 +31,8 @@ public final class CheckHistory {
       for (Verdict.FaultWindow w : verdict.windows()) {
         System.out.printf(
             "  %s node %d: %d agents hit, window %s ms (worst %s), outage %s ms, %d never served"
-                + " again, %d served then failing later%n",
+                + " again, %d served then failing later; the node's %d agents served again after"
+                + " %s ms (worst %s), the others' longest wait %s ms (worst %s)%n",
             w.kind(),
             w.node(),
             w.agentsAffected(),
@@ -39,11 +40,20 @@ public final class CheckHistory {
             w.worstAgent(),
             w.maxOutageMs() == Long.MAX_VALUE ? "never" : Long.toString(w.maxOutageMs()),
             w.neverServedAgain(),
-            w.laterFailures());
+            w.laterFailures(),
+            w.hostedAgents(),
+            ms(w.hostedWindowMs()),
+            w.worstHostedAgent(),
+            ms(w.othersMaxWaitMs()),
+            w.worstOtherAgent());
       }
       verdict.violations().stream().limit(20).forEach(v -> System.out.println("  " + v));
       safe &= verdict.safe();
     }
     System.exit(safe ? 0 : 1);
+  }
+
+  private static String ms(long ms) {
+    return ms == Long.MAX_VALUE ? "never" : Long.toString(ms);
   }
 }

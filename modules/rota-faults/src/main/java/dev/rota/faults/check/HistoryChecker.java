@@ -2,12 +2,14 @@ package dev.rota.faults.check;
 
 import dev.rota.faults.check.Verdict.FaultWindow;
 import dev.rota.faults.history.Event;
+import dev.rota.faults.history.Event.ClockSkew;
 import dev.rota.faults.history.Event.CompleteAttempt;
 import dev.rota.faults.history.Event.DeadLetter;
 import dev.rota.faults.history.Event.Fault;
 import dev.rota.faults.history.Event.FinalInbox;
 import dev.rota.faults.history.Event.Granted;
 import dev.rota.faults.history.Event.Outcome;
+import dev.rota.faults.history.Event.Placement;
 import dev.rota.faults.history.Event.Published;
 import dev.rota.faults.history.Event.Renewed;
 import java.util.ArrayList;
@@ -43,7 +45,17 @@ import java.util.TreeSet;
  *       first publish after the fault failed), the time from the fault to the first acknowledged
  *       publish after that failure (publishes started before the next fault count). An agent served
  *       after the fault that fails later is counted apart, as a later failure.
+ *   <li><b>Waits by host</b> per injected fault: the faulty node's agents are the ones its shard
+ *       region hosted just before the fault ({@link Placement}; without one, the agents the fault
+ *       took away, and every agent for a database fault). For them, the time from the fault until
+ *       each was first served again; for every other agent, the longest any of its notifications
+ *       waited for its acknowledgement after the fault (from its first attempt, or the fault if
+ *       that came later) — a stalled node must not hold those back.
  * </ul>
+ *
+ * <p>With {@link ClockSkew} events in the history, each server time is first mapped back to the
+ * machine's clock: a grant's {@code grantedAt} minus the one node offset that puts it inside the
+ * claim's round trip (the nodes' offsets are tens of seconds apart, the round trip far less).
  */
 public final class HistoryChecker {
   /** Faults whose node is gone at the moment they are injected. */
@@ -63,6 +75,16 @@ public final class HistoryChecker {
     Set<String> deadLettered = new HashSet<>();
     Map<String, FinalInbox> finals = new TreeMap<>();
     List<Fault> faults = new ArrayList<>();
+    List<Placement> placements = new ArrayList<>();
+    List<Long> offsets = new ArrayList<>(List.of(0L));
+    for (Event event : events) {
+      if (event instanceof ClockSkew skew) {
+        offsets.add(skew.offsetMs());
+      }
+    }
+    if (offsets.size() > 1) {
+      events = onMachineClock(events, offsets);
+    }
 
     for (Event event : events) {
       if (event instanceof Published p) {
@@ -82,6 +104,8 @@ public final class HistoryChecker {
         finals.put(f.agentId(), f);
       } else if (event instanceof Fault f && Fault.INJECTED.equals(f.phase())) {
         faults.add(f);
+      } else if (event instanceof Placement placement) {
+        placements.add(placement);
       }
     }
     for (List<Granted> list : grantsByAgent.values()) {
@@ -210,7 +234,7 @@ public final class HistoryChecker {
     faults.sort(Comparator.comparingLong(Fault::atMs));
     for (int i = 0; i < faults.size(); i++) {
       long until = i + 1 < faults.size() ? faults.get(i + 1).atMs() : Long.MAX_VALUE;
-      windows.add(window(faults.get(i), until, published));
+      windows.add(window(faults.get(i), until, published, placements));
     }
 
     return new Verdict(
@@ -237,7 +261,8 @@ public final class HistoryChecker {
     return Math.min(expiry, firstAttempt);
   }
 
-  private static FaultWindow window(Fault fault, long until, List<Published> published) {
+  private static FaultWindow window(
+      Fault fault, long until, List<Published> published, List<Placement> placements) {
     Map<String, List<Published>> byAgent = new TreeMap<>();
     for (Published p : published) {
       if (p.startMs() >= fault.atMs() && p.startMs() < until) {
@@ -250,6 +275,7 @@ public final class HistoryChecker {
     long max = 0;
     long maxOutage = 0;
     String worst = null;
+    Set<String> affectedAgents = new HashSet<>();
     for (Map.Entry<String, List<Published>> entry : byAgent.entrySet()) {
       List<Published> attempts = entry.getValue();
       attempts.sort(Comparator.comparingLong(Published::startMs));
@@ -266,6 +292,7 @@ public final class HistoryChecker {
         continue;
       }
       affected++;
+      affectedAgents.add(entry.getKey());
       Published served =
           attempts.stream()
               .filter(p -> p.outcome() == Outcome.OK && p.startMs() > firstFailure.startMs())
@@ -282,6 +309,41 @@ public final class HistoryChecker {
         worst = entry.getKey();
       }
     }
+    Set<String> hosted = hostedAgents(fault, placements, published, affectedAgents);
+    long hostedWindow = 0;
+    String worstHosted = null;
+    for (String agent : hosted) {
+      long served =
+          byAgent.getOrDefault(agent, List.of()).stream()
+              .filter(p -> p.outcome() == Outcome.OK)
+              .mapToLong(p -> p.endMs() - fault.atMs())
+              .min()
+              .orElse(byAgent.containsKey(agent) ? Long.MAX_VALUE : 0);
+      if (worstHosted == null || served > hostedWindow) {
+        hostedWindow = served;
+        worstHosted = agent;
+      }
+    }
+    long othersWait = 0;
+    String worstOther = null;
+    Map<String, Long> firstAttempt = new HashMap<>();
+    for (Published p : published) {
+      firstAttempt.merge(p.key(), p.startMs(), Math::min);
+    }
+    for (Published p : published) {
+      if (p.outcome() != Outcome.OK || hosted.contains(p.agentId()) || p.endMs() < fault.atMs()) {
+        continue;
+      }
+      long first = firstAttempt.get(p.key());
+      if (first >= until) {
+        continue;
+      }
+      long wait = p.endMs() - Math.max(first, fault.atMs());
+      if (worstOther == null || wait > othersWait) {
+        othersWait = wait;
+        worstOther = p.agentId();
+      }
+    }
     return new FaultWindow(
         fault.kind(),
         fault.node(),
@@ -291,6 +353,88 @@ public final class HistoryChecker {
         worst,
         never,
         maxOutage,
-        laterFailures);
+        laterFailures,
+        hosted.size(),
+        hostedWindow,
+        worstHosted,
+        othersWait,
+        worstOther);
+  }
+
+  /**
+   * The faulty node's agents: those its region hosted at the last placement before the fault (at
+   * most a minute before), every agent for a fault of the database (node 0), else the agents the
+   * fault took away.
+   */
+  private static Set<String> hostedAgents(
+      Fault fault, List<Placement> placements, List<Published> published, Set<String> affected) {
+    if (fault.node() == 0) {
+      Set<String> all = new TreeSet<>();
+      published.forEach(p -> all.add(p.agentId()));
+      return all;
+    }
+    Placement last = null;
+    for (Placement placement : placements) {
+      if (placement.node() == fault.node()
+          && placement.atMs() <= fault.atMs()
+          && placement.atMs() > fault.atMs() - 60_000
+          && (last == null || placement.atMs() > last.atMs())) {
+        last = placement;
+      }
+    }
+    return last == null ? affected : new TreeSet<>(last.agents());
+  }
+
+  /**
+   * The history with every grant's and successful heartbeat's server times on the machine's clock:
+   * each shifted by the node offset that puts the grant inside its claim's round trip (for a
+   * heartbeat: the renewed lease's start, its expiry less the lease's length, inside the
+   * heartbeat's round trip). A time no offset explains is left as it is.
+   */
+  private static List<Event> onMachineClock(List<Event> events, List<Long> offsets) {
+    Map<String, Long> lengths = new HashMap<>();
+    List<Event> mapped = new ArrayList<>(events.size());
+    for (Event event : events) {
+      if (event instanceof Granted g) {
+        lengths.put(g.leaseId(), g.expiresAt() - g.grantedAt());
+        long offset = offset(g.grantedAt(), g.startMs(), g.endMs(), offsets);
+        mapped.add(
+            new Granted(
+                g.runnerId(),
+                g.node(),
+                g.leaseId(),
+                g.agentId(),
+                g.grantedAt() - offset,
+                g.expiresAt() - offset,
+                g.keys(),
+                g.startMs(),
+                g.endMs()));
+      } else {
+        mapped.add(event);
+      }
+    }
+    for (int i = 0; i < mapped.size(); i++) {
+      if (mapped.get(i) instanceof Renewed r
+          && r.outcome() == Outcome.OK
+          && lengths.containsKey(r.leaseId())) {
+        long renewedAt = r.expiresAt() - lengths.get(r.leaseId());
+        long offset = offset(renewedAt, r.startMs(), r.endMs(), offsets);
+        mapped.set(
+            i,
+            new Renewed(r.leaseId(), r.startMs(), r.endMs(), r.outcome(), r.expiresAt() - offset));
+      }
+    }
+    return mapped;
+  }
+
+  /** The offset that puts a server time inside the client's [start, end] (100 ms either side). */
+  private static long offset(long serverTime, long start, long end, List<Long> offsets) {
+    for (long offset : offsets) {
+      long onMachine = serverTime - offset;
+      if (onMachine >= start - 100 && onMachine <= end + 100) {
+        return offset;
+      }
+    }
+    return 0;
   }
 }
