@@ -66,11 +66,14 @@ public final class Workload {
   private final History history;
   private final List<String> agents = new ArrayList<>();
   private final int runners;
-  private final Map<Integer, Clients> clients = new ConcurrentHashMap<>();
+  private final Map<String, Clients> clients = new ConcurrentHashMap<>();
   private final List<Thread> producerThreads = new ArrayList<>();
   private final List<Thread> runnerThreads = new ArrayList<>();
+  private final List<Thread> strayThreads = new ArrayList<>();
   private volatile boolean producing;
   private volatile boolean running;
+  private volatile boolean straying;
+  private volatile boolean longTurns;
 
   public Workload(FaultCluster cluster, History history, int agents, int runners) {
     this.cluster = cluster;
@@ -108,6 +111,61 @@ public final class Workload {
       thread.setDaemon(true);
       runnerThreads.add(thread);
       thread.start();
+    }
+  }
+
+  /**
+   * Turns of 1–4 s from now on instead of 50–600 ms, so that at any moment most runners hold a
+   * lease, and a fault on a node hands live leases over to another (the clock-skew fault).
+   */
+  public void longTurns() {
+    longTurns = true;
+  }
+
+  /**
+   * Starts posting through {@code node} only, whatever its state (a node cut off from the others
+   * that its clients still reach): a thread that sends one notification after another to the agents
+   * in turn, each with a key of its own ({@code stray-<n>}) and no retry. What it acknowledges must
+   * not be lost like any other notification; its failures are recorded too.
+   */
+  public void startStray(NodeProcess node) {
+    straying = true;
+    Thread thread = new Thread(() -> stray(node), "stray-" + node.index());
+    thread.setDaemon(true);
+    strayThreads.add(thread);
+    thread.start();
+  }
+
+  public void stopStray() {
+    straying = false;
+    join(strayThreads);
+    strayThreads.clear();
+  }
+
+  private void stray(NodeProcess node) {
+    int sequence = 0;
+    while (straying) {
+      String agent = agents.get(sequence % agents.size());
+      String key = "stray-" + node.index() + "-" + sequence++;
+      Notification notification =
+          Notification.of("fault", JsonNodeFactory.instance.objectNode().put("k", key))
+              .dedupeKey(key);
+      long start = System.currentTimeMillis();
+      Outcome outcome;
+      String id = null;
+      String detail;
+      try {
+        id = clients(node).patient.notify(agent, notification).notificationId();
+        outcome = Outcome.OK;
+        detail = "202";
+      } catch (RotaException e) {
+        outcome = Outcome.FAILED;
+        detail = detail(e);
+      }
+      history.add(
+          new Published(
+              agent, key, node.index(), start, System.currentTimeMillis(), outcome, id, detail));
+      FaultCluster.sleep(Duration.ofMillis(100));
     }
   }
 
@@ -213,7 +271,8 @@ public final class Workload {
     if (random.nextDouble() < STALL_PROBABILITY) {
       FaultCluster.sleep(Duration.ofMillis(LEASE_SECONDS * 1000L + 1500));
     } else {
-      FaultCluster.sleep(Duration.ofMillis(random.nextLong(50, 300)));
+      FaultCluster.sleep(
+          Duration.ofMillis(longTurns ? random.nextLong(1000, 4000) : random.nextLong(50, 300)));
       if (random.nextDouble() < 0.3) {
         expiresAt = Math.max(expiresAt, heartbeat(leaseId));
         FaultCluster.sleep(Duration.ofMillis(random.nextLong(50, 300)));
@@ -346,9 +405,11 @@ public final class Workload {
     throw new IllegalStateException(what + " did not succeed in 50 attempts");
   }
 
-  /** The SDK's clients of one node (its port stays the same across restarts). */
+  /** The SDK's clients of one node (its address stays the same across restarts). */
   private Clients clients(NodeProcess node) {
-    return clients.computeIfAbsent(node.httpPort(), Clients::new);
+    return clients.computeIfAbsent(
+        node.host() + ":" + node.httpPort(),
+        address -> new Clients(URI.create("http://" + address)));
   }
 
   /** What the history records of a request that got no acknowledgement. */
@@ -360,19 +421,20 @@ public final class Workload {
     return Integer.toString(e.status());
   }
 
-  /**
-   * Three clients of one node, differing only in how long they wait for an answer; none retries.
-   */
+  /** Four clients of one node, differing only in how long they wait for an answer; none retries. */
   private static final class Clients {
     final RotaClient publish;
     final RotaClient claims;
     final RotaClient reports;
 
-    Clients(int port) {
-      URI uri = URI.create("http://127.0.0.1:" + port);
+    /** Waits longer than the node's own ask timeout, so that its answer (a 503, say) is seen. */
+    final RotaClient patient;
+
+    Clients(URI uri) {
       publish = client(uri, PUBLISH_TIMEOUT);
       claims = client(uri, CLAIM_TIMEOUT);
       reports = client(uri, REPORT_TIMEOUT);
+      patient = client(uri, Duration.ofSeconds(10));
     }
 
     private static RotaClient client(URI uri, Duration readTimeout) {
