@@ -2,6 +2,7 @@ package dev.rota.server;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.rota.cluster.system.SessionLimits;
 import dev.rota.server.RotaSettings.DbSettings;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -48,6 +49,9 @@ public final class Database implements AutoCloseable {
     }
     hikari.setMaximumPoolSize(settings.maxPoolSize());
     hikari.setConnectionTimeout(settings.connectionTimeout().toMillis());
+    if (SessionLimits.appliesTo(settings.url())) {
+      hikari.setDataSourceProperties(settings.session().asProperties());
+    }
     try {
       return new Database(settings, new HikariDataSource(hikari));
     } catch (RuntimeException e) {

@@ -7,6 +7,7 @@ import com.typesafe.config.ConfigResolveOptions;
 import com.typesafe.config.ConfigResolver;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueFactory;
+import dev.rota.cluster.system.SessionLimits;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -79,6 +80,12 @@ public final class RotaConfig {
           config.getStringList("pekko.cluster.sharding.healthcheck.names").stream()
               .filter(name -> !name.equals("sharded-daemon-process-AgentScheduleProjection"))
               .toList());
+    }
+    if (SessionLimits.appliesTo(config.getString("rota.db.url"))) {
+      // The persistence plugin's Slick pools get the same session bounds as the node's own.
+      Map<String, String> session = SessionLimits.from(config).postgresProperties();
+      derived.put("pekko-persistence-jdbc.shared-databases.slick.db.properties", session);
+      derived.put("pekko-persistence-jdbc.shared-databases.slick-query.db.properties", session);
     }
     return ConfigFactory.parseMap(derived, "derived by RotaConfig");
   }

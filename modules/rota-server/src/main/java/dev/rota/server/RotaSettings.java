@@ -2,6 +2,7 @@ package dev.rota.server;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import dev.rota.cluster.system.SessionLimits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -42,7 +43,8 @@ public record RotaSettings(
       String user,
       String password,
       int maxPoolSize,
-      Duration connectionTimeout) {
+      Duration connectionTimeout,
+      SessionLimits session) {
 
     /** The URL with any {@code password=} parameter blanked, for logs and error messages. */
     public String displayUrl() {
@@ -94,7 +96,8 @@ public record RotaSettings(
         config.getString("rota.db.user"),
         config.getIsNull("rota.db.password") ? null : config.getString("rota.db.password"),
         config.getInt("rota.db.max-pool-size"),
-        config.getDuration("rota.db.connection-timeout"));
+        config.getDuration("rota.db.connection-timeout"),
+        SessionLimits.from(config));
   }
 
   private static void requireAgreement(Config config, String key, String expected) {

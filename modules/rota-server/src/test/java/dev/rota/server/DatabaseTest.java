@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.rota.cluster.system.SessionLimits;
 import dev.rota.server.RotaSettings.DbSettings;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -26,7 +27,13 @@ class DatabaseTest {
             "rota",
             "hunter2",
             2,
-            Duration.ofSeconds(2));
+            Duration.ofSeconds(2),
+            new SessionLimits(
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(40),
+                true));
 
     StartupException e = assertThrows(StartupException.class, () -> Database.open(settings));
 

@@ -47,7 +47,7 @@ abstract class MigrationsContract {
   void appliesEveryMigrationOnceAndNothingOnARestart() {
     try (TestDatabase empty = newDatabase()) {
       try (Database first = empty.open()) {
-        assertEquals(8, first.migrate());
+        assertEquals(9, first.migrate());
         assertEquals(0, first.migrate());
       }
       try (Database restarted = empty.open()) {

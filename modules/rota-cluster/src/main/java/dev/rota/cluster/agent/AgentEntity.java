@@ -42,6 +42,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -140,7 +141,11 @@ public final class AgentEntity
       ActorRef<Reply> replyTo)
       implements Command {}
 
-  /** Expire the lease if it is still this one and past its expiry; replyTo may be null. */
+  /**
+   * Expire the lease if it is still this one and over by this agent's clock: replies {@link Done}
+   * (expired now), {@link LeaseLive} (not over) or {@link LeaseGone} (not the current lease, so
+   * nothing to expire); replyTo may be null.
+   */
   public record ExpireLease(String leaseId, ActorRef<Reply> replyTo) implements Command {}
 
   public record Redrive(String deadLetterId, ActorRef<Reply> replyTo) implements Command {}
@@ -197,6 +202,15 @@ public final class AgentEntity
 
   public record Done(Instant at) implements Reply {}
 
+  /**
+   * The answer to {@link ExpireLease} for a lease that is current and not over by this agent's
+   * clock: {@code leftMillis} remain. The agent expires it itself when they have passed.
+   */
+  public record LeaseLive(long leftMillis) implements Reply {}
+
+  /** The answer to {@link ExpireLease} for a lease that is not (or no longer) the agent's. */
+  public record LeaseGone(String leaseId) implements Reply {}
+
   public record Rejected(ErrorCode code, String message) implements Reply {}
 
   /** The errors of API.md that an agent itself can decide. */
@@ -220,26 +234,47 @@ public final class AgentEntity
                 ENTITY_TYPE_KEY,
                 ctx ->
                     Behaviors.supervise(
-                            create(ctx.getEntityId(), settings, listener, Clock.systemUTC()))
+                            create(
+                                ctx.getEntityId(),
+                                settings,
+                                listener,
+                                Clock.systemUTC(),
+                                System::nanoTime))
                         .onFailure(EventRejectedException.class, SupervisorStrategy.restart())));
   }
 
+  /**
+   * @param clock the wall clock: the times the agent records and shows
+   * @param nanoTime a monotonic clock in nanoseconds: when its lease ends (see {@link #leaseLeft})
+   */
   public static Behavior<Command> create(
-      String agentId, AgentSettings settings, AgentChangeListener listener, Clock clock) {
+      String agentId,
+      AgentSettings settings,
+      AgentChangeListener listener,
+      Clock clock,
+      LongSupplier nanoTime) {
     return Behaviors.setup(
         ctx ->
             Behaviors.withTimers(
-                timers -> new AgentEntity(agentId, settings, listener, clock, ctx, timers)));
+                timers ->
+                    new AgentEntity(agentId, settings, listener, clock, nanoTime, ctx, timers)));
   }
 
   private final String agentId;
   private final AgentSettings settings;
   private final AgentChangeListener listener;
   private final Clock clock;
+  private final LongSupplier nanoTime;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
   private final Set<String> tags;
   private final RotaMetrics metrics;
+
+  /** The lease {@link #leaseDeadline} is for; null when no lease was timed in this incarnation. */
+  private String timedLeaseId;
+
+  /** When {@link #timedLeaseId} ends, on {@link #nanoTime}. */
+  private long leaseDeadline;
 
   /** The inbox whose size {@link #sizedBytes} is: sizes are summed again only when it changed. */
   private List<Notification> sizedInbox;
@@ -251,6 +286,7 @@ public final class AgentEntity
       AgentSettings settings,
       AgentChangeListener listener,
       Clock clock,
+      LongSupplier nanoTime,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     // A write the journal fails (a database restart, the write guard after a stall) restarts the
@@ -263,6 +299,7 @@ public final class AgentEntity
     this.settings = settings;
     this.listener = listener;
     this.clock = clock;
+    this.nanoTime = nanoTime;
     this.context = context;
     this.timers = timers;
     this.tags = Set.of(Partitions.tag(settings.partitionOf(agentId)));
@@ -297,7 +334,9 @@ public final class AgentEntity
             RecoveryCompleted.instance(),
             state -> {
               if (state.lease() != null) {
-                scheduleExpiry(state.lease());
+                // How much of the lease was left when its last host stopped cannot be known without
+                // trusting that host's wall clock; a whole lease length from now is never shorter.
+                timeLease(state.lease());
               }
             })
         .build();
@@ -531,7 +570,7 @@ public final class AgentEntity
             carried.stream().map(Notification::notificationId).toList(),
             fire);
     return persist(new LeaseGranted(lease))
-        .thenRun(s -> scheduleExpiry(lease))
+        .thenRun(s -> timeLease(lease))
         .thenReply(
             cmd.replyTo(),
             s -> new Granted(lease, carried, s.config(), more, lastSequenceNumber(context)));
@@ -547,7 +586,7 @@ public final class AgentEntity
         lease -> {
           Instant expiresAt = now.plusSeconds(lease.leaseSeconds());
           return persist(new LeaseRenewed(lease.leaseId(), expiresAt, now))
-              .thenRun(s -> scheduleExpiry(s.lease()))
+              .thenRun(s -> timeLease(s.lease()))
               .thenReply(cmd.replyTo(), s -> new Extended(expiresAt));
         });
   }
@@ -600,11 +639,12 @@ public final class AgentEntity
     Instant now = now();
     Lease lease = state.lease();
     if (lease == null || !lease.leaseId().equals(cmd.leaseId())) {
-      return replyIfAsked(Effect().none(), cmd.replyTo(), new Done(now));
+      return replyIfAsked(Effect().none(), cmd.replyTo(), new LeaseGone(cmd.leaseId()));
     }
-    if (!lease.expiredAt(now)) {
-      scheduleExpiry(lease);
-      return replyIfAsked(Effect().none(), cmd.replyTo(), new Done(now));
+    Duration left = leaseLeft(lease);
+    if (left.compareTo(Duration.ZERO) > 0) {
+      scheduleExpiry(left);
+      return replyIfAsked(Effect().none(), cmd.replyTo(), new LeaseLive(left.toMillis()));
     }
     return replyIfAsked(persist(expiredEvent(state, now)), cmd.replyTo(), new Done(now));
   }
@@ -635,7 +675,7 @@ public final class AgentEntity
     if (lease == null || !lease.leaseId().equals(leaseId)) {
       return Effect().reply(replyTo, leaseLost(leaseId));
     }
-    if (lease.expiredAt(now)) {
+    if (leaseLeft(lease).compareTo(Duration.ZERO) <= 0) {
       return persist(expiredEvent(state, now)).thenReply(replyTo, s -> leaseLost(leaseId));
     }
     return handler.apply(lease);
@@ -767,11 +807,30 @@ public final class AgentEntity
     return replyTo == null ? effect.thenNoReply() : effect.thenReply(replyTo, s -> reply);
   }
 
-  private void scheduleExpiry(Lease lease) {
-    Duration delay = Duration.between(now(), lease.expiresAt()).plus(settings.expiryGrace());
+  /**
+   * Starts {@code lease}'s time here: it ends a lease length from now on this node's monotonic
+   * clock, whatever its {@code expiresAt} (the granting node's wall clock, shown as advice). Called
+   * after a grant or a renewal was persisted, and when a recovered agent holds a lease.
+   */
+  private void timeLease(Lease lease) {
+    timedLeaseId = lease.leaseId();
+    leaseDeadline = nanoTime.getAsLong() + Duration.ofSeconds(lease.leaseSeconds()).toNanos();
+    scheduleExpiry(leaseLeft(lease));
+  }
+
+  /** What is left of {@code lease} on this node's monotonic clock (zero or less: it is over). */
+  private Duration leaseLeft(Lease lease) {
+    if (!lease.leaseId().equals(timedLeaseId)) {
+      timeLease(lease);
+    }
+    return Duration.ofNanos(leaseDeadline - nanoTime.getAsLong());
+  }
+
+  private void scheduleExpiry(Duration left) {
+    Duration delay = left.plus(settings.expiryGrace());
     timers.startSingleTimer(
         EXPIRY_TIMER,
-        new ExpireLease(lease.leaseId(), null),
+        new ExpireLease(timedLeaseId, null),
         delay.isNegative() ? Duration.ZERO : delay);
   }
 

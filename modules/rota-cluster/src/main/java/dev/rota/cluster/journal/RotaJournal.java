@@ -6,11 +6,13 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.rota.cluster.agent.AgentEvents;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.readmodel.ReadModelUpdate;
+import dev.rota.cluster.system.SessionLimits;
 import dev.rota.cluster.system.WriteGuard;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,7 +131,9 @@ public final class RotaJournal extends AsyncWriteJournal {
 
   private volatile Boolean postgres;
   private volatile boolean running = true;
-  private volatile boolean countersReady;
+
+  /** Each writer's own counter rows, taken when the first writer connects. */
+  private volatile int[] counterSlots;
 
   public RotaJournal(Config config) {
     this.serialization = SerializationExtension.get(context().system());
@@ -153,6 +157,9 @@ public final class RotaJournal extends AsyncWriteJournal {
     }
     hikari.setMaximumPoolSize(writerCount + readerCount);
     hikari.setConnectionTimeout(config.getDuration("db.connection-timeout").toMillis());
+    if (SessionLimits.appliesTo(hikari.getJdbcUrl())) {
+      hikari.setDataSourceProperties(SessionLimits.from(system).asProperties());
+    }
     this.dataSource = new HikariDataSource(hikari);
     this.readers =
         Executors.newFixedThreadPool(
@@ -163,8 +170,8 @@ public final class RotaJournal extends AsyncWriteJournal {
               return t;
             });
     for (int i = 0; i < writerCount; i++) {
-      int slot = i;
-      Thread writer = new Thread(() -> writeLoop(slot), "rota-journal-writer-" + (i + 1));
+      int index = i;
+      Thread writer = new Thread(() -> writeLoop(index), "rota-journal-writer-" + (i + 1));
       writer.setDaemon(true);
       writers.add(writer);
       writer.start();
@@ -255,8 +262,10 @@ public final class RotaJournal extends AsyncWriteJournal {
         payload instanceof AgentEvents.Event event ? event : null);
   }
 
-  /** One writer thread; {@code slot} is its own set of counter rows (decision 27). */
-  private void writeLoop(int slot) {
+  /**
+   * One writer thread, the {@code writer}-th: its counter rows are {@code counterSlots[writer]}.
+   */
+  private void writeLoop(int writer) {
     List<WriteRequest> batch = new ArrayList<>();
     Connection connection = null;
     while (running) {
@@ -280,7 +289,7 @@ public final class RotaJournal extends AsyncWriteJournal {
         if (connection == null || connection.isClosed()) {
           connection = openWriter();
         }
-        connection = commit(connection, batch, slot);
+        connection = commit(connection, batch, counterSlots == null ? -1 : counterSlots[writer]);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
@@ -330,15 +339,49 @@ public final class RotaJournal extends AsyncWriteJournal {
   private Connection openWriter() throws SQLException {
     Connection connection = dataSource.getConnection();
     if (postgres == null) {
-      postgres = "PostgreSQL".equals(connection.getMetaData().getDatabaseProductName());
+      String product = connection.getMetaData().getDatabaseProductName();
+      postgres = "PostgreSQL".equals(product);
+      if ("H2".equals(product)) {
+        writeThroughOnCommit(connection);
+      }
     }
-    if (readModel != null && !countersReady) {
-      connection.setAutoCommit(true);
-      readModel.ensureCounterRows(connection, writerCount);
-      countersReady = true;
+    if (readModel != null && counterSlots == null) {
+      allocateCounterSlots(connection);
     }
     connection.setAutoCommit(postgres && readModel == null);
     return connection;
+  }
+
+  /**
+   * H2 keeps committed changes in memory and writes them to its file up to {@code WRITE_DELAY} (500
+   * ms) later, so a process killed right after a commit lost what it had acknowledged (measured:
+   * 27-125 notifications per kill -9). With a write delay of 0 every commit writes its changes to
+   * the file before it returns, so an acknowledged write survives the process; the setting is the
+   * database's, so it covers the node's other pools too. It does not force the file to the disk:
+   * surviving the machine's crash takes PostgreSQL (docs/configuration.md).
+   */
+  private static void writeThroughOnCommit(Connection connection) throws SQLException {
+    boolean autoCommit = connection.getAutoCommit();
+    connection.setAutoCommit(true);
+    try (Statement s = connection.createStatement()) {
+      s.execute("SET WRITE_DELAY 0");
+    } catch (SQLException e) {
+      log.warn(
+          "could not make H2 write each commit through (SET WRITE_DELAY 0 needs an admin user);"
+              + " a crash may lose the last half second of acknowledged writes: {}",
+          e.getMessage());
+    } finally {
+      connection.setAutoCommit(autoCommit);
+    }
+  }
+
+  /** Once per journal, by the first writer to connect; the others wait for it. */
+  private synchronized void allocateCounterSlots(Connection connection) throws SQLException {
+    if (counterSlots == null) {
+      connection.setAutoCommit(true);
+      counterSlots = readModel.allocateCounterSlots(connection, writerCount, postgres);
+      log.info("journal counter slots {}", java.util.Arrays.toString(counterSlots));
+    }
   }
 
   private void insert(Connection connection, List<WriteRequest> batch, int slot)

@@ -51,8 +51,8 @@ public final class ReadModelUpdate {
 
   /**
    * As {@link #apply(Connection, List)}, adding counts to the counter rows of {@code counterSlot}
-   * (see {@link #ensureCounterRows}) instead of those of the agents' partitions: a writer that owns
-   * its slot never waits for another's lock on a counter row.
+   * (see {@link #allocateCounterSlots}) instead of those of the agents' partitions: a writer that
+   * owns its slot never waits for another's lock on a counter row.
    */
   public void apply(Connection connection, List<Change> changes, int counterSlot)
       throws SQLException {
@@ -100,31 +100,37 @@ public final class ReadModelUpdate {
   }
 
   /**
-   * Creates every counter row of slots {@code 0..slots-1} that does not exist yet, each in its own
-   * statement on an auto-committing connection, so that writers only ever update them: two first
-   * inserts of one row would otherwise fail one of their transactions.
+   * Takes {@code count} new counter slots from the {@code rota_counter_slot} sequence and creates
+   * their counter rows, on an auto-committing connection. A slot belongs to one writer of one
+   * journal for as long as it runs, so writers only ever update rows no other session writes: two
+   * nodes never wait for each other's lock on a counter row (a frozen node would otherwise hold
+   * every other node's writer of the same slot). Each start adds {@code count} x counters rows;
+   * totals are sums over them.
    */
-  public void ensureCounterRows(Connection connection, int slots) throws SQLException {
-    for (int partition = 0; partition < slots; partition++) {
+  public int[] allocateCounterSlots(Connection connection, int count, boolean postgres)
+      throws SQLException {
+    String next =
+        postgres
+            ? "select nextval('rota_counter_slot')"
+            : "select next value for rota_counter_slot";
+    int[] slots = new int[count];
+    for (int i = 0; i < count; i++) {
+      try (PreparedStatement s = connection.prepareStatement(next);
+          java.sql.ResultSet row = s.executeQuery()) {
+        row.next();
+        slots[i] = Math.toIntExact(row.getLong(1));
+      }
       for (Counter counter : Counter.values()) {
         try (PreparedStatement s =
             connection.prepareStatement(
-                "insert into rota_counter (name, partition_id, total) select ?, ?, 0"
-                    + " where not exists (select 1 from rota_counter where name = ?"
-                    + " and partition_id = ?)")) {
+                "insert into rota_counter (name, partition_id, total) values (?, ?, 0)")) {
           s.setString(1, counter.key());
-          s.setInt(2, partition);
-          s.setString(3, counter.key());
-          s.setInt(4, partition);
+          s.setInt(2, slots[i]);
           s.executeUpdate();
-        } catch (SQLException e) {
-          if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
-            throw e;
-          }
-          // Another node created it meanwhile.
         }
       }
     }
+    return slots;
   }
 
   /** A failure that applying the same event again would repeat. */

@@ -38,8 +38,9 @@ import org.apache.pekko.cluster.typed.SingletonActor;
  * wakes the entity. The agent decides: it ignores a lease id that is no longer current or not yet
  * expired by its own clock.
  *
- * <p>{@code rescued} counts leases the rescuer asked to expire and the agent acknowledged, each
- * once while the read model still shows it.
+ * <p>{@code rescued} counts (and the log names) leases the agent expired when the rescuer asked,
+ * each once while the read model still shows it; an agent that still holds the lease by its own
+ * monotonic clock, or no longer holds it, rescued nothing.
  */
 public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
 
@@ -66,6 +67,12 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
   private record Acknowledged(ExpiredLease lease) implements Command {}
 
   private record NotAcknowledged(ExpiredLease lease, Throwable cause) implements Command {}
+
+  /**
+   * The agent holds the lease for {@code leftMillis} more by its own clock, or (0) no longer holds
+   * it: either way nothing was rescued.
+   */
+  private record StillLive(ExpiredLease lease, long leftMillis) implements Command {}
 
   /** Starts the singleton (on the oldest node) and returns its proxy; call once per node. */
   public static ActorRef<Command> init(
@@ -133,6 +140,7 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
         .onMessage(QueryFailed.class, this::onQueryFailed)
         .onMessage(Acknowledged.class, this::onAcknowledged)
         .onMessage(NotAcknowledged.class, this::onNotAcknowledged)
+        .onMessage(StillLive.class, this::onStillLive)
         .onMessage(GetStats.class, this::onGetStats)
         .build();
   }
@@ -174,7 +182,7 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
     if (!asked.isEmpty()) {
       getContext()
           .getLog()
-          .info("Rescuing {} expired lease(s): {}", asked.size(), abbreviated(asked));
+          .debug("Asking {} agent(s) to expire their leases: {}", asked.size(), abbreviated(asked));
     }
     return this;
   }
@@ -189,11 +197,15 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
         (reply, failure) ->
             reply instanceof AgentEntity.Done
                 ? new Acknowledged(lease)
-                : new NotAcknowledged(
-                    lease,
-                    failure != null
-                        ? failure
-                        : new IllegalStateException("unexpected reply " + reply)));
+                : reply instanceof AgentEntity.LeaseLive live
+                    ? new StillLive(lease, live.leftMillis())
+                    : reply instanceof AgentEntity.LeaseGone
+                        ? new StillLive(lease, 0)
+                        : new NotAcknowledged(
+                            lease,
+                            failure != null
+                                ? failure
+                                : new IllegalStateException("unexpected reply " + reply)));
   }
 
   private Behavior<Command> onQueryFailed(QueryFailed failed) {
@@ -209,12 +221,28 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
       RotaMetrics.get(getContext().getSystem()).leaseRescued();
       getContext()
           .getLog()
-          .debug(
-              "Agent {} expired lease {} (due {})",
+          .info(
+              "Rescued the expired lease of agent {} (due {})",
               ack.lease().agentId(),
-              ack.lease().leaseId(),
               ack.lease().expiresAt());
     }
+    return this;
+  }
+
+  /**
+   * The read model's expiry (the granting node's wall clock, read on this one's) is advice: the
+   * agent keeps a lease by its own monotonic clock, for instance a whole lease length after it
+   * recovered on a new node. Asked again every few rounds while the read model still shows it,
+   * which also keeps the agent in memory until its own timer ends the lease.
+   */
+  private Behavior<Command> onStillLive(StillLive live) {
+    getContext()
+        .getLog()
+        .debug(
+            "Agent {} keeps lease {} for {} ms more by its own clock",
+            live.lease().agentId(),
+            live.lease().leaseId(),
+            live.leftMillis());
     return this;
   }
 

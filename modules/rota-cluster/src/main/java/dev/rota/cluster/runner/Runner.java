@@ -86,7 +86,11 @@ public final class Runner {
 
   private record HeartbeatDue(String leaseId) implements ForLease {}
 
-  private record HeartbeatAnswered(String leaseId, AgentEntity.Reply reply, Throwable failure)
+  /**
+   * A heartbeat's answer; {@code sentNanos} is when it was sent, on this node's monotonic clock.
+   */
+  private record HeartbeatAnswered(
+      String leaseId, long sentNanos, AgentEntity.Reply reply, Throwable failure)
       implements ForLease {}
 
   private record DrainDeadline(String leaseId) implements ForLease {}
@@ -279,7 +283,7 @@ public final class Runner {
             : Math.max(1000, activation.lease().leaseSeconds() * 1000 / 3);
     timers.startTimerWithFixedDelay(
         HEARTBEAT, new HeartbeatDue(leaseId), Duration.ofMillis(intervalMillis));
-    expireAt(leaseId, activation.lease().expiresAt());
+    expireIn(leaseId, Duration.ofSeconds(activation.lease().leaseSeconds()));
     changed(Activity.EXECUTING);
     ctx.getLog()
         .debug(
@@ -315,9 +319,13 @@ public final class Runner {
         .build();
   }
 
-  /** Stops the activation when {@code expiresAt} passes, unless a heartbeat moves it first. */
-  private void expireAt(String leaseId, Instant expiresAt) {
-    Duration left = Duration.between(Instant.now(), expiresAt);
+  /**
+   * Stops the activation when {@code left} has passed, unless a heartbeat moves it first. Measured
+   * on this node's monotonic clock (the timer's), never by comparing the lease's {@code expiresAt}
+   * with this node's wall clock: the agent's host enforces the lease on its own monotonic clock
+   * from the grant or the renewal, which both come before this runner hears of them.
+   */
+  private void expireIn(String leaseId, Duration left) {
     timers.startSingleTimer(
         LEASE_EXPIRY, new LeaseExpired(leaseId), left.isNegative() ? Duration.ZERO : left);
   }
@@ -337,15 +345,20 @@ public final class Runner {
   }
 
   private Behavior<Command> onHeartbeatDue(HeartbeatDue due) {
+    long sentNanos = System.nanoTime();
     leases.heartbeat(
-        due.leaseId(), (reply, failure) -> new HeartbeatAnswered(due.leaseId(), reply, failure));
+        due.leaseId(),
+        (reply, failure) -> new HeartbeatAnswered(due.leaseId(), sentNanos, reply, failure));
     return Behaviors.same();
   }
 
   private Behavior<Command> onHeartbeatAnswered(HeartbeatAnswered answered) {
     if (answered.reply() instanceof AgentEntity.Extended extended) {
       lastSeenAt = Instant.now();
-      expireAt(answered.leaseId(), extended.expiresAt());
+      // Renewed for a lease length from when the agent handled it, which is after this was sent.
+      Duration sinceSent = Duration.ofNanos(System.nanoTime() - answered.sentNanos());
+      expireIn(
+          answered.leaseId(), Duration.ofSeconds(current.lease().leaseSeconds()).minus(sinceSent));
       return Behaviors.same();
     }
     if (answered.reply() instanceof AgentEntity.Rejected rejected) {

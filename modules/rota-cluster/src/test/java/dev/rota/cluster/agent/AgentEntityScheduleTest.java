@@ -60,7 +60,7 @@ class AgentEntityScheduleTest {
     kit =
         EventSourcedBehaviorTestKit.create(
             TEST_KIT.system(),
-            AgentEntity.create("a1", SETTINGS, (state, seqNr) -> {}, clock),
+            AgentEntity.create("a1", SETTINGS, (state, seqNr) -> {}, clock, clock::nanos),
             EventSourcedBehaviorTestKit.enabledSerializationSettings());
     kit.clear();
   }

@@ -70,7 +70,8 @@ class AgentEntityTest {
     kit =
         EventSourcedBehaviorTestKit.create(
             TEST_KIT.system(),
-            AgentEntity.create("a1", SETTINGS, (state, seqNr) -> changes.add(seqNr), clock),
+            AgentEntity.create(
+                "a1", SETTINGS, (state, seqNr) -> changes.add(seqNr), clock, clock::nanos),
             EventSourcedBehaviorTestKit.enabledSerializationSettings());
     kit.clear();
   }
@@ -203,7 +204,8 @@ class AgentEntityTest {
                 new AgentSettings(
                     16, 300, Duration.ofHours(1), 100, Duration.ofMillis(200), 3, 400),
                 (state, seqNr) -> {},
-                clock),
+                clock,
+                clock::nanos),
             EventSourcedBehaviorTestKit.enabledSerializationSettings());
     limited.<Reply>runCommand(r -> new AgentEntity.Register(AgentConfigPatch.empty(), r));
     for (int i = 0; i < 5; i++) {
@@ -401,6 +403,59 @@ class AgentEntityTest {
     assertInstanceOf(AgentEvents.LeaseExpired.class, expire.event());
     assertNull(expire.state().lease());
     assertEquals(1, expire.state().inbox().get(0).attempts());
+  }
+
+  @Test
+  void aLeaseHandedToAHostWhoseClockIsAheadIsNotEndedEarly() {
+    register(AgentConfigPatch.empty());
+    notify("a", null);
+    clock.skew(Duration.ofSeconds(-30));
+    Granted g = claim(RunnerMode.HYBRID);
+    // The granting node's clock was 30 s behind: by a correct clock the lease's expiresAt has
+    // already passed when the agent recovers on a node whose clock is right.
+    clock.skew(Duration.ofSeconds(30));
+    assertFalse(g.lease().expiresAt().isAfter(clock.instant()));
+    kit.restart();
+
+    var early = kit.<Reply>runCommand(r -> new AgentEntity.ExpireLease(g.lease().leaseId(), r));
+    assertTrue(early.hasNoEvents());
+    assertEquals(30_000, assertInstanceOf(AgentEntity.LeaseLive.class, early.reply()).leftMillis());
+    var second =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
+    assertEquals("leased", assertInstanceOf(Denied.class, second.reply()).reason());
+
+    clock.advance(Duration.ofSeconds(29));
+    var stillLive = kit.<Reply>runCommand(r -> new AgentEntity.ExpireLease(g.lease().leaseId(), r));
+    assertInstanceOf(AgentEntity.LeaseLive.class, stillLive.reply());
+    clock.advance(Duration.ofSeconds(2));
+    var over = kit.<Reply>runCommand(r -> new AgentEntity.ExpireLease(g.lease().leaseId(), r));
+    assertInstanceOf(Done.class, over.reply());
+    assertInstanceOf(AgentEvents.LeaseExpired.class, over.event());
+  }
+
+  @Test
+  void aWallClockSetForwardDoesNotEndALease() {
+    register(AgentConfigPatch.empty());
+    notify("a", null);
+    Granted g = claim(RunnerMode.HYBRID);
+    clock.skew(Duration.ofHours(1));
+    var beat = kit.<Reply>runCommand(r -> new AgentEntity.Heartbeat(g.lease().leaseId(), r));
+    assertInstanceOf(AgentEntity.Extended.class, beat.reply());
+    var done = kit.<Reply>runCommand(r -> new AgentEntity.Complete(g.lease().leaseId(), null, r));
+    assertInstanceOf(Done.class, done.reply());
+  }
+
+  @Test
+  void expiringALeaseThatIsNoLongerCurrentSaysSo() {
+    register(AgentConfigPatch.empty());
+    notify("a", null);
+    Granted g = claim(RunnerMode.HYBRID);
+    kit.<Reply>runCommand(r -> new AgentEntity.Complete(g.lease().leaseId(), null, r));
+    var gone = kit.<Reply>runCommand(r -> new AgentEntity.ExpireLease(g.lease().leaseId(), r));
+    assertTrue(gone.hasNoEvents());
+    assertEquals(
+        g.lease().leaseId(), assertInstanceOf(AgentEntity.LeaseGone.class, gone.reply()).leaseId());
   }
 
   @Test

@@ -79,7 +79,7 @@ class LeaseRescuerTest {
     agents.register("carol", AgentConfigPatch.empty());
     agents.notify("carol", "mention");
 
-    LoggingTestKit.info("Rescuing 1 expired lease")
+    LoggingTestKit.info("Rescued the expired lease of agent carol")
         .withLoggerName(LeaseRescuer.class.getName())
         .expect(
             TEST_KIT.system(),

@@ -64,8 +64,4 @@ public record Lease(
         notificationIds,
         schedule);
   }
-
-  public boolean expiredAt(Instant now) {
-    return !expiresAt.isAfter(now);
-  }
 }
