@@ -230,6 +230,9 @@ public final class FaultRun {
     }
     history.write(dir.resolve("history.jsonl"));
     Verdict verdict = HistoryChecker.check(history.events());
+    if (kind == FaultKind.TWO_NODES_LOST) {
+      note += "; " + back(verdict);
+    }
     int node = kind == FaultKind.POSTGRES_RESTART ? 0 : target;
     return new Result(kind, run, node, verdict, exitStatus, note, dir);
   }
@@ -246,6 +249,19 @@ public final class FaultRun {
       node.destroy();
     }
     return exitStatus;
+  }
+
+  /** How long after the nodes were started again every agent was served. */
+  private static String back(Verdict verdict) {
+    return verdict.windows().stream()
+        .filter(w -> w.kind().equals("restart"))
+        .findFirst()
+        .map(
+            w ->
+                "every agent served again "
+                    + FaultTable.seconds(w.maxWindowMs())
+                    + " s after the nodes were started again")
+        .orElse("not started again");
   }
 
   /** Records which node hosts which agent, just before a fault. */
@@ -292,17 +308,15 @@ public final class FaultRun {
    */
   private static void restartAll(History history, FaultCluster cluster) {
     List<NodeProcess> stopped = cluster.nodes().stream().filter(n -> !n.alive()).toList();
-    for (NodeProcess node : stopped) {
-      fault(history, "restart", Fault.INJECTED, node.index(), "");
-      node.start();
-    }
+    String which = String.join(",", stopped.stream().map(n -> "node " + n.index()).toList());
+    // One restart for all (node 0: every agent waits for it), so its window runs to the end.
+    fault(history, "restart", Fault.INJECTED, 0, which);
+    stopped.forEach(NodeProcess::start);
     for (NodeProcess node : cluster.nodes()) {
       cluster.awaitReady(node, 3, false);
       cluster.route(node);
     }
-    for (NodeProcess node : stopped) {
-      fault(history, "restart", Fault.HEALED, node.index(), "");
-    }
+    fault(history, "restart", Fault.HEALED, 0, which);
   }
 
   /**

@@ -73,6 +73,7 @@ public final class Workload {
   private volatile boolean producing;
   private volatile boolean running;
   private volatile boolean straying;
+  private volatile int leaseSeconds = LEASE_SECONDS;
   private volatile boolean longTurns;
 
   public Workload(FaultCluster cluster, History history, int agents, int runners) {
@@ -115,10 +116,12 @@ public final class Workload {
   }
 
   /**
-   * Turns of 1–4 s from now on instead of 50–600 ms, so that at any moment most runners hold a
-   * lease, and a fault on a node hands live leases over to another (the clock-skew fault).
+   * Leases of 20 s and turns of 5–15 s from now on (instead of 5 s and 50–600 ms): most runners
+   * hold a lease at any moment, and a lease outlives a failover (about 9 s), so a fault on a node
+   * hands live leases, and runners still at work, over to another node (the clock-skew fault).
    */
   public void longTurns() {
+    leaseSeconds = 20;
     longTurns = true;
   }
 
@@ -236,7 +239,7 @@ public final class Workload {
             clients(node)
                 .claims
                 .claim(
-                    runnerId, RunnerMode.NOTIFICATION, Set.of(), CLAIM_WAIT_SECONDS, LEASE_SECONDS);
+                    runnerId, RunnerMode.NOTIFICATION, Set.of(), CLAIM_WAIT_SECONDS, leaseSeconds);
         if (!result.assigned()) {
           continue;
         }
@@ -269,10 +272,10 @@ public final class Workload {
   private void work(String leaseId, String agentId, long expiresAt) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     if (random.nextDouble() < STALL_PROBABILITY) {
-      FaultCluster.sleep(Duration.ofMillis(LEASE_SECONDS * 1000L + 1500));
+      FaultCluster.sleep(Duration.ofMillis(leaseSeconds * 1000L + 1500));
     } else {
       FaultCluster.sleep(
-          Duration.ofMillis(longTurns ? random.nextLong(1000, 4000) : random.nextLong(50, 300)));
+          Duration.ofMillis(longTurns ? random.nextLong(5000, 15000) : random.nextLong(50, 300)));
       if (random.nextDouble() < 0.3) {
         expiresAt = Math.max(expiresAt, heartbeat(leaseId));
         FaultCluster.sleep(Duration.ofMillis(random.nextLong(50, 300)));
