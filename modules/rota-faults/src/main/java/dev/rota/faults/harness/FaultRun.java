@@ -223,6 +223,7 @@ public final class FaultRun {
       FaultCluster.sleep(settings.settle());
       log(kind, run, "stopping producers; draining");
       workload.stopProducers();
+      workload.shortTurns();
       boolean drained = workload.drain(settings.drain());
       workload.stopRunners();
       workload.recordFinalState();

@@ -125,6 +125,12 @@ public final class Workload {
     longTurns = true;
   }
 
+  /** Back to the usual short leases and turns (before draining: long turns drain too slowly). */
+  public void shortTurns() {
+    leaseSeconds = LEASE_SECONDS;
+    longTurns = false;
+  }
+
   /**
    * Starts posting through {@code node} only, whatever its state (a node cut off from the others
    * that its clients still reach): a thread that sends one notification after another to the agents
