@@ -235,10 +235,8 @@ final class AgentsCommand implements Runnable {
     if (a.lease() != null) {
       table.row(
           "lease",
-          a.lease().leaseId()
-              + " ("
-              + a.lease().kind()
-              + ") held by "
+          a.lease().kind()
+              + ", held by "
               + a.lease().runnerId()
               + " until "
               + a.lease().expiresAt());

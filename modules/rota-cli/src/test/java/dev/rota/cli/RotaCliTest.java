@@ -161,7 +161,7 @@ class RotaCliTest {
     client.notify(id, Notification.of("mention"));
     ClaimResult claim =
         client.claim("r-" + capability, RunnerMode.NOTIFICATION, Set.of(capability), 10, 30);
-    client.fail(claim.assignment().leaseId(), Outcome.cancel("bad input"));
+    client.fail(claim.assignment().leaseId(), "r-" + capability, Outcome.cancel("bad input"));
 
     JsonNode letters =
         Eventually.await(

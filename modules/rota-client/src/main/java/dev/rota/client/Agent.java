@@ -48,7 +48,6 @@ public record Agent(
   /** The unread part of the inbox; {@code oldestUnreadAt} is null when it is empty. */
   public record Inbox(int unread, Instant oldestUnreadAt) {}
 
-  /** A held lease. */
-  public record Lease(
-      String leaseId, String runnerId, String kind, Instant grantedAt, Instant expiresAt) {}
+  /** A held lease: its holder and expiry (the server never shows its id here). */
+  public record Lease(String runnerId, String kind, Instant grantedAt, Instant expiresAt) {}
 }

@@ -256,10 +256,14 @@ public final class RotaClient implements AutoCloseable {
   /**
    * Extends a lease by its own length from now; returns the new expiry (server clock).
    *
+   * @param runnerId the runner id the lease was claimed with
    * @throws RotaException.LeaseLost if the lease expired or was superseded
+   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
-  public Instant heartbeat(String leaseId) {
-    byte[] body = call("POST", leasePath(leaseId) + "/heartbeat", null, Retry.UNSENT);
+  public Instant heartbeat(String leaseId, String runnerId) {
+    ObjectNode request = Json.MAPPER.createObjectNode();
+    request.put("runnerId", runnerId);
+    byte[] body = call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT);
     String expiresAt = read(body, JsonNode.class).path("expiresAt").asText(null);
     return expiresAt == null ? null : Instant.parse(expiresAt);
   }
@@ -267,11 +271,14 @@ public final class RotaClient implements AutoCloseable {
   /**
    * Completes the activation: every carried notification is read.
    *
+   * @param runnerId the runner id the lease was claimed with
    * @param result any JSON for the agent's history; null for none
    * @throws RotaException.LeaseLost if the lease expired or was superseded
+   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
-  public void complete(String leaseId, JsonNode result) {
+  public void complete(String leaseId, String runnerId, JsonNode result) {
     ObjectNode request = Json.MAPPER.createObjectNode();
+    request.put("runnerId", runnerId);
     if (result != null) {
       request.set("result", result);
     }
@@ -282,14 +289,17 @@ public final class RotaClient implements AutoCloseable {
    * Fails the activation with the outcome's action ({@link Outcome#retry}, {@code cancel}, {@code
    * discard} or {@code snooze}).
    *
+   * @param runnerId the runner id the lease was claimed with
    * @throws IllegalArgumentException if {@code outcome} is a completion
    * @throws RotaException.LeaseLost if the lease expired or was superseded
+   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
-  public void fail(String leaseId, Outcome outcome) {
+  public void fail(String leaseId, String runnerId, Outcome outcome) {
     if (!(outcome instanceof Outcome.Failed failed)) {
       throw new IllegalArgumentException("not a failure: " + outcome);
     }
     ObjectNode request = Json.MAPPER.createObjectNode();
+    request.put("runnerId", runnerId);
     request.put("action", failed.action().wireName());
     if (failed.error() != null) {
       request.put("error", failed.error());

@@ -56,7 +56,7 @@ public class RotaException extends RuntimeException {
       case 403 -> new Forbidden(text);
       case 404 -> new NotFound(text);
       case 405 -> new RotaException(status, code, text, null, null);
-      case 409 -> new Conflict(text);
+      case 409 -> "lease_not_held".equals(code) ? new LeaseNotHeld(text) : new Conflict(text);
       case 410 -> new LeaseLost(text);
       case 413, 414, 431 -> new TooLarge(status, text);
       case 429 -> new InboxFull(text, retryAfter);
@@ -97,6 +97,16 @@ public class RotaException extends RuntimeException {
   public static final class Conflict extends RotaException {
     Conflict(String message) {
       super(409, "conflict", message, null, null);
+    }
+  }
+
+  /**
+   * 409 {@code lease_not_held}: the lease was granted to another runner than the one reporting; the
+   * report changed nothing. A runner that reports with the id it claimed with never gets it.
+   */
+  public static final class LeaseNotHeld extends RotaException {
+    LeaseNotHeld(String message) {
+      super(409, "lease_not_held", message, null, null);
     }
   }
 

@@ -141,7 +141,7 @@ public final class RotaRunner implements AutoCloseable {
       }
       if (result.assigned()) {
         if (isStopping()) {
-          handBack(result.assignment(), "runner stopping");
+          handBack(slotId, result.assignment(), "runner stopping");
         } else {
           run(slotId, result.assignment());
         }
@@ -153,7 +153,7 @@ public final class RotaRunner implements AutoCloseable {
 
   private void run(String slotId, Assignment assignment) {
     long claimedAt = System.nanoTime();
-    LeaseKeeper keeper = new LeaseKeeper(assignment, Thread.currentThread(), claimedAt);
+    LeaseKeeper keeper = new LeaseKeeper(assignment, slotId, Thread.currentThread(), claimedAt);
     synchronized (running) {
       running.add(keeper);
     }
@@ -176,7 +176,7 @@ public final class RotaRunner implements AutoCloseable {
         report(keeper, outcome);
       } else {
         if (reason == CancellationToken.Reason.SHUTDOWN) {
-          handBack(assignment, "runner stopped before the activation finished");
+          handBack(slotId, assignment, "runner stopped before the activation finished");
         }
         listener.onCancelled(assignment, reason);
       }
@@ -193,9 +193,9 @@ public final class RotaRunner implements AutoCloseable {
     while (true) {
       try {
         if (outcome instanceof Outcome.Completed completed) {
-          client.complete(assignment.leaseId(), completed.result());
+          client.complete(assignment.leaseId(), keeper.slotId, completed.result());
         } else {
-          client.fail(assignment.leaseId(), outcome);
+          client.fail(assignment.leaseId(), keeper.slotId, outcome);
         }
         listener.onReported(assignment, outcome);
         return;
@@ -218,9 +218,9 @@ public final class RotaRunner implements AutoCloseable {
     }
   }
 
-  private void handBack(Assignment assignment, String why) {
+  private void handBack(String slotId, Assignment assignment, String why) {
     try {
-      client.fail(assignment.leaseId(), Outcome.snooze(Duration.ZERO, why));
+      client.fail(assignment.leaseId(), slotId, Outcome.snooze(Duration.ZERO, why));
     } catch (RotaException.LeaseLost e) {
       // nothing to hand back
     } catch (RuntimeException e) {
@@ -306,6 +306,10 @@ public final class RotaRunner implements AutoCloseable {
    */
   private final class LeaseKeeper {
     final Assignment assignment;
+
+    /** The runner id the slot claimed with: the server takes reports from it only. */
+    final String slotId;
+
     final CancellationToken token = new CancellationToken();
     private final Thread worker;
     private final long leaseNanos;
@@ -314,8 +318,9 @@ public final class RotaRunner implements AutoCloseable {
     private java.util.concurrent.ScheduledFuture<?> heartbeats;
     private java.util.concurrent.ScheduledFuture<?> deadlineCheck;
 
-    LeaseKeeper(Assignment assignment, Thread worker, long claimedAt) {
+    LeaseKeeper(Assignment assignment, String slotId, Thread worker, long claimedAt) {
       this.assignment = assignment;
+      this.slotId = slotId;
       this.worker = worker;
       long length =
           leaseSeconds != null
@@ -365,7 +370,7 @@ public final class RotaRunner implements AutoCloseable {
       }
       long sentAt = System.nanoTime();
       try {
-        client.heartbeat(assignment.leaseId());
+        client.heartbeat(assignment.leaseId(), slotId);
         deadlineNanos = sentAt + leaseNanos;
         scheduleDeadline();
       } catch (RotaException.LeaseLost e) {

@@ -144,7 +144,26 @@ class RotaClientTest {
             () -> client.registerAgent(newAgent(), AgentSpec.create().maxAttempts(0)));
     assertTrue(invalid.getMessage().contains("maxAttempts"), invalid.getMessage());
 
-    assertThrows(RotaException.NotFound.class, () -> client.heartbeat("no-such-lease"));
+    assertThrows(
+        RotaException.NotFound.class, () -> client.heartbeat("no-such-lease", "r-" + capability));
+  }
+
+  @Test
+  void refusesAReportByAnotherRunnerWithLeaseNotHeld() {
+    String id = newAgent();
+    client.notify(id, Notification.of("mention"));
+    Assignment lease = claim(id);
+
+    RotaException.LeaseNotHeld notHeld =
+        assertThrows(
+            RotaException.LeaseNotHeld.class,
+            () -> client.complete(lease.leaseId(), "someone-else", null));
+    assertEquals(409, notHeld.status());
+    assertEquals("lease_not_held", notHeld.code());
+    assertThrows(
+        RotaException.LeaseNotHeld.class, () -> client.heartbeat(lease.leaseId(), "someone-else"));
+    assertEquals("r-" + capability, client.getAgent(id).lease().runnerId());
+    client.complete(lease.leaseId(), "r-" + capability, null);
   }
 
   @Test
@@ -153,10 +172,12 @@ class RotaClientTest {
     client.notify(id, Notification.of("mention"));
     Assignment lease = claim(id);
 
+    String runner = "r-" + capability;
     assertThrows(RotaException.Conflict.class, () -> client.deleteAgent(id));
-    client.complete(lease.leaseId(), null);
-    assertThrows(RotaException.LeaseLost.class, () -> client.complete(lease.leaseId(), null));
-    assertThrows(RotaException.LeaseLost.class, () -> client.heartbeat(lease.leaseId()));
+    client.complete(lease.leaseId(), runner, null);
+    assertThrows(
+        RotaException.LeaseLost.class, () -> client.complete(lease.leaseId(), runner, null));
+    assertThrows(RotaException.LeaseLost.class, () -> client.heartbeat(lease.leaseId(), runner));
   }
 
   @Test
@@ -190,7 +211,7 @@ class RotaClientTest {
     String id = "agent-" + UUID.randomUUID();
     client.registerAgent(id, AgentSpec.create().capabilities(capability).maxAttempts(1));
     client.notify(id, Notification.of("mention"));
-    client.fail(claim(id).leaseId(), Outcome.cancel("not for this agent"));
+    client.fail(claim(id).leaseId(), "r-" + capability, Outcome.cancel("not for this agent"));
 
     DeadLetter dead =
         Eventually.await(

@@ -161,7 +161,7 @@ class RotaRunnerTest {
     assertTrue(again.assigned(), again.toString());
     assertEquals(id, again.assignment().agentId());
     assertEquals(2, again.assignment().attempt());
-    client.complete(again.assignment().leaseId(), null);
+    client.complete(again.assignment().leaseId(), "other-" + capability, null);
   }
 
   /** Another party ends the lease; the runner's next heartbeat gets 410 and stops the handler. */
@@ -185,7 +185,10 @@ class RotaRunnerTest {
             .heartbeatInterval(Duration.ofMillis(500))
             .start()) {
       Activation activation = running.poll(30, TimeUnit.SECONDS);
-      client.fail(activation.leaseId(), Outcome.snooze(Duration.ZERO, "taken back by the test"));
+      client.fail(
+          activation.leaseId(),
+          activation.runnerId(),
+          Outcome.snooze(Duration.ZERO, "taken back by the test"));
 
       assertEquals("cancelled: LEASE_LOST", ended.poll(10, TimeUnit.SECONDS));
       Eventually.await("the cancellation heard", WAIT, () -> events.cancelled.isEmpty() ? null : 1);

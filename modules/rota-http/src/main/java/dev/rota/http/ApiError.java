@@ -12,6 +12,7 @@ public enum ApiError {
   NOT_FOUND(404, "not_found"),
   METHOD_NOT_ALLOWED(405, "method_not_allowed"),
   CONFLICT(409, "conflict"),
+  LEASE_NOT_HELD(409, "lease_not_held"),
   LEASE_LOST(410, "lease_lost"),
   TOO_LARGE(413, "too_large"),
   INBOX_FULL(429, "inbox_full"),

@@ -14,6 +14,7 @@ import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpMethod;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
@@ -67,8 +68,23 @@ public final class ApiErrors extends AllDirectives {
     log.warn(
         "{} {} passed the server's request timeout",
         request.method().name(),
-        request.getUri().path());
-    return response(ApiError.UNAVAILABLE, "the request took too long to answer; try again later");
+        RequestTelemetry.loggable(request.getUri().path()));
+    return response(
+        ApiError.UNAVAILABLE, "the request took too long to answer" + outcome(request.method()));
+  }
+
+  /**
+   * What a client may assume of a request answered 503 for want of time. A read changed nothing. A
+   * write may have been committed in the moment the answer gave up (the journal starts no write
+   * that waited longer than its max-queue-wait, below the ask timeout, but one in flight finishes):
+   * the answer says so, and that a notification retried with the same dedupeKey is accepted once.
+   */
+  private static String outcome(HttpMethod method) {
+    if (method.equals(HttpMethods.GET) || method.equals(HttpMethods.HEAD)) {
+      return "; try again later";
+    }
+    return "; it may or may not have taken effect: retry it (a notification with the same"
+        + " dedupeKey is accepted once; a report on a lease already ended answers 410)";
   }
 
   /** The error a refusal of an agent entity stands for. */
@@ -79,6 +95,7 @@ public final class ApiErrors extends AllDirectives {
           case NOT_FOUND -> ApiError.NOT_FOUND;
           case CONFLICT -> ApiError.CONFLICT;
           case LEASE_LOST -> ApiError.LEASE_LOST;
+          case LEASE_NOT_HELD -> ApiError.LEASE_NOT_HELD;
           case INBOX_FULL -> ApiError.INBOX_FULL;
         };
     return new ApiException(error, rejected.message());
@@ -124,14 +141,15 @@ public final class ApiErrors extends AllDirectives {
             log.warn(
                 "{} {} got no answer in time: {}",
                 request.method().name(),
-                request.getUri().path(),
+                RequestTelemetry.loggable(request.getUri().path()),
                 t.getMessage());
             return complete(
                 response(
                     ApiError.UNAVAILABLE,
                     "the cluster did not answer within "
                         + settings.askTimeout().toMillis()
-                        + " ms; try again later"));
+                        + " ms"
+                        + outcome(request.method())));
           });
     }
     if (t instanceof IllegalRequestException e) {
@@ -140,7 +158,10 @@ public final class ApiErrors extends AllDirectives {
     return extractRequest(
         request -> {
           log.error(
-              "unexpected failure of {} {}", request.method().name(), request.getUri().path(), t);
+              "unexpected failure of {} {}",
+              request.method().name(),
+              RequestTelemetry.loggable(request.getUri().path()),
+              t);
           return complete(
               response(ApiError.INTERNAL, "an unexpected error occurred; it has been logged"));
         });

@@ -8,6 +8,7 @@ import dev.rota.cluster.assign.WorkProtocol.Paused;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.FailureAction;
+import dev.rota.core.model.Ids;
 import dev.rota.http.api.ClaimResponse;
 import java.time.Duration;
 import java.util.Set;
@@ -195,19 +196,24 @@ final class GrantDelivery {
         .<AgentEntity.Reply>ask(
             replyTo ->
                 new AgentEntity.Fail(
-                    leaseId, FailureAction.SNOOZE, "runner never took it: " + why, 0, replyTo),
+                    leaseId,
+                    granted.lease().runnerId(),
+                    FailureAction.SNOOZE,
+                    "runner never took it: " + why,
+                    0,
+                    replyTo),
             askTimeout)
         .whenComplete(
             (reply, failure) -> {
               if (reply instanceof AgentEntity.Done) {
                 metrics.leaseHandedBack(reason);
-                log.info("Handed back lease {}: {}", leaseId, why);
+                log.info("Handed back {}: {}", Ids.leaseLabel(leaseId), why);
               } else {
                 // The lease stays until it expires; the lease rescuer then counts it.
                 metrics.leaseHandBackFailed();
                 log.warn(
-                    "Could not hand back lease {} ({}): {}",
-                    leaseId,
+                    "Could not hand back {} ({}): {}",
+                    Ids.leaseLabel(leaseId),
                     why,
                     failure != null ? failure.toString() : String.valueOf(reply));
               }

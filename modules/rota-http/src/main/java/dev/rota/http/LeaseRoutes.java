@@ -12,6 +12,7 @@ import dev.rota.http.api.ActivationCompleted;
 import dev.rota.http.api.ActivationFailed;
 import dev.rota.http.api.CompleteRequest;
 import dev.rota.http.api.FailRequest;
+import dev.rota.http.api.HeartbeatRequest;
 import dev.rota.http.api.LeaseExtended;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -26,7 +27,9 @@ import org.apache.pekko.http.javadsl.server.Route;
  * whichever node it lives. An id that names no agent, or an agent that does not exist, is 404
  * {@code not_found}; an existing agent whose current live lease is not this one (it expired, was
  * completed or failed, or was superseded) is 410 {@code lease_lost}: the runner must stop and must
- * not report the activation again.
+ * not report the activation again. Each report carries the {@code runnerId} that claimed: a report
+ * by another runner is 409 {@code lease_not_held} and changes nothing, so a lease id that leaks
+ * does not let its reader end or extend the activation.
  */
 public final class LeaseRoutes extends AllDirectives {
   private final AgentGateway agents;
@@ -56,10 +59,16 @@ public final class LeaseRoutes extends AllDirectives {
   }
 
   private Route onHeartbeat(String leaseId) {
-    return ask(
-        leaseId,
-        replyTo -> new AgentEntity.Heartbeat(leaseId, replyTo),
-        reply -> json(new LeaseExtended(expected(Extended.class, reply).expiresAt())));
+    return JsonSupport.body(
+        HeartbeatRequest.class,
+        maxBodyBytes,
+        body -> {
+          String runnerId = body.validatedRunnerId();
+          return ask(
+              leaseId,
+              replyTo -> new AgentEntity.Heartbeat(leaseId, runnerId, replyTo),
+              reply -> json(new LeaseExtended(expected(Extended.class, reply).expiresAt())));
+        });
   }
 
   private Route onComplete(String leaseId) {
@@ -67,10 +76,11 @@ public final class LeaseRoutes extends AllDirectives {
         CompleteRequest.class,
         maxBodyBytes,
         body -> {
+          String runnerId = body.validatedRunnerId();
           JsonNode result = body.validatedResult();
           return ask(
               leaseId,
-              replyTo -> new AgentEntity.Complete(leaseId, result, replyTo),
+              replyTo -> new AgentEntity.Complete(leaseId, runnerId, result, replyTo),
               reply -> json(new ActivationCompleted(expected(Done.class, reply).at())));
         });
   }
@@ -80,12 +90,18 @@ public final class LeaseRoutes extends AllDirectives {
         FailRequest.class,
         maxBodyBytes,
         body -> {
+          String runnerId = body.validatedRunnerId();
           FailRequest.Failure failure = body.validated();
           return ask(
               leaseId,
               replyTo ->
                   new AgentEntity.Fail(
-                      leaseId, failure.action(), failure.error(), failure.snoozeSeconds(), replyTo),
+                      leaseId,
+                      runnerId,
+                      failure.action(),
+                      failure.error(),
+                      failure.snoozeSeconds(),
+                      replyTo),
               reply ->
                   json(
                       new ActivationFailed(
@@ -93,7 +109,7 @@ public final class LeaseRoutes extends AllDirectives {
         });
   }
 
-  /** One ask of the lease's agent; refusals become 404 or 410. */
+  /** One ask of the lease's agent; refusals become 404, 409 or 410. */
   private Route ask(
       String leaseId, Function<ActorRef<Reply>, Command> command, Function<Reply, Route> onReply) {
     String agentId =
@@ -104,6 +120,11 @@ public final class LeaseRoutes extends AllDirectives {
           if (reply instanceof Rejected rejected) {
             if (rejected.code() == AgentEntity.ErrorCode.NOT_FOUND) {
               throw ApiException.notFound("no lease " + leaseId);
+            }
+            if (rejected.code() == AgentEntity.ErrorCode.LEASE_LOST) {
+              // The runner sent this id, so naming it in the answer reveals nothing.
+              throw new ApiException(
+                  ApiError.LEASE_LOST, "lease " + leaseId + " expired or was superseded");
             }
             throw ApiErrors.rejected(rejected);
           }

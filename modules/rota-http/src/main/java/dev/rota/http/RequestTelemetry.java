@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * What every request leaves behind, around the whole API: a correlation id (the client's {@code
  * X-Correlation-Id} when it sends a sane one, a fresh one otherwise) answered in the same header
  * and added to error bodies as {@code correlationId}; one access-log line ({@code
- * dev.rota.http.access}) with method, path, status, duration and that id; and the {@code
- * rota_http_requests} timer by method, route and status. The route is the path template of
- * openapi.yaml ({@code /v1/agents/{agentId}}), {@code other} for paths it does not know, so the
+ * dev.rota.http.access}) with method, path (lease ids redacted), status, duration and that id; and
+ * the {@code rota_http_requests} timer by method, route and status. The route is the path template
+ * of openapi.yaml ({@code /v1/agents/{agentId}}), {@code other} for paths it does not know, so the
  * number of series stays bounded whatever clients send.
  */
 public final class RequestTelemetry extends AllDirectives {
@@ -39,6 +39,7 @@ public final class RequestTelemetry extends AllDirectives {
   private static final Logger access = LoggerFactory.getLogger("dev.rota.http.access");
   private static final Pattern SANE_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
   private static final Pattern PATH_LINE = Pattern.compile("(?m)^  (/[^:\\s]*):\\s*$");
+  private static final Pattern LEASE_SEGMENT = Pattern.compile("^(/v1/leases/)[^/]+");
 
   private final RotaMetrics metrics;
   private final Map<Pattern, String> templates;
@@ -63,9 +64,10 @@ public final class RequestTelemetry extends AllDirectives {
   private HttpResponse observed(HttpRequest request, String id, long start, HttpResponse response) {
     long nanos = System.nanoTime() - start;
     String method = request.method().name();
-    String path = request.getUri().path();
+    String rawPath = request.getUri().path();
+    String path = loggable(rawPath);
     int status = response.status().intValue();
-    metrics.httpRequest(method, route(path), status, nanos);
+    metrics.httpRequest(method, route(rawPath), status, nanos);
     access
         .atInfo()
         .addKeyValue("correlationId", id)
@@ -104,6 +106,14 @@ public final class RequestTelemetry extends AllDirectives {
         .map(h -> h.value())
         .filter(v -> SANE_ID.matcher(v).matches())
         .orElseGet(() -> Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE));
+  }
+
+  /**
+   * The path as logs may show it: a lease id is its runner's bearer secret (it lets whoever holds
+   * it report in the runner's name, given the runner id), so its segment is replaced.
+   */
+  public static String loggable(String path) {
+    return LEASE_SEGMENT.matcher(path).replaceFirst("$1{redacted}");
   }
 
   /** The openapi.yaml template {@code path} matches, or {@code other}. */

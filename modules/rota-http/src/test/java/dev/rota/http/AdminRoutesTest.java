@@ -94,7 +94,8 @@ class AdminRoutesTest extends JUnit5RouteTest {
     api.register(agentId, cap);
     api.notify(agentId, "mention", "{}");
     String leaseId = api.assignment("runner-stats", cap).get("leaseId").asText();
-    api.post("/v1/leases/" + leaseId + "/complete", "{}").assertStatusCode(200);
+    api.post("/v1/leases/" + leaseId + "/complete", "{\"runnerId\": \"runner-stats\"}")
+        .assertStatusCode(200);
 
     eventually(
         () -> {
@@ -191,7 +192,8 @@ class AdminRoutesTest extends JUnit5RouteTest {
     assertEquals(ids.stream().sorted().toList(), ids);
     assertTrue(at(stats(), "/runners/busy") >= 1);
 
-    api.post("/v1/leases/" + leaseId + "/complete", "{}").assertStatusCode(200);
+    api.post("/v1/leases/" + leaseId + "/complete", "{\"runnerId\": \"runner-listed\"}")
+        .assertStatusCode(200);
     eventually(() -> assertTrue(runner("runner-listed").get("leaseId").isNull()));
   }
 
@@ -218,7 +220,7 @@ class AdminRoutesTest extends JUnit5RouteTest {
     String leaseId = api.assignment("runner-dead", cap).get("leaseId").asText();
     api.post(
             "/v1/leases/" + leaseId + "/fail",
-            "{\"error\": \"not for me\", \"action\": \"cancel\"}")
+            "{\"runnerId\": \"runner-dead\", \"error\": \"not for me\", \"action\": \"cancel\"}")
         .assertStatusCode(200);
     String uri = "/admin/dead-letters?agentId=" + agentId;
 
@@ -261,7 +263,9 @@ class AdminRoutesTest extends JUnit5RouteTest {
       api.register(agentId, cap);
       api.notify(agentId, "mention", "{}");
       String leaseId = api.assignment("runner-limit", cap).get("leaseId").asText();
-      api.post("/v1/leases/" + leaseId + "/fail", "{\"action\": \"discard\"}")
+      api.post(
+              "/v1/leases/" + leaseId + "/fail",
+              "{\"runnerId\": \"runner-limit\", \"action\": \"discard\"}")
           .assertStatusCode(200);
     }
 

@@ -85,7 +85,10 @@ class AdminRoutesWithoutReadModelTest extends JUnit5RouteTest {
     api.register("redrive-a", "redrive");
     String notificationId = api.notify("redrive-a", "mention", "{}");
     String leaseId = api.assignment("runner-redrive", "redrive").get("leaseId").asText();
-    api.post("/v1/leases/" + leaseId + "/fail", "{\"action\": \"discard\"}").assertStatusCode(200);
+    api.post(
+            "/v1/leases/" + leaseId + "/fail",
+            "{\"runnerId\": \"runner-redrive\", \"action\": \"discard\"}")
+        .assertStatusCode(200);
     assertEquals(1, api.get("/v1/agents/redrive-a").get("deadLetters").asInt());
     String deadLetterId = Ids.deadLetterId("redrive-a", notificationId);
 

@@ -133,7 +133,11 @@ class AgentListingRoutesTest extends JUnit5RouteTest {
                 r -> new AgentEntity.Claim("runner-1", RunnerMode.HYBRID, Set.of(), 60, r)));
     assertInstanceOf(
         Done.class,
-        cluster.ask(agentId, r -> new AgentEntity.Complete(granted.lease().leaseId(), null, r)));
+        cluster.ask(
+            agentId,
+            r ->
+                new AgentEntity.Complete(
+                    granted.lease().leaseId(), granted.lease().runnerId(), null, r)));
   }
 
   @Test

@@ -143,7 +143,7 @@ class ClaimRoutesTest extends JUnit5RouteTest {
     assertEquals("[\"" + cap + "\"]", agent.get("capabilities").toString());
     assertTrue(agent.get("metadata").isObject());
     JsonNode lease = api.get("/v1/agents/" + agentId).get("lease");
-    assertEquals(a.get("leaseId").asText(), lease.get("leaseId").asText());
+    assertEquals(a.get("grantedAt").asText(), lease.get("grantedAt").asText());
     assertEquals("runner-7", lease.get("runnerId").asText());
   }
 

@@ -98,7 +98,8 @@ class EventsRoutesTest extends JUnit5RouteTest {
       api.register(agentId, "events");
       String notificationId = api.notify(agentId, "mention", "{}");
       String leaseId = api.assignment("runner-events", "events").get("leaseId").asText();
-      api.post("/v1/leases/" + leaseId + "/complete", "{}").assertStatusCode(200);
+      api.post("/v1/leases/" + leaseId + "/complete", "{\"runnerId\": \"runner-events\"}")
+          .assertStatusCode(200);
       try {
         api.post("/admin/pause", "").assertStatusCode(200);
       } finally {
@@ -200,7 +201,9 @@ class EventsRoutesTest extends JUnit5RouteTest {
       api.notify(agentId, "mention", "{}");
       String leaseId = api.assignment("runner-resume", "events-resume").get("leaseId").asText();
       // cancel dead-letters both carried notifications: one journal event, three stream events
-      api.post("/v1/leases/" + leaseId + "/fail", "{\"error\": \"boom\", \"action\": \"cancel\"}")
+      api.post(
+              "/v1/leases/" + leaseId + "/fail",
+              "{\"runnerId\": \"runner-resume\", \"error\": \"boom\", \"action\": \"cancel\"}")
           .assertStatusCode(200);
       api.notify(agentId, "mention", "{}");
 
@@ -256,7 +259,10 @@ class EventsRoutesTest extends JUnit5RouteTest {
         api.register(agentId, agentId);
         api.notify(agentId, "mention", "{}");
         String leaseId = api.assignment("runner-" + agentId, agentId).get("leaseId").asText();
-        api.post("/v1/leases/" + leaseId + "/complete", "{}").assertStatusCode(200);
+        api.post(
+                "/v1/leases/" + leaseId + "/complete",
+                "{\"runnerId\": \"" + "runner-" + agentId + "\"}")
+            .assertStatusCode(200);
       }
 
       List<SseEvent> granted =

@@ -140,7 +140,9 @@ class ExplainRoutesTest extends JUnit5RouteTest {
     assertEquals(lease.get("expiresAt").asText(), e.at("/blockedBy/0/until").asText());
     assertTrue(e.at("/inbox/rank").isNull());
 
-    api.post("/v1/leases/" + lease.get("leaseId").asText() + "/complete", "{}");
+    api.post(
+        "/v1/leases/" + lease.get("leaseId").asText() + "/complete",
+        "{\"runnerId\": \"explain-runner\"}");
     api.post("/v1/agents/explain-leased/pause", "");
     runnerAsks("explain-runner", "cap-leased");
     assertEquals(List.of("paused"), reasons(explain("explain-leased")));
@@ -155,7 +157,9 @@ class ExplainRoutesTest extends JUnit5RouteTest {
         .assertStatusCode(201);
     api.notify("explain-rested", "m", "{}");
     JsonNode first = api.assignment("rested-runner", "cap-rested");
-    api.post("/v1/leases/" + first.get("leaseId").asText() + "/complete", "{}");
+    api.post(
+        "/v1/leases/" + first.get("leaseId").asText() + "/complete",
+        "{\"runnerId\": \"rested-runner\"}");
     JsonNode rested = explain("explain-rested");
     assertEquals(List.of("min_interval"), reasons(rested), rested.toString());
     assertTrue(rested.at("/staleness/rank").isNull());
@@ -164,7 +168,7 @@ class ExplainRoutesTest extends JUnit5RouteTest {
     JsonNode second = api.assignment("rested-runner", "cap-rested");
     api.post(
         "/v1/leases/" + second.get("leaseId").asText() + "/fail",
-        "{\"action\": \"snooze\", \"snoozeSeconds\": 600}");
+        "{\"runnerId\": \"rested-runner\", \"action\": \"snooze\", \"snoozeSeconds\": 600}");
     JsonNode snoozed = explain("explain-rested");
     assertEquals(List.of("snoozed"), reasons(snoozed), snoozed.toString());
     assertFalse(snoozed.at("/blockedBy/0/until").isNull());

@@ -6,8 +6,13 @@ import static dev.rota.http.testing.RouteAssertions.body;
 import static dev.rota.http.testing.RouteAssertions.fieldNames;
 import static dev.rota.http.testing.RouteAssertions.jsonRequest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import dev.rota.core.model.Ids;
@@ -29,6 +34,8 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.slf4j.LoggerFactory;
 
 /**
  * Heartbeat, complete and fail under {@code /v1/leases/{leaseId}} on leases claimed through {@code
@@ -83,8 +90,26 @@ class LeaseRoutesTest extends JUnit5RouteTest {
     return api.assignment("runner-" + cap, cap);
   }
 
+  /** A report by the runner {@link #claimWithInbox} claims as. */
   private TestRouteResult lease(String leaseId, String action, String json) {
-    return api.post("/v1/leases/" + leaseId + "/" + action, json);
+    return leaseAs("runner-" + cap, leaseId, action, json);
+  }
+
+  /** A report whose body is {@code json} with {@code runnerId} added. */
+  private TestRouteResult leaseAs(String runnerId, String leaseId, String action, String json) {
+    return api.post("/v1/leases/" + leaseId + "/" + action, withRunner(runnerId, json));
+  }
+
+  private static String withRunner(String runnerId, String json) {
+    String rest = json.isBlank() ? "}" : json.strip().substring(1).strip();
+    return "{\"runnerId\": \"" + runnerId + "\"" + (rest.equals("}") ? "" : ", ") + rest;
+  }
+
+  /** The agent still holds the lease of this assignment (the view shows no lease id). */
+  private void assertStillHeld(JsonNode assignment) {
+    JsonNode lease = agent().get("lease");
+    assertEquals(assignment.get("grantedAt").asText(), lease.get("grantedAt").asText(), "" + lease);
+    assertEquals(assignment.get("expiresAt").asText(), lease.get("expiresAt").asText(), "" + lease);
   }
 
   private JsonNode agent() {
@@ -101,7 +126,8 @@ class LeaseRoutesTest extends JUnit5RouteTest {
             .get("assignment");
     Instant before = Instant.now();
 
-    JsonNode beat = body(lease(a.get("leaseId").asText(), "heartbeat", "").assertStatusCode(200));
+    JsonNode beat =
+        body(leaseAs("r-hb", a.get("leaseId").asText(), "heartbeat", "").assertStatusCode(200));
 
     assertEquals(List.of("expiresAt"), fieldNames(beat));
     Instant expiresAt = Instant.parse(beat.get("expiresAt").asText());
@@ -126,6 +152,78 @@ class LeaseRoutesTest extends JUnit5RouteTest {
     assertEquals(1, view.get("activationCount").asLong());
     assertEquals(completedAt, Instant.parse(view.get("lastActivatedAt").asText()));
     assertTrue(view.get("lease").isNull());
+  }
+
+  @Test
+  void aRunnerReportingOnAnotherRunnersLeaseGets409AndChangesNothing() {
+    JsonNode claimed = claimWithInbox();
+    String leaseId = claimed.get("leaseId").asText();
+
+    assertError(leaseAs("intruder", leaseId, "heartbeat", ""), 409, "lease_not_held", "runner");
+    assertError(
+        leaseAs("intruder", leaseId, "complete", "{\"result\": {}}"),
+        409,
+        "lease_not_held",
+        "runner");
+    assertError(
+        leaseAs("intruder", leaseId, "fail", "{\"action\": \"discard\"}"),
+        409,
+        "lease_not_held",
+        "runner");
+
+    assertStillHeld(claimed);
+    assertEquals(1, agent().get("inbox").get("unread").asInt());
+    assertEquals(0, agent().get("deadLetters").asInt());
+    lease(leaseId, "complete", "").assertStatusCode(200);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"heartbeat", "complete", "fail"})
+  void aReportWithoutRunnerIdIs400NamingTheField(String action) {
+    JsonNode claimed = claimWithInbox();
+    String leaseId = claimed.get("leaseId").asText();
+
+    assertError(api.post("/v1/leases/" + leaseId + "/" + action, ""), 400, "invalid", "runnerId");
+    assertError(
+        api.post("/v1/leases/" + leaseId + "/" + action, "{\"runnerId\": \" \"}"),
+        400,
+        "invalid",
+        "runnerId");
+    assertStillHeld(claimed);
+  }
+
+  @Test
+  void theAccessLogOfAHeartbeatNamesNoLeaseId() {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+    Logger access = (Logger) LoggerFactory.getLogger("dev.rota.http.access");
+    ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    lines.start();
+    Level level = access.getLevel();
+    access.setLevel(Level.INFO);
+    access.addAppender(lines);
+    try {
+      run(jsonRequest(
+              "POST", "/v1/leases/" + leaseId + "/heartbeat", withRunner("runner-" + cap, "")))
+          .assertStatusCode(200);
+      run(jsonRequest("POST", "/v1/leases/" + leaseId + "/complete", "{}")).assertStatusCode(400);
+    } finally {
+      access.detachAppender(lines);
+      access.setLevel(level);
+    }
+
+    assertEquals(2, lines.list.size(), lines.list.toString());
+    for (ILoggingEvent line : lines.list) {
+      String whole = line.getFormattedMessage() + " " + line.getKeyValuePairs();
+      assertFalse(whole.contains(leaseId), whole);
+      assertFalse(whole.contains(leaseId.substring(leaseId.indexOf('.') + 1)), whole);
+    }
+    assertTrue(
+        lines
+            .list
+            .get(0)
+            .getFormattedMessage()
+            .startsWith("POST /v1/leases/{redacted}/heartbeat 200"),
+        lines.list.get(0).getFormattedMessage());
   }
 
   @Test
@@ -228,20 +326,22 @@ class LeaseRoutesTest extends JUnit5RouteTest {
       })
   void refusesAnInvalidFailureWith400NamingTheFieldAndKeepsTheLease(
       String why, String json, String field) {
-    String leaseId = claimWithInbox().get("leaseId").asText();
+    JsonNode claimed = claimWithInbox();
+    String leaseId = claimed.get("leaseId").asText();
 
     assertError(lease(leaseId, "fail", json), 400, "invalid", field);
 
-    assertEquals(leaseId, agent().get("lease").get("leaseId").asText());
+    assertStillHeld(claimed);
   }
 
   @Test
   void refusesACompletionWhoseResultIsNotAnObject() {
-    String leaseId = claimWithInbox().get("leaseId").asText();
+    JsonNode claimed = claimWithInbox();
+    String leaseId = claimed.get("leaseId").asText();
 
     assertError(lease(leaseId, "complete", "{\"result\": [1, 2]}"), 400, "invalid", "result");
     assertError(lease(leaseId, "complete", "{\"outcome\": {}}"), 400, "invalid", "outcome");
-    assertEquals(leaseId, agent().get("lease").get("leaseId").asText());
+    assertStillHeld(claimed);
   }
 
   @Test
@@ -256,11 +356,11 @@ class LeaseRoutesTest extends JUnit5RouteTest {
 
   @Test
   void answers410ForALeaseTheAgentDoesNotHold() {
-    String current = claimWithInbox().get("leaseId").asText();
+    JsonNode current = claimWithInbox();
     String other = Ids.leaseId(agentId, 99);
 
     assertError(lease(other, "heartbeat", ""), 410, "lease_lost", other);
-    assertEquals(current, agent().get("lease").get("leaseId").asText());
+    assertStillHeld(current);
   }
 
   @Test
@@ -288,7 +388,9 @@ class LeaseRoutesTest extends JUnit5RouteTest {
                     ]
                     """)
                 .withFallback(cluster.config()));
-    HttpRequest beat = jsonRequest("POST", "/v1/leases/" + leaseId + "/heartbeat", "");
+    HttpRequest beat =
+        jsonRequest(
+            "POST", "/v1/leases/" + leaseId + "/heartbeat", withRunner("runner-" + cap, ""));
 
     assertError(
         testRoute(cluster.routes(secured).route()).run(beat), 401, "unauthenticated", "token");
@@ -315,6 +417,6 @@ class LeaseRoutesTest extends JUnit5RouteTest {
 
     Thread.sleep(Duration.ofMillis(5300).toMillis());
 
-    assertError(lease(leaseId, "complete", "{}"), 410, "lease_lost", leaseId);
+    assertError(leaseAs("r-short", leaseId, "complete", "{}"), 410, "lease_lost", leaseId);
   }
 }

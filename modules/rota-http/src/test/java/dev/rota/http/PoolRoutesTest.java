@@ -181,7 +181,8 @@ class PoolRoutesTest extends JUnit5RouteTest {
     api.register("measure", "pool-explore-measure");
     String leaseId =
         api.assignment("measuring-runner", "pool-explore-measure").get("leaseId").asText();
-    api.post("/v1/leases/" + leaseId + "/complete", "{}").assertStatusCode(200);
+    api.post("/v1/leases/" + leaseId + "/complete", "{\"runnerId\": \"measuring-runner\"}")
+        .assertStatusCode(200);
 
     eventually(
         Duration.ofSeconds(15),

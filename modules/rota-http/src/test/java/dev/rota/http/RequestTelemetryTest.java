@@ -111,6 +111,16 @@ class RequestTelemetryTest extends JUnit5RouteTest {
   }
 
   @Test
+  void logsLeasePathsWithoutTheLeaseId() {
+    assertEquals(
+        "/v1/leases/{redacted}/heartbeat",
+        RequestTelemetry.loggable("/v1/leases/YTE.7-0123abcd/heartbeat"));
+    assertEquals("/v1/leases/{redacted}", RequestTelemetry.loggable("/v1/leases/YTE.7-0123abcd"));
+    assertEquals("/v1/agents/a1/history", RequestTelemetry.loggable("/v1/agents/a1/history"));
+    assertEquals("/v1/leases", RequestTelemetry.loggable("/v1/leases"));
+  }
+
+  @Test
   void mapsPathsToTheTemplatesOfTheDocument() {
     RequestTelemetry telemetry = new RequestTelemetry(RotaMetrics.get(KIT.system()));
 

@@ -68,7 +68,7 @@ class DashboardBrowserTest {
       api.json(
           "POST",
           "/v1/leases/" + done.get("assignment").get("leaseId").asText() + "/complete",
-          "{}",
+          "{\"runnerId\":\"runner-2\"}",
           200);
       JsonNode claim =
           api.json(
@@ -80,7 +80,7 @@ class DashboardBrowserTest {
       api.json(
           "POST",
           "/v1/leases/" + leaseId + "/fail",
-          "{\"error\":\"tool crashed\",\"action\":\"cancel\"}",
+          "{\"runnerId\":\"runner-1\",\"error\":\"tool crashed\",\"action\":\"cancel\"}",
           200);
 
       WebDriver browser = browser(chromium, chromedriver, profile);

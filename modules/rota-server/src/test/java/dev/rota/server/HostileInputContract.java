@@ -175,7 +175,9 @@ abstract class HostileInputContract extends NodeOnDatabase {
     assertEquals(far, claim.at("/assignment/agentId").asText(), claim.toString());
     assertEquals(
         200,
-        post("/v1/leases/" + claim.at("/assignment/leaseId").asText() + "/complete", "{}")
+        post(
+                "/v1/leases/" + claim.at("/assignment/leaseId").asText() + "/complete",
+                "{\"runnerId\": \"far-runner\"}")
             .status());
     // A runner that only this agent fits waits: its coordinator parks it and times the agent's
     // next eligibility a year ahead (once: "Task scheduled too far in future", and a crash).
@@ -298,7 +300,7 @@ abstract class HostileInputContract extends NodeOnDatabase {
         200,
         post(
                 "/v1/leases/" + claim.at("/assignment/leaseId").asText() + "/fail",
-                "{\"error\": \"no\", \"action\": \"cancel\"}")
+                "{\"runnerId\": \"dl-runner\", \"error\": \"no\", \"action\": \"cancel\"}")
             .status());
     assertEquals(2, view(agent).get("deadLetters").asInt());
     eventually(
@@ -429,7 +431,9 @@ abstract class HostileInputContract extends NodeOnDatabase {
         continue;
       }
       left.remove(claim.at("/assignment/agentId").asText());
-      post("/v1/leases/" + claim.at("/assignment/leaseId").asText() + "/complete", "{}");
+      post(
+          "/v1/leases/" + claim.at("/assignment/leaseId").asText() + "/complete",
+          "{\"runnerId\": \"sweeper\"}");
     }
     assertTrue(left.isEmpty(), "never assigned: " + left);
   }

@@ -88,7 +88,7 @@ class HttpFairnessTest extends NodeOnDatabase {
                   http.json(
                       "POST",
                       "/v1/leases/" + assignment.path("leaseId").asText() + "/complete",
-                      "{}",
+                      "{\"runnerId\": \"" + runner + "\"}",
                       200);
                 }
               }));

@@ -109,7 +109,7 @@ abstract class HttpFuzzContract extends NodeOnDatabase {
           port,
           "POST",
           "/v1/leases/" + body.at("/assignment/leaseId").asText() + "/complete",
-          "{}");
+          "{\"runnerId\": \"sweeper\"}");
     }
     left.forEach(id -> wedged.add(id + " (never claimed)"));
     return wedged;

@@ -67,7 +67,7 @@ class MetricsExpositionTest {
       api.json(
           "POST",
           "/v1/leases/" + leaseId + "/fail",
-          "{\"error\":\"no\",\"action\":\"cancel\"}",
+          "{\"runnerId\":\"r1\",\"error\":\"no\",\"action\":\"cancel\"}",
           200);
 
       String scrape = awaitSample(api);

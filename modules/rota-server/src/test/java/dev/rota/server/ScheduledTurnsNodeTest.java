@@ -163,7 +163,11 @@ class ScheduledTurnsNodeTest extends NodeOnDatabase {
 
   private void complete(JsonNode assignment) {
     http()
-        .json("POST", "/v1/leases/" + assignment.get("leaseId").asText() + "/complete", "{}", 200);
+        .json(
+            "POST",
+            "/v1/leases/" + assignment.get("leaseId").asText() + "/complete",
+            "{\"runnerId\": \"r1\"}",
+            200);
   }
 
   private void awaitReady() throws InterruptedException {

@@ -127,14 +127,20 @@ public final class AgentEntity
       ActorRef<Reply> replyTo)
       implements Command {}
 
-  /** Replies {@link Extended}, or {@link ErrorCode#LEASE_LOST}. */
-  public record Heartbeat(String leaseId, ActorRef<Reply> replyTo) implements Command {}
+  /**
+   * Replies {@link Extended}, {@link ErrorCode#LEASE_LOST}, or {@link ErrorCode#LEASE_NOT_HELD}
+   * when {@code runnerId} is not the runner the lease was granted to. The same holds for {@link
+   * Complete} and {@link Fail}: a lease id alone does not let anyone report on the lease.
+   */
+  public record Heartbeat(String leaseId, String runnerId, ActorRef<Reply> replyTo)
+      implements Command {}
 
-  public record Complete(String leaseId, JsonNode result, ActorRef<Reply> replyTo)
+  public record Complete(String leaseId, String runnerId, JsonNode result, ActorRef<Reply> replyTo)
       implements Command {}
 
   public record Fail(
       String leaseId,
+      String runnerId,
       FailureAction action,
       String error,
       long snoozeSeconds,
@@ -220,6 +226,8 @@ public final class AgentEntity
     NOT_FOUND,
     CONFLICT,
     LEASE_LOST,
+    /** The lease is live but was granted to another runner than the one reporting on it. */
+    LEASE_NOT_HELD,
     INBOX_FULL
   }
 
@@ -581,6 +589,7 @@ public final class AgentEntity
     return withLiveLease(
         state,
         cmd.leaseId(),
+        cmd.runnerId(),
         cmd.replyTo(),
         now,
         lease -> {
@@ -600,6 +609,7 @@ public final class AgentEntity
     return withLiveLease(
         state,
         cmd.leaseId(),
+        cmd.runnerId(),
         cmd.replyTo(),
         now,
         lease ->
@@ -621,6 +631,7 @@ public final class AgentEntity
     return withLiveLease(
         state,
         cmd.leaseId(),
+        cmd.runnerId(),
         cmd.replyTo(),
         now,
         lease ->
@@ -668,12 +679,17 @@ public final class AgentEntity
   private ReplyEffect<Event, AgentState> withLiveLease(
       AgentState state,
       String leaseId,
+      String runnerId,
       ActorRef<Reply> replyTo,
       Instant now,
       java.util.function.Function<Lease, ReplyEffect<Event, AgentState>> handler) {
     Lease lease = state.lease();
     if (lease == null || !lease.leaseId().equals(leaseId)) {
       return Effect().reply(replyTo, leaseLost(leaseId));
+    }
+    // Checked before expiry, so that another runner's report changes nothing at all.
+    if (!lease.runnerId().equals(runnerId)) {
+      return Effect().reply(replyTo, notHeldBy(runnerId));
     }
     if (leaseLeft(lease).compareTo(Duration.ZERO) <= 0) {
       return persist(expiredEvent(state, now)).thenReply(replyTo, s -> leaseLost(leaseId));
@@ -838,8 +854,17 @@ public final class AgentEntity
     return new Rejected(ErrorCode.NOT_FOUND, "no agent " + agentId);
   }
 
+  private static Rejected notHeldBy(String runnerId) {
+    return new Rejected(
+        ErrorCode.LEASE_NOT_HELD,
+        "the lease was granted to another runner than "
+            + (runnerId == null ? "this one" : "'" + runnerId + "'"));
+  }
+
+  /** Names the lease by agent and fencing token: replies end up in logs, lease ids must not. */
   private Rejected leaseLost(String leaseId) {
-    return new Rejected(ErrorCode.LEASE_LOST, "lease " + leaseId + " expired or was superseded");
+    return new Rejected(
+        ErrorCode.LEASE_LOST, Ids.leaseLabel(leaseId) + " expired or was superseded");
   }
 
   private Instant now() {

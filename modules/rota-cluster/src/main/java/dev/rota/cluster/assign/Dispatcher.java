@@ -510,6 +510,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
         .tell(
             new AgentEntity.Fail(
                 leaseId,
+                granted.lease().runnerId(),
                 FailureAction.SNOOZE,
                 "runner stopped waiting",
                 0,

@@ -124,6 +124,7 @@ public final class RotaJournal extends AsyncWriteJournal {
   private final List<Thread> writers = new ArrayList<>();
   private final ExecutorService readers;
   private final int maxBatchRows;
+  private final long maxQueueWaitNanos;
   private final int writerCount;
 
   /** Writes the read model in each write's transaction; null when a projection does. */
@@ -140,6 +141,7 @@ public final class RotaJournal extends AsyncWriteJournal {
     this.metrics = RotaMetrics.get(Adapter.toTyped(context().system()));
     this.writeGuard = WriteGuard.get(Adapter.toTyped(context().system()));
     this.maxBatchRows = config.getInt("max-batch-rows");
+    this.maxQueueWaitNanos = config.getDuration("max-queue-wait").toNanos();
     Config system = context().system().settings().config();
     this.readModel =
         writesReadModel(system)
@@ -281,6 +283,10 @@ public final class RotaJournal extends AsyncWriteJournal {
           batch.add(next);
           rows += next.rows().size();
         }
+        dropExpired(batch);
+        if (batch.isEmpty()) {
+          continue;
+        }
         Optional<String> refusal = writeGuard.refusal();
         if (refusal.isPresent()) {
           fail(batch, new IllegalStateException("write refused: " + refusal.get()));
@@ -302,6 +308,33 @@ public final class RotaJournal extends AsyncWriteJournal {
       }
     }
     closeQuietly(connection);
+  }
+
+  /**
+   * Fails, without starting them, the writes that waited longer than {@code max-queue-wait}: their
+   * callers (an HTTP request that answers 503 after {@code rota.http.ask-timeout}) have given up or
+   * are about to, and a write committed after its caller was told it failed would be a notification
+   * accepted twice on a retry, or a grant nobody receives. A write failed here is certainly not
+   * committed; the agent restarts from the journal as after any failed write.
+   */
+  private void dropExpired(List<WriteRequest> batch) {
+    long now = System.nanoTime();
+    List<WriteRequest> expired = new ArrayList<>();
+    batch.removeIf(
+        request -> {
+          boolean late = now - request.arrivedNanos() > maxQueueWaitNanos;
+          if (late) {
+            expired.add(request);
+          }
+          return late;
+        });
+    if (!expired.isEmpty()) {
+      log.warn(
+          "{} write(s) waited longer than {} ms for a writer and were not started",
+          expired.size(),
+          maxQueueWaitNanos / 1_000_000);
+      fail(expired, new IllegalStateException("write not started: waited too long for a writer"));
+    }
   }
 
   /** Commits the batch (or each of its writes alone, if together they fail); answers them all. */

@@ -6,6 +6,7 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.readmodel.ExpiredLease;
 import dev.rota.cluster.readmodel.ReadModel;
+import dev.rota.core.model.Ids;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -176,7 +177,7 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
       if (last == null || last.isBefore(retryBefore)) {
         requested.put(lease.leaseId(), now);
         expire(lease);
-        asked.add(lease.leaseId());
+        asked.add(lease.agentId());
       }
     }
     if (!asked.isEmpty()) {
@@ -222,8 +223,9 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
       getContext()
           .getLog()
           .info(
-              "Rescued the expired lease of agent {} (due {})",
+              "Rescued the expired lease of agent {} ({}, due {})",
               ack.lease().agentId(),
+              Ids.leaseLabel(ack.lease().leaseId()),
               ack.lease().expiresAt());
     }
     return this;
@@ -251,9 +253,9 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
     getContext()
         .getLog()
         .warn(
-            "Agent {} did not acknowledge expiring lease {}: {}",
+            "Agent {} did not acknowledge expiring {}: {}",
             nack.lease().agentId(),
-            nack.lease().leaseId(),
+            Ids.leaseLabel(nack.lease().leaseId()),
             nack.cause().toString());
     return this;
   }

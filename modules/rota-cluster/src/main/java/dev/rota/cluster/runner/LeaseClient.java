@@ -23,18 +23,23 @@ import org.apache.pekko.japi.function.Function2;
  */
 final class LeaseClient<T> {
   private final ActorContext<T> ctx;
+  private final String runnerId;
   private final ClusterSharding sharding;
   private final Duration askTimeout;
 
-  LeaseClient(ActorContext<T> ctx, Duration askTimeout) {
+  /**
+   * {@code runnerId} is the runner's own id: the agent only takes reports from its lease holder.
+   */
+  LeaseClient(ActorContext<T> ctx, String runnerId, Duration askTimeout) {
     this.ctx = ctx;
+    this.runnerId = runnerId;
     this.sharding = ClusterSharding.get(ctx.getSystem());
     this.askTimeout = askTimeout;
   }
 
   /** {@link AgentEntity.Extended}, or {@link AgentEntity.Rejected} when the lease is lost. */
   void heartbeat(String leaseId, Function2<Reply, Throwable, T> answered) {
-    ask(leaseId, replyTo -> new AgentEntity.Heartbeat(leaseId, replyTo), answered);
+    ask(leaseId, replyTo -> new AgentEntity.Heartbeat(leaseId, runnerId, replyTo), answered);
   }
 
   /** Completes or fails the activation; {@link AgentEntity.Done} when the agent took it. */
@@ -52,14 +57,14 @@ final class LeaseClient<T> {
     return agent(leaseId).ask(command::apply, askTimeout);
   }
 
-  private static Function<ActorRef<Reply>, AgentEntity.Command> command(
-      String leaseId, Outcome outcome) {
+  private Function<ActorRef<Reply>, AgentEntity.Command> command(String leaseId, Outcome outcome) {
     if (outcome instanceof Outcome.Failed f) {
       return replyTo ->
-          new AgentEntity.Fail(leaseId, f.action(), f.error(), f.snoozeSeconds(), replyTo);
+          new AgentEntity.Fail(
+              leaseId, runnerId, f.action(), f.error(), f.snoozeSeconds(), replyTo);
     }
     var result = ((Outcome.Completed) outcome).result();
-    return replyTo -> new AgentEntity.Complete(leaseId, result, replyTo);
+    return replyTo -> new AgentEntity.Complete(leaseId, runnerId, result, replyTo);
   }
 
   private void ask(

@@ -9,6 +9,7 @@ import dev.rota.cluster.assign.WorkProtocol.Paused;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.runner.RunnerStatus.Activity;
+import dev.rota.core.model.Ids;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
 import java.time.Instant;
@@ -163,7 +164,7 @@ public final class Runner {
     this.statusListener = statusListener;
     this.ctx = ctx;
     this.timers = timers;
-    this.leases = new LeaseClient<>(ctx, settings.askTimeout());
+    this.leases = new LeaseClient<>(ctx, identity.runnerId(), settings.askTimeout());
   }
 
   // ---- asking for work ----
@@ -254,13 +255,14 @@ public final class Runner {
   private void handBack(AgentEntity.Granted granted) {
     String leaseId = granted.lease().leaseId();
     var log = ctx.getLog();
-    log.info("Runner {} is stopping: handing back lease {}", identity.runnerId(), leaseId);
+    String label = Ids.leaseLabel(leaseId);
+    log.info("Runner {} is stopping: handing back {}", identity.runnerId(), label);
     leases
         .handBack(leaseId, "runner stopped before it started")
         .whenComplete(
             (reply, failure) -> {
               if (failure != null) {
-                log.warn("Lease {} not handed back ({}); it will expire", leaseId, failure);
+                log.warn("{} not handed back ({}); it will expire", label, failure);
               }
             });
   }
@@ -287,11 +289,11 @@ public final class Runner {
     changed(Activity.EXECUTING);
     ctx.getLog()
         .debug(
-            "Runner {} runs agent {} ({} notifications, lease {})",
+            "Runner {} runs agent {} ({} notifications, fencing token {})",
             identity.runnerId(),
             activation.agentId(),
             activation.granted().notifications().size(),
-            leaseId);
+            activation.lease().fencingToken());
     return executing();
   }
 
@@ -367,9 +369,9 @@ public final class Runner {
     // An unanswered heartbeat is not a lost lease: the next one may get through in time.
     ctx.getLog()
         .warn(
-            "Runner {}: heartbeat for lease {} unanswered: {}",
+            "Runner {}: heartbeat for {} unanswered: {}",
             identity.runnerId(),
-            answered.leaseId(),
+            Ids.leaseLabel(answered.leaseId()),
             answered.failure() == null ? answered.reply() : answered.failure().toString());
     return Behaviors.same();
   }
@@ -395,10 +397,10 @@ public final class Runner {
     abandoned++;
     ctx.getLog()
         .warn(
-            "Runner {} abandons agent {} (lease {}): {}",
+            "Runner {} abandons agent {} (fencing token {}): {}",
             identity.runnerId(),
             current.agentId(),
-            current.leaseId(),
+            current.lease().fencingToken(),
             why);
     return afterActivation();
   }
@@ -456,9 +458,9 @@ public final class Runner {
     } else if (report.attempt() < settings.reportAttempts()) {
       ctx.getLog()
           .warn(
-              "Runner {}: reporting lease {} failed ({}), attempt {} of {}",
+              "Runner {}: reporting {} failed ({}), attempt {} of {}",
               identity.runnerId(),
-              reported.leaseId(),
+              Ids.leaseLabel(reported.leaseId()),
               reported.failure(),
               report.attempt(),
               settings.reportAttempts());
@@ -468,10 +470,9 @@ public final class Runner {
       abandoned++;
       ctx.getLog()
           .error(
-              "Runner {}: gave up reporting lease {} of agent {}; the lease will expire",
+              "Runner {}: gave up reporting {}; the lease will expire",
               identity.runnerId(),
-              reported.leaseId(),
-              activation.agentId());
+              Ids.leaseLabel(reported.leaseId()));
     }
     changed(activity);
     if (draining && current == null && reporting.isEmpty()) {

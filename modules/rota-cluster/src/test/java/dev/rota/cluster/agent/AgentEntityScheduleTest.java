@@ -85,7 +85,8 @@ class AgentEntityScheduleTest {
     assertEquals(T0.plusSeconds(60), kit.getState().nextFireAt());
     Granted first = assertInstanceOf(Granted.class, claim(RunnerMode.EXPLORATION));
     assertEquals(ActivationKind.EXPLORATION, first.lease().kind());
-    kit.<Reply>runCommand(r -> new AgentEntity.Complete(first.lease().leaseId(), null, r));
+    kit.<Reply>runCommand(
+        r -> new AgentEntity.Complete(first.lease().leaseId(), first.lease().runnerId(), null, r));
 
     clock.advance(Duration.ofSeconds(3 * 60 + 30));
     Granted granted = assertInstanceOf(Granted.class, claim(RunnerMode.HYBRID));
@@ -99,7 +100,10 @@ class AgentEntityScheduleTest {
     assertEquals(PAYLOAD, json.get("schedule").get("payload"));
 
     var done =
-        kit.<Reply>runCommand(r -> new AgentEntity.Complete(granted.lease().leaseId(), null, r));
+        kit.<Reply>runCommand(
+            r ->
+                new AgentEntity.Complete(
+                    granted.lease().leaseId(), granted.lease().runnerId(), null, r));
     var completed = assertInstanceOf(AgentEvents.ActivationCompleted.class, done.event());
     assertEquals(T0.plusSeconds(240), completed.inboxAfter().nextFireAt());
     assertEquals(

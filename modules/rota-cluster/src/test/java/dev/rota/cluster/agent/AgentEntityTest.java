@@ -102,7 +102,7 @@ class AgentEntityTest {
 
   private Reply fail(String leaseId, FailureAction action, long snoozeSeconds) {
     return kit.<Reply>runCommand(
-            r -> new AgentEntity.Fail(leaseId, action, "boom", snoozeSeconds, r))
+            r -> new AgentEntity.Fail(leaseId, "runner-1", action, "boom", snoozeSeconds, r))
         .reply();
   }
 
@@ -158,7 +158,8 @@ class AgentEntityTest {
     register(AgentConfigPatch.empty());
     Accepted first = notify("mention", "p9");
     Granted g = claim(RunnerMode.HYBRID);
-    kit.<Reply>runCommand(r -> new AgentEntity.Complete(g.lease().leaseId(), null, r));
+    kit.<Reply>runCommand(
+        r -> new AgentEntity.Complete(g.lease().leaseId(), g.lease().runnerId(), null, r));
     assertTrue(notify("mention", "p9").duplicate(), "still within the window");
     clock.advance(Duration.ofHours(2));
     Accepted later = notify("mention", "p9");
@@ -225,7 +226,8 @@ class AgentEntityTest {
     assertEquals(3, first.notifications().size());
     assertEquals(0, first.notifications().get(0).payload().get("n").asInt());
     assertTrue(first.more());
-    limited.<Reply>runCommand(r -> new AgentEntity.Complete(first.lease().leaseId(), null, r));
+    limited.<Reply>runCommand(
+        r -> new AgentEntity.Complete(first.lease().leaseId(), first.lease().runnerId(), null, r));
     assertEquals(2, limited.getState().inbox().size());
 
     // A large payload: the byte budget (400) lets only the first go, however large it is.
@@ -245,7 +247,9 @@ class AgentEntityTest {
                 .reply());
     assertEquals(2, second.notifications().size(), "the two small ones left, not the big one");
     assertTrue(second.more());
-    limited.<Reply>runCommand(r -> new AgentEntity.Complete(second.lease().leaseId(), null, r));
+    limited.<Reply>runCommand(
+        r ->
+            new AgentEntity.Complete(second.lease().leaseId(), second.lease().runnerId(), null, r));
     Granted third =
         assertInstanceOf(
             Granted.class,
@@ -305,7 +309,9 @@ class AgentEntityTest {
     Granted g = claim(RunnerMode.HYBRID);
     clock.advance(Duration.ofSeconds(5));
     Accepted midway = notify("b", null);
-    var done = kit.<Reply>runCommand(r -> new AgentEntity.Complete(g.lease().leaseId(), null, r));
+    var done =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Complete(g.lease().leaseId(), g.lease().runnerId(), null, r));
     assertInstanceOf(Done.class, done.reply());
     AgentState s = done.state();
     assertNull(s.lease());
@@ -326,13 +332,17 @@ class AgentEntityTest {
     notify("a", null);
     Granted completed = claim(RunnerMode.HYBRID);
     clock.advance(Duration.ofSeconds(7));
-    kit.<Reply>runCommand(r -> new AgentEntity.Complete(completed.lease().leaseId(), null, r));
+    kit.<Reply>runCommand(
+        r ->
+            new AgentEntity.Complete(
+                completed.lease().leaseId(), completed.lease().runnerId(), null, r));
     Granted failed = claim(RunnerMode.HYBRID);
     clock.advance(Duration.ofSeconds(3));
     fail(failed.lease().leaseId(), FailureAction.RETRY, 0);
     Granted expired = claim(RunnerMode.HYBRID);
     clock.advance(Duration.ofSeconds(31));
-    kit.<Reply>runCommand(r -> new AgentEntity.Heartbeat(expired.lease().leaseId(), r));
+    kit.<Reply>runCommand(
+        r -> new AgentEntity.Heartbeat(expired.lease().leaseId(), expired.lease().runnerId(), r));
 
     assertEquals(countBefore + 2, durations.count());
     assertEquals(secondsBefore + 10, durations.totalTime(TimeUnit.SECONDS), 0.001);
@@ -345,20 +355,66 @@ class AgentEntityTest {
     Granted first = claim(RunnerMode.HYBRID);
     clock.advance(Duration.ofSeconds(31));
     var late =
-        kit.<Reply>runCommand(r -> new AgentEntity.Complete(first.lease().leaseId(), null, r));
+        kit.<Reply>runCommand(
+            r ->
+                new AgentEntity.Complete(
+                    first.lease().leaseId(), first.lease().runnerId(), null, r));
     assertEquals(ErrorCode.LEASE_LOST, assertInstanceOf(Rejected.class, late.reply()).code());
     assertInstanceOf(AgentEvents.LeaseExpired.class, late.event());
     Granted second = claim(RunnerMode.HYBRID);
     assertTrue(second.lease().fencingToken() > first.lease().fencingToken());
     assertEquals(2, second.lease().attempt());
     var stale =
-        kit.<Reply>runCommand(r -> new AgentEntity.Complete(first.lease().leaseId(), null, r));
+        kit.<Reply>runCommand(
+            r ->
+                new AgentEntity.Complete(
+                    first.lease().leaseId(), first.lease().runnerId(), null, r));
     assertEquals(ErrorCode.LEASE_LOST, assertInstanceOf(Rejected.class, stale.reply()).code());
     assertTrue(stale.hasNoEvents());
     var staleBeat =
-        kit.<Reply>runCommand(r -> new AgentEntity.Heartbeat(first.lease().leaseId(), r));
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Heartbeat(first.lease().leaseId(), first.lease().runnerId(), r));
     assertEquals(ErrorCode.LEASE_LOST, assertInstanceOf(Rejected.class, staleBeat.reply()).code());
     assertEquals(second.lease(), kit.getState().lease());
+  }
+
+  @Test
+  void refusesReportsByARunnerTheLeaseWasNotGrantedTo() {
+    register(AgentConfigPatch.empty());
+    notify("a", null);
+    Granted g = claim(RunnerMode.HYBRID);
+    String leaseId = g.lease().leaseId();
+
+    var beat = kit.<Reply>runCommand(r -> new AgentEntity.Heartbeat(leaseId, "intruder", r));
+    var done = kit.<Reply>runCommand(r -> new AgentEntity.Complete(leaseId, "intruder", null, r));
+    var failed =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Fail(leaseId, "intruder", FailureAction.DISCARD, "x", 0, r));
+    var anonymous = kit.<Reply>runCommand(r -> new AgentEntity.Complete(leaseId, null, null, r));
+
+    for (var result : List.of(beat, done, failed, anonymous)) {
+      Rejected rejected = assertInstanceOf(Rejected.class, result.reply());
+      assertEquals(ErrorCode.LEASE_NOT_HELD, rejected.code());
+      assertTrue(result.hasNoEvents(), result.toString());
+    }
+    assertEquals(g.lease(), kit.getState().lease());
+    assertEquals(1, kit.getState().inbox().size());
+    assertInstanceOf(
+        Done.class,
+        kit.<Reply>runCommand(r -> new AgentEntity.Complete(leaseId, "runner-1", null, r)).reply());
+  }
+
+  @Test
+  void anotherRunnersReportOnAnExpiredLeaseChangesNothing() {
+    register(AgentConfigPatch.empty());
+    Granted g = claim(RunnerMode.EXPLORATION);
+    clock.advance(Duration.ofSeconds(31));
+
+    var late =
+        kit.<Reply>runCommand(r -> new AgentEntity.Heartbeat(g.lease().leaseId(), "intruder", r));
+
+    assertEquals(ErrorCode.LEASE_NOT_HELD, assertInstanceOf(Rejected.class, late.reply()).code());
+    assertTrue(late.hasNoEvents());
   }
 
   @Test
@@ -366,12 +422,16 @@ class AgentEntityTest {
     register(AgentConfigPatch.empty());
     Granted g = claim(RunnerMode.EXPLORATION);
     clock.advance(Duration.ofSeconds(20));
-    var beat = kit.<Reply>runCommand(r -> new AgentEntity.Heartbeat(g.lease().leaseId(), r));
+    var beat =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Heartbeat(g.lease().leaseId(), g.lease().runnerId(), r));
     Extended e = assertInstanceOf(Extended.class, beat.reply());
     assertEquals(T0.plusSeconds(50), e.expiresAt());
     assertEquals(T0.plusSeconds(50), beat.state().lease().expiresAt());
     clock.advance(Duration.ofSeconds(20));
-    var done = kit.<Reply>runCommand(r -> new AgentEntity.Complete(g.lease().leaseId(), null, r));
+    var done =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Complete(g.lease().leaseId(), g.lease().runnerId(), null, r));
     assertInstanceOf(Done.class, done.reply());
   }
 
@@ -440,9 +500,12 @@ class AgentEntityTest {
     notify("a", null);
     Granted g = claim(RunnerMode.HYBRID);
     clock.skew(Duration.ofHours(1));
-    var beat = kit.<Reply>runCommand(r -> new AgentEntity.Heartbeat(g.lease().leaseId(), r));
+    var beat =
+        kit.<Reply>runCommand(r -> new AgentEntity.Heartbeat(g.lease().leaseId(), "runner-1", r));
     assertInstanceOf(AgentEntity.Extended.class, beat.reply());
-    var done = kit.<Reply>runCommand(r -> new AgentEntity.Complete(g.lease().leaseId(), null, r));
+    var done =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Complete(g.lease().leaseId(), "runner-1", null, r));
     assertInstanceOf(Done.class, done.reply());
   }
 
@@ -451,7 +514,7 @@ class AgentEntityTest {
     register(AgentConfigPatch.empty());
     notify("a", null);
     Granted g = claim(RunnerMode.HYBRID);
-    kit.<Reply>runCommand(r -> new AgentEntity.Complete(g.lease().leaseId(), null, r));
+    kit.<Reply>runCommand(r -> new AgentEntity.Complete(g.lease().leaseId(), "runner-1", null, r));
     var gone = kit.<Reply>runCommand(r -> new AgentEntity.ExpireLease(g.lease().leaseId(), r));
     assertTrue(gone.hasNoEvents());
     assertEquals(
@@ -532,7 +595,8 @@ class AgentEntityTest {
   void minActivationIntervalDelaysExploration() {
     register(new AgentConfigPatch(null, null, null, 60L, null, null, null));
     Granted g = claim(RunnerMode.EXPLORATION);
-    kit.<Reply>runCommand(r -> new AgentEntity.Complete(g.lease().leaseId(), null, r));
+    kit.<Reply>runCommand(
+        r -> new AgentEntity.Complete(g.lease().leaseId(), g.lease().runnerId(), null, r));
     var denied =
         kit.<Reply>runCommand(
             r -> new AgentEntity.Claim("r", RunnerMode.EXPLORATION, Set.of(), 30, r));
@@ -547,7 +611,8 @@ class AgentEntityTest {
     Granted g = claim(RunnerMode.EXPLORATION);
     var conflict = kit.<Reply>runCommand(AgentEntity.Deregister::new);
     assertEquals(ErrorCode.CONFLICT, assertInstanceOf(Rejected.class, conflict.reply()).code());
-    kit.<Reply>runCommand(r -> new AgentEntity.Complete(g.lease().leaseId(), null, r));
+    kit.<Reply>runCommand(
+        r -> new AgentEntity.Complete(g.lease().leaseId(), g.lease().runnerId(), null, r));
     var gone = kit.<Reply>runCommand(AgentEntity.Deregister::new);
     assertInstanceOf(Done.class, gone.reply());
     assertFalse(gone.state().registered());

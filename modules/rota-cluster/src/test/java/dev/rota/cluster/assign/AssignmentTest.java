@@ -137,7 +137,9 @@ class AssignmentTest {
     String agentId = dev.rota.core.model.Ids.agentOf(g.lease().leaseId()).orElseThrow();
     assertInstanceOf(
         AgentEntity.Done.class,
-        ask(agentId, r -> new AgentEntity.Complete(g.lease().leaseId(), null, r)));
+        ask(
+            agentId,
+            r -> new AgentEntity.Complete(g.lease().leaseId(), g.lease().runnerId(), null, r)));
   }
 
   private String agentOf(AgentEntity.Granted g) {

@@ -85,7 +85,7 @@ class AgentScheduleProjectionRestartTest {
       agents.notify(id, "while-stopped");
     }
     var lease = agents.claim(ids.get(0), "runner-1", 60).lease();
-    agents.complete(ids.get(0), lease.leaseId());
+    agents.complete(ids.get(0), lease);
     sleep(Duration.ofMillis(500));
     assertEquals(8, counter(Counter.NOTIFICATIONS_ACCEPTED), "nothing projected while stopped");
 

@@ -90,7 +90,7 @@ class AgentScheduleProjectionTest {
     assertEquals(ActivationKind.INBOX, granted.lease().kind());
     eventually(
         () -> assertEquals(Optional.of(granted.lease().leaseId()), readModel.leaseOf("runner-1")));
-    agents.complete(id, granted.lease().leaseId());
+    agents.complete(id, granted.lease());
     eventually(
         () -> {
           AgentSchedule s = schedule(id);
@@ -104,7 +104,7 @@ class AgentScheduleProjectionTest {
     agents.notify(id, "retry-me");
     for (int attempt = 1; attempt <= 3; attempt++) {
       var lease = agents.claim(id, "runner-1", Set.of("code", "web"), 60).lease();
-      agents.fail(id, lease.leaseId(), FailureAction.RETRY);
+      agents.fail(id, lease, FailureAction.RETRY);
     }
     eventually(
         () -> {
@@ -132,7 +132,7 @@ class AgentScheduleProjectionTest {
 
     // Cancel dead-letters at once; deregistering then removes the agent and its dead letters.
     var last = agents.claim(id, "runner-2", Set.of("code", "web"), 60).lease();
-    agents.fail(id, last.leaseId(), FailureAction.CANCEL);
+    agents.fail(id, last, FailureAction.CANCEL);
     eventually(() -> assertEquals(1, readModel.deadLetters(id, 10).size()));
     agents.ask(id, AgentEntity.Deregister::new, AgentEntity.Done.class);
     eventually(

@@ -97,7 +97,7 @@ class ReadModelFromJournalTest {
       var granted = agents.claim(id, "runner-1", Set.of("code"), 60);
       assertEquals(Optional.of(granted.lease().leaseId()), readModel.leaseOf("runner-1"));
       assertTrue(schedule(id).leased());
-      agents.complete(id, granted.lease().leaseId());
+      agents.complete(id, granted.lease());
       AgentSchedule done = schedule(id);
       assertFalse(done.leased());
       assertEquals(0, done.unread());
@@ -105,7 +105,7 @@ class ReadModelFromJournalTest {
 
       agents.notify(id, "dies");
       var lease = agents.claim(id, "runner-1", Set.of("code"), 60).lease();
-      agents.fail(id, lease.leaseId(), FailureAction.RETRY); // maxAttempts 1: dead at once
+      agents.fail(id, lease, FailureAction.RETRY); // maxAttempts 1: dead at once
       assertEquals(1, readModel.deadLetters(id, 10).size());
       assertEquals(0, schedule(id).unread());
     }

@@ -144,7 +144,12 @@ class RunnerTest {
                   .<AgentEntity.Reply>ask(
                       r ->
                           new AgentEntity.Fail(
-                              activation.leaseId(), FailureAction.SNOOZE, "taken away", 0, r),
+                              activation.leaseId(),
+                              activation.lease().runnerId(),
+                              FailureAction.SNOOZE,
+                              "taken away",
+                              0,
+                              r),
                       WAIT);
               return new CompletableFuture<>();
             });

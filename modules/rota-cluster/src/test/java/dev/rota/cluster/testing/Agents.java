@@ -6,6 +6,7 @@ import dev.rota.cluster.agent.AgentEntity.Command;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.FailureAction;
+import dev.rota.core.model.Lease;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
 import java.util.Set;
@@ -76,12 +77,20 @@ public final class Agents {
         AgentEntity.Granted.class);
   }
 
-  public void complete(String agentId, String leaseId) {
-    ask(agentId, r -> new AgentEntity.Complete(leaseId, null, r), AgentEntity.Done.class);
+  /** Completes the lease as the runner it was granted to. */
+  public void complete(String agentId, Lease lease) {
+    ask(
+        agentId,
+        r -> new AgentEntity.Complete(lease.leaseId(), lease.runnerId(), null, r),
+        AgentEntity.Done.class);
   }
 
-  public void fail(String agentId, String leaseId, FailureAction action) {
-    ask(agentId, r -> new AgentEntity.Fail(leaseId, action, "boom", 0, r), AgentEntity.Done.class);
+  /** Fails the lease as the runner it was granted to. */
+  public void fail(String agentId, Lease lease, FailureAction action) {
+    ask(
+        agentId,
+        r -> new AgentEntity.Fail(lease.leaseId(), lease.runnerId(), action, "boom", 0, r),
+        AgentEntity.Done.class);
   }
 
   /** The whole state, inbox and dead letters included (same JVM only). */

@@ -5,6 +5,7 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.regex.Pattern;
 
 /**
@@ -54,6 +55,39 @@ public final class Ids {
     } catch (IllegalArgumentException e) {
       return Optional.empty();
     }
+  }
+
+  /** The fencing token a lease id carries; empty for anything malformed. */
+  public static OptionalLong fencingTokenOf(String leaseId) {
+    if (agentOf(leaseId).isEmpty()) {
+      return OptionalLong.empty();
+    }
+    String rest = leaseId.substring(leaseId.indexOf('.') + 1);
+    int dash = rest.indexOf('-');
+    try {
+      return dash > 0
+          ? OptionalLong.of(Long.parseLong(rest.substring(0, dash)))
+          : OptionalLong.empty();
+    } catch (NumberFormatException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  /**
+   * How logs name a lease: its agent and fencing token, never the id itself, which is its runner's
+   * secret (whoever knows it may send reports in that runner's name).
+   */
+  public static String leaseLabel(String leaseId) {
+    Optional<String> agentId = agentOf(leaseId);
+    OptionalLong token = fencingTokenOf(leaseId);
+    if (agentId.isEmpty()) {
+      return "a malformed lease id";
+    }
+    return "agent "
+        + agentId.get()
+        + "'s lease (fencing token "
+        + (token.isPresent() ? String.valueOf(token.getAsLong()) : "?")
+        + ")";
   }
 
   private static String encode(String agentId) {

@@ -270,12 +270,12 @@ public final class Workload {
               keys,
               start,
               System.currentTimeMillis()));
-      work(assignment.leaseId(), assignment.agentId(), expiresAt);
+      work(runnerId, assignment.leaseId(), assignment.agentId(), expiresAt);
     }
   }
 
   /** Runs one activation: a short "turn", sometimes a heartbeat, rarely a stall; then completes. */
-  private void work(String leaseId, String agentId, long expiresAt) {
+  private void work(String runnerId, String leaseId, String agentId, long expiresAt) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     if (random.nextDouble() < STALL_PROBABILITY) {
       FaultCluster.sleep(Duration.ofMillis(leaseSeconds * 1000L + 1500));
@@ -283,7 +283,7 @@ public final class Workload {
       FaultCluster.sleep(
           Duration.ofMillis(longTurns ? random.nextLong(5000, 15000) : random.nextLong(50, 300)));
       if (random.nextDouble() < 0.3) {
-        expiresAt = Math.max(expiresAt, heartbeat(leaseId));
+        expiresAt = Math.max(expiresAt, heartbeat(runnerId, leaseId));
         FaultCluster.sleep(Duration.ofMillis(random.nextLong(50, 300)));
       }
     }
@@ -297,7 +297,7 @@ public final class Workload {
       long start = System.currentTimeMillis();
       Outcome outcome;
       try {
-        clients(node).reports.complete(leaseId, null);
+        clients(node).reports.complete(leaseId, runnerId, null);
         outcome = Outcome.OK;
       } catch (RotaException.LeaseLost e) {
         outcome = Outcome.LOST;
@@ -315,7 +315,7 @@ public final class Workload {
   }
 
   /** One heartbeat; the new expiry when it succeeded, else 0. */
-  private long heartbeat(String leaseId) {
+  private long heartbeat(String runnerId, String leaseId) {
     NodeProcess node = cluster.pick();
     if (node == null) {
       return 0;
@@ -324,7 +324,7 @@ public final class Workload {
     Outcome outcome;
     long expiresAt = 0;
     try {
-      Instant extended = clients(node).reports.heartbeat(leaseId);
+      Instant extended = clients(node).reports.heartbeat(leaseId, runnerId);
       outcome = Outcome.OK;
       expiresAt = extended == null ? 0 : extended.toEpochMilli();
     } catch (RotaException.LeaseLost e) {

@@ -1,6 +1,7 @@
 package dev.rota.http.api;
 
 import dev.rota.core.model.HistoryEntry;
+import dev.rota.core.model.Ids;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,7 +9,9 @@ import java.util.TreeMap;
 
 /**
  * The answer of {@code GET /v1/agents/{agentId}/history}: recent events, newest first, each {@code
- * {"type", "at", ...details}} with the details (ids involved, short facts) flattened in.
+ * {"type", "at", ...details}} with the details (ids involved, short facts) flattened in. A producer
+ * may read it, so a lease is named by its {@code fencingToken}, never by its id: the id is its
+ * runner's secret.
  */
 public record AgentHistory(List<Map<String, Object>> events) {
 
@@ -20,8 +23,14 @@ public record AgentHistory(List<Map<String, Object>> events) {
     Map<String, Object> event = new LinkedHashMap<>();
     event.put("type", entry.type());
     event.put("at", entry.at());
+    Map<String, String> details = new TreeMap<>(entry.details());
+    String leaseId = details.remove("leaseId");
+    if (leaseId != null) {
+      Ids.fencingTokenOf(leaseId)
+          .ifPresent(token -> details.put("fencingToken", String.valueOf(token)));
+    }
     // Sorted, so the same event always reads the same; type and at cannot be overwritten.
-    new TreeMap<>(entry.details()).forEach(event::putIfAbsent);
+    details.forEach(event::putIfAbsent);
     return event;
   }
 }

@@ -48,18 +48,16 @@ public record AgentView(
   /** The unread part of the inbox. */
   public record Inbox(int unread, Instant oldestUnreadAt) {}
 
-  /** A held lease, without its fencing internals. */
-  public record LeaseView(
-      String leaseId, String runnerId, String kind, Instant grantedAt, Instant expiresAt) {
+  /**
+   * A held lease: who holds it and until when. Never its id, which is the runner's secret (a
+   * producer reads this view; {@code /admin/runners} shows the id to admins).
+   */
+  public record LeaseView(String runnerId, String kind, Instant grantedAt, Instant expiresAt) {
     static LeaseView of(Lease lease) {
       return lease == null
           ? null
           : new LeaseView(
-              lease.leaseId(),
-              lease.runnerId(),
-              lease.kind().wireName(),
-              lease.grantedAt(),
-              lease.expiresAt());
+              lease.runnerId(), lease.kind().wireName(), lease.grantedAt(), lease.expiresAt());
     }
   }
 

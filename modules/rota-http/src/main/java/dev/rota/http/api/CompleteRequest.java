@@ -4,11 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.http.ApiException;
 
 /**
- * The body of {@code POST /v1/leases/{leaseId}/complete}; the body itself is optional.
+ * The body of {@code POST /v1/leases/{leaseId}/complete}; {@code result} is optional.
  *
+ * @param runnerId the runner that claimed the lease
  * @param result what the activation produced, a JSON object; kept in the agent's journal
  */
-public record CompleteRequest(JsonNode result) {
+public record CompleteRequest(String runnerId, JsonNode result) {
 
   /** The result to store, null when none was given; a 400 naming the field otherwise. */
   public JsonNode validatedResult() {
@@ -19,5 +20,10 @@ public record CompleteRequest(JsonNode result) {
       throw ApiException.invalid("result must be a JSON object");
     }
     return result;
+  }
+
+  /** The runner id, checked; a 400 naming the field otherwise. */
+  public String validatedRunnerId() {
+    return Fields.checkRunnerId(runnerId);
   }
 }

@@ -9,9 +9,10 @@ import dev.rota.http.ApiException;
  * action, so that a runner expecting a delay never silently gets none. A snooze of 0 gives the
  * agent back at once without using up an attempt.
  *
+ * @param runnerId the runner that claimed the lease
  * @param error what went wrong, for the agent's history and dead letters; optional
  */
-public record FailRequest(String error, String action, Long snoozeSeconds) {
+public record FailRequest(String runnerId, String error, String action, Long snoozeSeconds) {
   public static final long MAX_SNOOZE_SECONDS = 86_400;
   public static final int MAX_ERROR_LENGTH = 4096;
   public static final String NO_ERROR = "no error given";
@@ -51,5 +52,10 @@ public record FailRequest(String error, String action, Long snoozeSeconds) {
     }
     return new Failure(
         failureAction, error == null ? NO_ERROR : error, snoozeSeconds == null ? 0 : snoozeSeconds);
+  }
+
+  /** The runner id, checked; a 400 naming the field otherwise. */
+  public String validatedRunnerId() {
+    return Fields.checkRunnerId(runnerId);
   }
 }

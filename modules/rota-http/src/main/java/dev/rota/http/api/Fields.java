@@ -47,6 +47,18 @@ final class Fields {
     }
   }
 
+  /**
+   * The runner id a lease report must carry (the agent compares it with the lease's holder),
+   * checked like the one of a claim.
+   */
+  static String checkRunnerId(String runnerId) {
+    if (runnerId == null) {
+      throw ApiException.invalid("field 'runnerId' is required: the runner that claimed the lease");
+    }
+    checkText("runnerId", runnerId, ClaimRequest.MAX_RUNNER_ID_LENGTH);
+    return runnerId;
+  }
+
   /** A list of capabilities: at most 32, each non-blank, at most 64 characters, without a comma. */
   static List<String> checkCapabilities(List<String> capabilities) {
     if (capabilities == null) {

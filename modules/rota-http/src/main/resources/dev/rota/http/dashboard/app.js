@@ -242,7 +242,7 @@
       ['metadata', JSON.stringify(a.metadata || {})],
     ]);
     kv('agent-lease', a.lease
-      ? [['lease', a.lease.leaseId], ['runner', a.lease.runnerId], ['kind', a.lease.kind], ['granted', time(a.lease.grantedAt)], ['expires', time(a.lease.expiresAt)]]
+      ? [['runner', a.lease.runnerId], ['kind', a.lease.kind], ['granted', time(a.lease.grantedAt)], ['expires', time(a.lease.expiresAt)]]
       : [['lease', 'none held']]);
     const rank = (r) => (r && r.rank ? '#' + fmt(r.rank) + ' (' + fmt(r.ahead) + ' ahead)' : 'not in this order');
     kv('agent-explain', [

@@ -9,15 +9,12 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.rota.server.RotaConfig;
 import dev.rota.server.RotaNode;
+import dev.rota.server.testing.ClusterNodes;
 import dev.rota.server.testing.Databases;
 import dev.rota.server.testing.TestDatabase;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -246,40 +243,20 @@ class PoolScalerFailoverTest {
   }
 
   private static long membersUp(RotaNode node) {
-    return StreamSupport.stream(
-            Cluster.get(node.system()).state().getMembers().spliterator(), false)
-        .filter(m -> m.status() == MemberStatus.up())
-        .count();
+    return ClusterNodes.membersUp(node);
   }
 
   private HttpResponse<String> send(RotaNode node, String method, String path, String body)
       throws Exception {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + path))
-            .timeout(TIMEOUT)
-            .header("Content-Type", "application/json");
-    request.method(
-        method,
-        body == null
-            ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofString(body));
-    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return ClusterNodes.send(http, node, method, path, body, TIMEOUT);
   }
 
   private static void await(String what, java.util.function.BooleanSupplier condition)
       throws InterruptedException {
-    Instant deadline = Instant.now().plus(TIMEOUT);
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(200);
-    }
+    ClusterNodes.await(what, TIMEOUT, condition);
   }
 
   private static int freePort() throws Exception {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    return ClusterNodes.freePort();
   }
 }

@@ -7,23 +7,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.cluster.runner.RunnerStatus;
 import dev.rota.server.RotaConfig;
 import dev.rota.server.RotaNode;
+import dev.rota.server.testing.ClusterNodes;
 import dev.rota.server.testing.Databases;
 import dev.rota.server.testing.TestDatabase;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,10 +28,6 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
-import org.apache.pekko.cluster.sharding.ShardRegion;
-import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
-import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
-import org.apache.pekko.cluster.typed.Cluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -64,19 +56,7 @@ class ThreeNodeClusterTest {
     for (int port : ports) {
       nodes.add(RotaNode.startWith(nodeConfig(port, ports[0])));
     }
-    await(
-        "three members up",
-        () ->
-            nodes.stream()
-                .allMatch(
-                    n ->
-                        java.util.stream.StreamSupport.stream(
-                                    Cluster.get(n.system()).state().getMembers().spliterator(),
-                                    false)
-                                .filter(
-                                    m -> m.status() == org.apache.pekko.cluster.MemberStatus.up())
-                                .count()
-                            == 3));
+    await("three members up", () -> nodes.stream().allMatch(n -> ClusterNodes.membersUp(n) == 3));
   }
 
   @AfterAll
@@ -170,7 +150,13 @@ class ThreeNodeClusterTest {
     assertEquals(remote, claim.get("assignment").get("agentId").asText());
     String leaseId = claim.get("assignment").get("leaseId").asText();
     assertEquals(
-        200, send(nodes.get(1), "POST", "/v1/leases/" + leaseId + "/complete", "{}").statusCode());
+        200,
+        send(
+                nodes.get(1),
+                "POST",
+                "/v1/leases/" + leaseId + "/complete",
+                "{\"runnerId\":\"ext-runner\"}")
+            .statusCode());
     JsonNode view = JSON.readTree(send(third, "GET", "/v1/agents/" + remote, null).body());
     assertEquals(0, view.get("inbox").get("unread").asInt());
     assertEquals(1, view.get("activationCount").asInt());
@@ -219,7 +205,13 @@ class ThreeNodeClusterTest {
       more = assignment.get("more").asBoolean();
       String leaseId = assignment.get("leaseId").asText();
       assertEquals(
-          200, send(first, "POST", "/v1/leases/" + leaseId + "/complete", "{}").statusCode());
+          200,
+          send(
+                  first,
+                  "POST",
+                  "/v1/leases/" + leaseId + "/complete",
+                  "{\"runnerId\":\"big-runner\"}")
+              .statusCode());
       turns++;
     }
     List<Integer> expected = new ArrayList<>();
@@ -253,20 +245,8 @@ class ThreeNodeClusterTest {
     throw new AssertionError("no agent landed on " + node.clusterAddress());
   }
 
-  /** The agent ids whose entities run on this node now. */
   private Set<String> hostedAgents(RotaNode node) throws Exception {
-    ActorSystem<?> system = node.system();
-    ShardRegion.CurrentShardRegionState state =
-        AskPattern.<GetShardRegionState, ShardRegion.CurrentShardRegionState>ask(
-                ClusterSharding.get(system).shardState().narrow(),
-                r -> new GetShardRegionState(AgentEntity.ENTITY_TYPE_KEY, r),
-                TIMEOUT,
-                system.scheduler())
-            .toCompletableFuture()
-            .get();
-    Set<String> ids = new HashSet<>();
-    state.getShards().forEach(shard -> ids.addAll(shard.getEntityIds()));
-    return ids;
+    return ClusterNodes.hostedAgents(node, TIMEOUT);
   }
 
   /** Activations completed by in-cluster runners, per node. */
@@ -295,32 +275,15 @@ class ThreeNodeClusterTest {
 
   private HttpResponse<String> send(RotaNode node, String method, String path, String body)
       throws Exception {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + path))
-            .timeout(TIMEOUT)
-            .header("Content-Type", "application/json");
-    request.method(
-        method,
-        body == null
-            ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofString(body));
-    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return ClusterNodes.send(http, node, method, path, body, TIMEOUT);
   }
 
   private static void await(String what, java.util.function.BooleanSupplier condition)
       throws InterruptedException {
-    Instant deadline = Instant.now().plus(TIMEOUT);
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(100);
-    }
+    ClusterNodes.await(what, TIMEOUT, condition);
   }
 
   private static int freePort() throws Exception {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    return ClusterNodes.freePort();
   }
 }

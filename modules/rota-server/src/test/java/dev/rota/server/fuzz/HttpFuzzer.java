@@ -30,6 +30,8 @@ public final class HttpFuzzer {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private final int port;
+  private static final List<String> RUNNER_IDS = List.of("r1", "r2", "r3");
+
   private final List<String> leaseIds = new ArrayList<>();
   private final List<String> deadLetterIds = new ArrayList<>();
 
@@ -101,7 +103,11 @@ public final class HttpFuzzer {
   public void settle() {
     RawHttp.send(port, "POST", "/admin/resume", null);
     for (String leaseId : leaseIds) {
-      RawHttp.send(port, "POST", "/v1/leases/" + leaseId + "/complete", "{}");
+      // The claims' runner ids are not remembered: whichever of them is not the holder gets 409.
+      for (String runnerId : RUNNER_IDS) {
+        String body = "{\"runnerId\": \"" + runnerId + "\"}";
+        RawHttp.send(port, "POST", "/v1/leases/" + leaseId + "/complete", body);
+      }
     }
   }
 
@@ -142,7 +148,7 @@ public final class HttpFuzzer {
         Tuple.of(2, route("agents.history", historyPath(), "GET", noBody())),
         Tuple.of(3, route("agents.list", listPath(), "GET", noBody())),
         Tuple.of(8, route("claims", Arbitraries.just("/v1/claims"), "POST", claimBody())),
-        Tuple.of(3, route("leases.heartbeat", leasePath("/heartbeat"), "POST", noBody())),
+        Tuple.of(3, route("leases.heartbeat", leasePath("/heartbeat"), "POST", heartbeatBody())),
         Tuple.of(4, route("leases.complete", leasePath("/complete"), "POST", completeBody())),
         Tuple.of(4, route("leases.fail", leasePath("/fail"), "POST", failBody())),
         Tuple.of(2, route("admin.stats", Arbitraries.just("/admin/stats"), "GET", noBody())),
@@ -381,7 +387,7 @@ public final class HttpFuzzer {
 
   private static Arbitrary<byte[]> claimBody() {
     Map<String, Arbitrary<Object>> f = new LinkedHashMap<>();
-    f.put("runnerId", Arbitraries.of("r1", "r2", "r3").map(o -> o));
+    f.put("runnerId", runnerId());
     f.put("mode", Arbitraries.of("notification", "exploration", "hybrid").map(o -> o));
     f.put(
         "capabilities",
@@ -391,14 +397,27 @@ public final class HttpFuzzer {
     return body(f);
   }
 
+  /** The claims' runner ids, so a lease report is sometimes by its holder and sometimes not. */
+  private static Arbitrary<Object> runnerId() {
+    return Arbitraries.of(RUNNER_IDS).map(o -> o);
+  }
+
+  private static Arbitrary<byte[]> heartbeatBody() {
+    Map<String, Arbitrary<Object>> f = new LinkedHashMap<>();
+    f.put("runnerId", runnerId());
+    return body(f);
+  }
+
   private static Arbitrary<byte[]> completeBody() {
     Map<String, Arbitrary<Object>> f = new LinkedHashMap<>();
+    f.put("runnerId", runnerId());
     f.put("result", jsonValue(2).map(v -> (Object) Map.of("r", v)));
     return body(f);
   }
 
   private static Arbitrary<byte[]> failBody() {
     Map<String, Arbitrary<Object>> f = new LinkedHashMap<>();
+    f.put("runnerId", runnerId());
     f.put("error", Arbitraries.strings().alpha().ofMaxLength(30).map(o -> o));
     f.put("action", Arbitraries.of("retry", "cancel", "discard", "snooze").map(o -> o));
     f.put("snoozeSeconds", Arbitraries.of(0, 1, 60).map(o -> o));

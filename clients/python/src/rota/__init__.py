@@ -1,0 +1,69 @@
+"""Rota's Python SDK: a client for producers and admins (:class:`Rota`, :class:`AsyncRota`) and
+the runner loop for agents' turns (:class:`Runner`, :class:`AsyncRunner`)."""
+
+from ._context import Cancelled, CancelReason, Context
+from ._core import RetryPolicy
+from ._errors import (
+    Conflict,
+    ConnectionFailed,
+    Forbidden,
+    InboxFull,
+    InvalidRequest,
+    LeaseLost,
+    LeaseNotHeld,
+    NotFound,
+    RotaError,
+    TooLarge,
+    Unauthenticated,
+    Unavailable,
+)
+from ._models import (
+    Activation,
+    ClaimResult,
+    Event,
+    JsonObject,
+    Notification,
+    NotifyResult,
+    Outcome,
+    RunnerMode,
+    ScheduleFire,
+)
+from .aio import AsyncEventStream, AsyncRota
+from .client import EventStream, Rota
+from .runner import AsyncRunner, Handler, Runner, RunnerListener
+
+__all__ = [
+    "Activation",
+    "AsyncEventStream",
+    "AsyncRota",
+    "AsyncRunner",
+    "CancelReason",
+    "Cancelled",
+    "ClaimResult",
+    "Conflict",
+    "ConnectionFailed",
+    "Context",
+    "Event",
+    "EventStream",
+    "Forbidden",
+    "Handler",
+    "InboxFull",
+    "InvalidRequest",
+    "JsonObject",
+    "LeaseLost",
+    "LeaseNotHeld",
+    "NotFound",
+    "Notification",
+    "NotifyResult",
+    "Outcome",
+    "RetryPolicy",
+    "Rota",
+    "RotaError",
+    "Runner",
+    "RunnerListener",
+    "RunnerMode",
+    "ScheduleFire",
+    "TooLarge",
+    "Unauthenticated",
+    "Unavailable",
+]

@@ -1,0 +1,251 @@
+"""What the sync and async clients share: how each call is built, when it may be repeated, and
+how an answer becomes a value or an exception. Only the sending differs between them."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ._errors import (
+    ConnectionFailed,
+    InboxFull,
+    InvalidRequest,
+    RotaError,
+    Unavailable,
+    error_from_response,
+    parse_retry_after,
+)
+from ._models import FailAction, JsonObject, Outcome, RunnerMode, decode_json
+
+USER_AGENT = "rota-client-python/0.1.0"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How failed calls are repeated.
+
+    A call that cannot duplicate anything (a read, a registration, a pause, a deletion, a
+    notification with a ``dedupe_key``) is repeated on 503 ``unavailable``, 429 ``inbox_full`` and
+    connection failures, waiting the server's ``Retry-After`` (at most ``max_retry_after``) or a
+    growing, jittered back-off from ``initial_backoff`` up to ``max_backoff``. Any other call is
+    repeated only when no connection could be opened. ``attempts`` counts the first try.
+    """
+
+    attempts: int = 5
+    initial_backoff: float = 0.2
+    max_backoff: float = 5.0
+    max_retry_after: float = 30.0
+
+    def wait_before_retry(self, call: Call, error: RotaError, tries: int) -> float | None:
+        """Seconds to wait before try ``tries + 1``, or None when the error is final."""
+        if tries >= self.attempts:
+            return None
+        if isinstance(error, (Unavailable, InboxFull)):
+            if not call.safe:
+                return None
+            if error.retry_after is not None:
+                return float(min(error.retry_after, self.max_retry_after))
+        elif isinstance(error, ConnectionFailed):
+            if error.request_sent and not call.safe:
+                return None
+        else:
+            return None
+        backoff = min(self.max_backoff, self.initial_backoff * 2.0 ** (tries - 1))
+        return backoff * random.uniform(0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request: ``safe`` when repeating it cannot duplicate anything."""
+
+    method: str
+    path: str
+    safe: bool
+    body: Any = None
+    params: Mapping[str, str] | None = None
+    timeout: float | None = None
+    has_body: bool = False
+
+
+def with_body(
+    method: str, path: str, body: Any, *, safe: bool, timeout: float | None = None
+) -> Call:
+    return Call(method, path, safe, body=body, timeout=timeout, has_body=True)
+
+
+def segment(value: str) -> str:
+    """A path segment, percent-encoded (ids may hold any character the API allows)."""
+    return quote(value, safe="")
+
+
+def agent_path(agent_id: str) -> str:
+    return f"/v1/agents/{segment(agent_id)}"
+
+
+def lease_path(lease_id: str) -> str:
+    return f"/v1/leases/{segment(lease_id)}"
+
+
+def headers(token: str | None) -> dict[str, str]:
+    h = {"Accept": "application/json", "User-Agent": USER_AGENT}
+    if token:
+        h["Authorization"] = f"Bearer {token}"
+    return h
+
+
+def build_request(
+    client: httpx.Client | httpx.AsyncClient, call: Call, timeout: float
+) -> httpx.Request:
+    extensions = {
+        "timeout": httpx.Timeout(call.timeout or timeout, connect=min(10.0, timeout)).as_dict()
+    }
+    if call.has_body:
+        return client.build_request(
+            call.method, call.path, params=call.params, json=call.body, extensions=extensions
+        )
+    return client.build_request(call.method, call.path, params=call.params, extensions=extensions)
+
+
+def transport_error(call: Call, error: httpx.TransportError) -> ConnectionFailed:
+    """``request_sent`` is False only when the connection could not be opened."""
+    sent = not isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout))
+    what = "cannot connect" if not sent else "got no answer"
+    return ConnectionFailed(f"{call.method} {call.path} {what}: {error!r}", request_sent=sent)
+
+
+def answer(response: httpx.Response) -> Any:
+    """The answer's JSON, or the typed error for an error status."""
+    if response.status_code >= 300:
+        raise error_from_response(
+            response.status_code,
+            response.content,
+            parse_retry_after(response.headers.get("Retry-After")),
+        )
+    return decode_json(response.content)
+
+
+def is_binding_refused(error: RotaError) -> bool:
+    """A server without the lease's runner binding refuses ``runnerId`` as an unknown field (and
+    only that: a 400 about the id's value is the caller's to see)."""
+    return isinstance(error, InvalidRequest) and "unknown field 'runnerId'" in error.message
+
+
+# ---- request builders ----
+
+
+def agent_spec(
+    *,
+    name: str | None = None,
+    capabilities: Iterable[str] | None = None,
+    priority: int | None = None,
+    min_activation_interval_seconds: int | None = None,
+    max_inbox_depth: int | None = None,
+    max_attempts: int | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    schedules: Sequence[Mapping[str, Any]] | None = None,
+) -> JsonObject:
+    """The registration body: absent fields keep their values on an update."""
+    fields: JsonObject = {
+        "name": name,
+        "capabilities": list(capabilities) if capabilities is not None else None,
+        "priority": priority,
+        "minActivationIntervalSeconds": min_activation_interval_seconds,
+        "maxInboxDepth": max_inbox_depth,
+        "maxAttempts": max_attempts,
+        "metadata": dict(metadata) if metadata is not None else None,
+        "schedules": [dict(s) for s in schedules] if schedules is not None else None,
+    }
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def list_agents_params(order: str | None, limit: int | None, after: str | None) -> dict[str, str]:
+    params = {"order": order or "stalest"}
+    if limit is not None:
+        params["limit"] = str(limit)
+    if after is not None:
+        params["after"] = after
+    return params
+
+
+def notification_body(type: str, payload: Any, dedupe_key: str | None) -> JsonObject:
+    body: JsonObject = {"type": type}
+    if payload is not None:
+        body["payload"] = payload
+    if dedupe_key is not None:
+        body["dedupeKey"] = dedupe_key
+    return body
+
+
+def dead_letter_params(agent_id: str | None, limit: int | None) -> dict[str, str]:
+    params: dict[str, str] = {}
+    if agent_id is not None:
+        params["agentId"] = agent_id
+    if limit is not None:
+        params["limit"] = str(limit)
+    return params
+
+
+def event_params(
+    agent_id: str | None, types: Iterable[str] | None, since: str | None
+) -> dict[str, str]:
+    params: dict[str, str] = {}
+    if agent_id is not None:
+        params["agentId"] = agent_id
+    if types:
+        params["types"] = ",".join(types)
+    if since is not None:
+        params["since"] = since
+    return params
+
+
+def claim_call(
+    runner_id: str,
+    mode: RunnerMode,
+    capabilities: Iterable[str],
+    wait_seconds: int,
+    lease_seconds: int | None,
+    timeout: float,
+) -> Call:
+    body: JsonObject = {
+        "runnerId": runner_id,
+        "mode": mode,
+        "capabilities": sorted(set(capabilities)),
+        "waitSeconds": wait_seconds,
+    }
+    if lease_seconds is not None:
+        body["leaseSeconds"] = lease_seconds
+    return with_body("POST", "/v1/claims", body, safe=False, timeout=wait_seconds + timeout)
+
+
+def heartbeat_body(runner_id: str | None) -> JsonObject:
+    return {"runnerId": runner_id} if runner_id else {}
+
+
+def complete_body(runner_id: str | None, result: Any) -> JsonObject:
+    body: JsonObject = {"runnerId": runner_id} if runner_id else {}
+    if result is not None:
+        body["result"] = result
+    return body
+
+
+def fail_body(
+    runner_id: str | None, action: FailAction, error: str | None, snooze_seconds: int | None
+) -> JsonObject:
+    body: JsonObject = {"runnerId": runner_id} if runner_id else {}
+    body["action"] = action
+    if error is not None:
+        body["error"] = error
+    if action == "snooze":
+        body["snoozeSeconds"] = int(snooze_seconds or 0)
+    return body
+
+
+def outcome_fail_args(outcome: Outcome) -> tuple[FailAction, str | None, int | None]:
+    if outcome.action == "complete":
+        raise ValueError("a completion is not a failure")
+    return outcome.action, outcome.error, outcome.snooze_seconds

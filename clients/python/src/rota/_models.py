@@ -1,0 +1,207 @@
+"""The values the API hands out, as small frozen dataclasses over its JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+JsonObject = dict[str, Any]
+"""A JSON object as the server sent it (agent views, stats, explanations, ...)."""
+
+RunnerMode = Literal["notification", "hybrid", "exploration"]
+FailAction = Literal["retry", "cancel", "discard", "snooze"]
+
+
+_ISO_TIME = re.compile(
+    r"(?P<base>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(?P<fraction>\d+))?"
+    r"(?P<zone>Z|z|[+-]\d{2}:\d{2})?"
+)
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO-8601 time of the API as an aware UTC datetime; None when absent."""
+    if not isinstance(value, str):
+        return None
+    # Python 3.10's fromisoformat takes neither "Z" nor more than 6 fractional digits.
+    match = _ISO_TIME.fullmatch(value.strip())
+    if match is None:
+        raise ValueError(f"not an ISO-8601 time: {value!r}")
+    fraction = (match["fraction"] or "")[:6].ljust(6, "0")
+    zone = "+00:00" if match["zone"] in (None, "Z", "z") else match["zone"]
+    parsed = datetime.fromisoformat(f"{match['base']}.{fraction}{zone}")
+    return parsed.astimezone(timezone.utc)
+
+
+@dataclass(frozen=True)
+class NotifyResult:
+    """The answer to a notification: its id, the inbox's unread count, whether it repeated one."""
+
+    notification_id: str
+    unread: int
+    duplicate: bool
+
+
+@dataclass(frozen=True)
+class Notification:
+    """One notification carried by an activation."""
+
+    notification_id: str
+    type: str
+    payload: Any
+    received_at: datetime | None
+    attempt: int
+
+    @staticmethod
+    def from_json(raw: JsonObject) -> Notification:
+        return Notification(
+            notification_id=str(raw.get("notificationId")),
+            type=str(raw.get("type")),
+            payload=raw.get("payload"),
+            received_at=parse_time(raw.get("receivedAt")),
+            attempt=int(raw.get("attempt", 1)),
+        )
+
+
+@dataclass(frozen=True)
+class ScheduleFire:
+    """Which fire of which schedule a ``scheduled`` turn serves."""
+
+    name: str
+    fired_at: datetime | None
+    payload: Any
+
+
+@dataclass(frozen=True)
+class Activation:
+    """One granted turn of an agent: what a handler works on.
+
+    ``kind`` is ``inbox``, ``scheduled`` or ``exploration``; ``more`` says some notifications
+    stayed unread for the next turn (per-activation limits); ``schedule`` is set on a
+    ``scheduled`` turn; ``agent`` holds the agent's ``name``, ``capabilities`` and ``metadata``.
+    """
+
+    lease_id: str
+    agent_id: str
+    kind: str
+    attempt: int
+    granted_at: datetime | None
+    expires_at: datetime | None
+    notifications: tuple[Notification, ...]
+    more: bool
+    schedule: ScheduleFire | None
+    agent: JsonObject
+    raw: JsonObject = field(repr=False)
+
+    @property
+    def lease_seconds(self) -> float | None:
+        """The lease's length by the server's clock."""
+        if self.granted_at is None or self.expires_at is None:
+            return None
+        return (self.expires_at - self.granted_at).total_seconds()
+
+    @staticmethod
+    def from_json(raw: JsonObject) -> Activation:
+        schedule = raw.get("schedule")
+        return Activation(
+            lease_id=str(raw["leaseId"]),
+            agent_id=str(raw["agentId"]),
+            kind=str(raw.get("kind", "inbox")),
+            attempt=int(raw.get("attempt", 1)),
+            granted_at=parse_time(raw.get("grantedAt")),
+            expires_at=parse_time(raw.get("expiresAt")),
+            notifications=tuple(Notification.from_json(n) for n in raw.get("notifications", [])),
+            more=bool(raw.get("more", False)),
+            schedule=(
+                ScheduleFire(
+                    name=str(schedule.get("name")),
+                    fired_at=parse_time(schedule.get("firedAt")),
+                    payload=schedule.get("payload"),
+                )
+                if isinstance(schedule, dict)
+                else None
+            ),
+            agent=dict(raw.get("agent") or {}),
+            raw=raw,
+        )
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """The answer to a claim: ``status`` is ``assigned`` (with ``activation``), ``none`` or
+    ``paused``; a degraded or draining runner gets ``none`` with a ``reason`` and
+    ``retry_after_seconds``."""
+
+    status: str
+    activation: Activation | None = None
+    reason: str | None = None
+    retry_after_seconds: float | None = None
+
+    @staticmethod
+    def from_json(raw: JsonObject) -> ClaimResult:
+        assignment = raw.get("assignment")
+        retry = raw.get("retryAfterSeconds")
+        return ClaimResult(
+            status=str(raw.get("status")),
+            activation=Activation.from_json(assignment) if isinstance(assignment, dict) else None,
+            reason=raw.get("reason"),
+            retry_after_seconds=float(retry) if isinstance(retry, (int, float)) else None,
+        )
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of ``GET /v1/events``: its SSE id (the resume cursor), type and JSON body."""
+
+    id: str | None
+    type: str
+    data: JsonObject
+
+    @property
+    def agent_id(self) -> str | None:
+        value = self.data.get("agentId")
+        return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a handler's turn came to; the runner reports it on the lease.
+
+    Build one with :meth:`complete`, :meth:`retry`, :meth:`cancel`, :meth:`discard` or
+    :meth:`snooze`. A handler that returns ``None`` completes; one that raises retries.
+    """
+
+    action: Literal["complete", "retry", "cancel", "discard", "snooze"]
+    result: Any = None
+    error: str | None = None
+    snooze_seconds: int = 0
+
+    @staticmethod
+    def complete(result: Any = None) -> Outcome:
+        """Every carried notification is read; ``result`` (any JSON) goes to the history."""
+        return Outcome("complete", result=result)
+
+    @staticmethod
+    def retry(error: str | None = None) -> Outcome:
+        """The notifications come back with the next attempt (dead letter past maxAttempts)."""
+        return Outcome("retry", error=error)
+
+    @staticmethod
+    def cancel(error: str | None = None) -> Outcome:
+        return Outcome("cancel", error=error)
+
+    @staticmethod
+    def discard(error: str | None = None) -> Outcome:
+        return Outcome("discard", error=error)
+
+    @staticmethod
+    def snooze(seconds: float, error: str | None = None) -> Outcome:
+        """The agent is not activated again for ``seconds``; no attempt is used up."""
+        return Outcome("snooze", error=error, snooze_seconds=max(0, int(seconds)))
+
+
+def decode_json(body: bytes) -> Any:
+    """The answer's JSON; a long-poll claim's leading spaces are fine for ``json.loads``."""
+    return json.loads(body) if body.strip() else None

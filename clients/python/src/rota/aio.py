@@ -1,0 +1,388 @@
+"""The asyncio client, :class:`AsyncRota`: the calls of :class:`rota.Rota`, awaited."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from . import _core as core
+from ._errors import ConnectionFailed, RotaError, Unavailable
+from ._models import (
+    ClaimResult,
+    Event,
+    FailAction,
+    JsonObject,
+    NotifyResult,
+    RunnerMode,
+)
+from ._sse import SseDecoder
+
+
+class AsyncRota:
+    """The asyncio client: the same calls as :class:`rota.Rota`, awaited. Share one per loop.
+
+    >>> async with AsyncRota("http://localhost:8080") as rota:
+    ...     await rota.register_agent("reviewer-1", capabilities=["code"])
+    ...     await rota.notify("reviewer-1", "mention", {"postId": "p9"}, dedupe_key="p9")
+
+    Errors are :class:`rota.RotaError` subclasses, one per API error code; see
+    :class:`rota.RetryPolicy` for which calls are repeated and when.
+    """
+
+    def __init__(
+        self,
+        base_url: str = "http://localhost:8080",
+        *,
+        token: str | None = None,
+        timeout: float = 30.0,
+        retry: core.RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self.retry = retry or core.RetryPolicy()
+        self._lease_binding: bool | None = None
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers=core.headers(token),
+            timeout=timeout,
+            transport=transport,
+            limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
+        )
+
+    @property
+    def lease_binding(self) -> bool | None:
+        """Whether the node takes the claiming ``runnerId`` on lease reports: None until a report
+        with one was answered, False once a node refused the field (reports then go without)."""
+        return self._lease_binding
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncRota:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # ---- agents (role producer) ----
+
+    async def register_agent(
+        self,
+        agent_id: str,
+        *,
+        name: str | None = None,
+        capabilities: Iterable[str] | None = None,
+        priority: int | None = None,
+        min_activation_interval_seconds: int | None = None,
+        max_inbox_depth: int | None = None,
+        max_attempts: int | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        schedules: Sequence[Mapping[str, Any]] | None = None,
+    ) -> JsonObject:
+        """Registers an agent or updates it (``PUT``); fields not given keep their values.
+
+        ``schedules`` are the API's objects (``name``, ``cron``, ``timezone``, ``payload``); a
+        list replaces them all, ``[]`` removes them.
+        """
+        body = core.agent_spec(
+            name=name,
+            capabilities=capabilities,
+            priority=priority,
+            min_activation_interval_seconds=min_activation_interval_seconds,
+            max_inbox_depth=max_inbox_depth,
+            max_attempts=max_attempts,
+            metadata=metadata,
+            schedules=schedules,
+        )
+        return await self._json(core.with_body("PUT", core.agent_path(agent_id), body, safe=True))
+
+    update_agent = register_agent
+
+    async def get_agent(self, agent_id: str) -> JsonObject:
+        return await self._json(core.Call("GET", core.agent_path(agent_id), safe=True))
+
+    async def list_agents(
+        self, *, order: str | None = None, limit: int | None = None, after: str | None = None
+    ) -> JsonObject:
+        """One page: ``{"agents": [...], "next": cursor-or-None}``."""
+        params = core.list_agents_params(order, limit, after)
+        return await self._json(core.Call("GET", "/v1/agents", safe=True, params=params))
+
+    async def iter_agents(
+        self, *, order: str | None = None, page_size: int = 100
+    ) -> AsyncIterator[JsonObject]:
+        """Every agent, page after page."""
+        after: str | None = None
+        while True:
+            page = await self.list_agents(order=order, limit=page_size, after=after)
+            for agent in page.get("agents", []):
+                yield agent
+            after = page.get("next")
+            if not after:
+                return
+
+    async def explain(self, agent_id: str) -> JsonObject:
+        """Why the agent is or is not being picked."""
+        return await self._json(core.Call("GET", core.agent_path(agent_id) + "/explain", safe=True))
+
+    async def history(self, agent_id: str, *, limit: int = 100) -> list[JsonObject]:
+        """The agent's recent events, newest first."""
+        path = core.agent_path(agent_id) + "/history"
+        page = await self._json(core.Call("GET", path, safe=True, params={"limit": str(limit)}))
+        events: list[JsonObject] = page.get("events", [])
+        return events
+
+    async def pause_agent(self, agent_id: str) -> JsonObject:
+        return await self._json(core.Call("POST", core.agent_path(agent_id) + "/pause", safe=True))
+
+    async def resume_agent(self, agent_id: str) -> JsonObject:
+        return await self._json(core.Call("POST", core.agent_path(agent_id) + "/resume", safe=True))
+
+    async def deregister_agent(self, agent_id: str) -> None:
+        """Deletes the agent and its inbox; :class:`rota.Conflict` while it holds a lease."""
+        await self._send(core.Call("DELETE", core.agent_path(agent_id), safe=True))
+
+    # ---- notifications (role producer) ----
+
+    async def notify(
+        self,
+        agent_id: str,
+        type: str,
+        payload: Any = None,
+        *,
+        dedupe_key: str | None = None,
+    ) -> NotifyResult:
+        """Puts a notification in the agent's inbox. With a ``dedupe_key`` it is retried on
+        503/429 and connection failures (a repeat is answered as a duplicate)."""
+        body = core.notification_body(type, payload, dedupe_key)
+        path = core.agent_path(agent_id) + "/notifications"
+        raw = await self._json(core.with_body("POST", path, body, safe=dedupe_key is not None))
+        return NotifyResult(str(raw["notificationId"]), int(raw["unread"]), bool(raw["duplicate"]))
+
+    # ---- admin ----
+
+    async def stats(self) -> JsonObject:
+        return await self._json(core.Call("GET", "/admin/stats", safe=True))
+
+    async def pools(self) -> list[JsonObject]:
+        page = await self._json(core.Call("GET", "/admin/pools", safe=True))
+        pools: list[JsonObject] = page.get("pools", [])
+        return pools
+
+    async def runners(self) -> list[JsonObject]:
+        page = await self._json(core.Call("GET", "/admin/runners", safe=True))
+        found: list[JsonObject] = page.get("runners", [])
+        return found
+
+    async def pause(self) -> bool:
+        """Pauses the whole system: claims answer ``paused``; running activations finish."""
+        answer = await self._json(core.Call("POST", "/admin/pause", safe=True))
+        return bool(answer.get("paused"))
+
+    async def resume(self) -> bool:
+        answer = await self._json(core.Call("POST", "/admin/resume", safe=True))
+        return bool(answer.get("paused"))
+
+    async def dead_letters(
+        self, *, agent_id: str | None = None, limit: int | None = None
+    ) -> list[JsonObject]:
+        params = core.dead_letter_params(agent_id, limit)
+        page = await self._json(core.Call("GET", "/admin/dead-letters", safe=True, params=params))
+        letters: list[JsonObject] = page.get("deadLetters", [])
+        return letters
+
+    async def redrive(self, dead_letter_id: str) -> JsonObject:
+        """Puts a dead letter back into its agent's inbox with fresh attempts."""
+        path = f"/admin/dead-letters/{core.segment(dead_letter_id)}/redrive"
+        return await self._json(core.Call("POST", path, safe=False))
+
+    def events(
+        self,
+        *,
+        agent_id: str | None = None,
+        types: Iterable[str] | None = None,
+        since: str | None = None,
+        read_timeout: float = 60.0,
+    ) -> AsyncEventStream:
+        """The event stream (role admin) from now, or after the event ``since``. It reconnects by
+        itself after a dropped connection, resuming after the last event it returned."""
+        return AsyncEventStream(self, core.event_params(agent_id, types, None), since, read_timeout)
+
+    # ---- runners (role runner); Runner uses these ----
+
+    async def claim(
+        self,
+        runner_id: str,
+        *,
+        mode: RunnerMode = "hybrid",
+        capabilities: Iterable[str] = (),
+        wait_seconds: int = 20,
+        lease_seconds: int | None = None,
+    ) -> ClaimResult:
+        call = core.claim_call(
+            runner_id, mode, capabilities, wait_seconds, lease_seconds, self.timeout
+        )
+        return ClaimResult.from_json(await self._json(call))
+
+    async def heartbeat(self, lease_id: str, runner_id: str | None = None) -> JsonObject:
+        """Extends the lease by its own length from now; :class:`rota.LeaseLost` if lost."""
+        return await self._lease_report(lease_id, "heartbeat", runner_id, core.heartbeat_body)
+
+    async def complete(
+        self, lease_id: str, runner_id: str | None = None, result: Any = None
+    ) -> JsonObject:
+        return await self._lease_report(
+            lease_id, "complete", runner_id, lambda rid: core.complete_body(rid, result)
+        )
+
+    async def fail(
+        self,
+        lease_id: str,
+        runner_id: str | None = None,
+        *,
+        action: FailAction = "retry",
+        error: str | None = None,
+        snooze_seconds: int | None = None,
+    ) -> JsonObject:
+        return await self._lease_report(
+            lease_id,
+            "fail",
+            runner_id,
+            lambda rid: core.fail_body(rid, action, error, snooze_seconds),
+        )
+
+    # ---- plumbing ----
+
+    async def _lease_report(
+        self,
+        lease_id: str,
+        what: str,
+        runner_id: str | None,
+        body: Callable[[str | None], JsonObject],
+    ) -> JsonObject:
+        path = f"{core.lease_path(lease_id)}/{what}"
+        bound = runner_id if self._lease_binding is not False else None
+        try:
+            answer = await self._json(core.with_body("POST", path, body(bound), safe=False))
+        except RotaError as e:
+            if bound is None or not core.is_binding_refused(e):
+                raise
+            self._lease_binding = False
+            return await self._json(core.with_body("POST", path, body(None), safe=False))
+        if bound is not None:
+            self._lease_binding = True
+        return answer
+
+    async def _json(self, call: core.Call) -> JsonObject:
+        result = await self._send(call)
+        return result if isinstance(result, dict) else {}
+
+    async def _send(self, call: core.Call) -> Any:
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                response = await self._http.send(core.build_request(self._http, call, self.timeout))
+                return core.answer(response)
+            except httpx.TransportError as e:
+                failure: RotaError = core.transport_error(call, e)
+            except RotaError as e:
+                failure = e
+            wait = self.retry.wait_before_retry(call, failure, tries)
+            if wait is None:
+                raise failure
+            await asyncio.sleep(wait)
+
+
+class AsyncEventStream(AsyncIterator[Event]):
+    """An async iterator over ``/v1/events`` that reconnects by itself (``Last-Event-ID``).
+
+    Use it as an async context manager, or call :meth:`aclose`; ``last_event_id`` is the cursor to
+    resume from in a later process.
+    """
+
+    def __init__(
+        self, rota: AsyncRota, params: Mapping[str, str], since: str | None, read_timeout: float
+    ) -> None:
+        self._rota = rota
+        self._params = dict(params)
+        self.last_event_id = since
+        self._read_timeout = read_timeout
+        self._response: httpx.Response | None = None
+        self._closed = False
+        self._events = self._follow()
+
+    def __aiter__(self) -> AsyncEventStream:
+        return self
+
+    async def __anext__(self) -> Event:
+        return await self._events.__anext__()
+
+    async def __aenter__(self) -> AsyncEventStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        response, self._response = self._response, None
+        if response is not None:
+            await response.aclose()
+
+    async def _follow(self) -> AsyncIterator[Event]:
+        backoff = self._rota.retry.initial_backoff
+        while not self._closed:
+            try:
+                response = await self._open()
+            except (Unavailable, ConnectionFailed) as e:
+                await asyncio.sleep(min(e.retry_after or backoff, self._rota.retry.max_retry_after))
+                backoff = min(backoff * 2, self._rota.retry.max_backoff)
+                continue
+            self._response = response
+            decoder = SseDecoder()
+            try:
+                async for line in response.aiter_lines():
+                    event = decoder.feed(line)
+                    if event is not None:
+                        backoff = self._rota.retry.initial_backoff
+                        if event.id is not None:
+                            self.last_event_id = event.id
+                        yield event
+            except (httpx.TransportError, httpx.StreamError):
+                pass  # dropped: reconnect after the last event returned
+            finally:
+                await response.aclose()
+            if not self._closed:
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, self._rota.retry.max_backoff)
+
+    async def _open(self) -> httpx.Response:
+        http = self._rota._http
+        headers = {"Accept": "text/event-stream"}
+        if self.last_event_id is not None:
+            headers["Last-Event-ID"] = self.last_event_id
+        timeout = httpx.Timeout(self._read_timeout, connect=min(10.0, self._rota.timeout))
+        request = http.build_request(
+            "GET", "/v1/events", params=self._params, headers=headers, timeout=timeout
+        )
+        try:
+            response = await http.send(request, stream=True)
+        except httpx.TransportError as e:
+            raise core.transport_error(core.Call("GET", "/v1/events", safe=True), e) from e
+        if response.status_code >= 300:
+            await response.aread()
+            await response.aclose()
+            core.answer(response)
+        return response

@@ -1,0 +1,387 @@
+"""The blocking client, :class:`Rota`, for producers, admins and runners."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from . import _core as core
+from ._errors import ConnectionFailed, RotaError, Unavailable
+from ._models import (
+    ClaimResult,
+    Event,
+    FailAction,
+    JsonObject,
+    NotifyResult,
+    RunnerMode,
+)
+from ._sse import SseDecoder
+
+
+class Rota:
+    """A client of one node (or a load balancer in front of several). Thread-safe; share one.
+
+    >>> with Rota("http://localhost:8080") as rota:
+    ...     rota.register_agent("reviewer-1", capabilities=["code"])
+    ...     rota.notify("reviewer-1", "mention", {"postId": "p9"}, dedupe_key="p9-mention")
+
+    Errors are :class:`rota.RotaError` subclasses, one per API error code; see
+    :class:`rota.RetryPolicy` for which calls are repeated and when.
+    """
+
+    def __init__(
+        self,
+        base_url: str = "http://localhost:8080",
+        *,
+        token: str | None = None,
+        timeout: float = 30.0,
+        retry: core.RetryPolicy | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self.retry = retry or core.RetryPolicy()
+        self._lease_binding: bool | None = None
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            headers=core.headers(token),
+            timeout=timeout,
+            transport=transport,
+            limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
+        )
+
+    @property
+    def lease_binding(self) -> bool | None:
+        """Whether the node takes the claiming ``runnerId`` on lease reports: None until a report
+        with one was answered, False once a node refused the field (reports then go without)."""
+        return self._lease_binding
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Rota:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # ---- agents (role producer) ----
+
+    def register_agent(
+        self,
+        agent_id: str,
+        *,
+        name: str | None = None,
+        capabilities: Iterable[str] | None = None,
+        priority: int | None = None,
+        min_activation_interval_seconds: int | None = None,
+        max_inbox_depth: int | None = None,
+        max_attempts: int | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        schedules: Sequence[Mapping[str, Any]] | None = None,
+    ) -> JsonObject:
+        """Registers an agent or updates it (``PUT``); fields not given keep their values.
+
+        ``schedules`` are the API's objects (``name``, ``cron``, ``timezone``, ``payload``); a
+        list replaces them all, ``[]`` removes them.
+        """
+        body = core.agent_spec(
+            name=name,
+            capabilities=capabilities,
+            priority=priority,
+            min_activation_interval_seconds=min_activation_interval_seconds,
+            max_inbox_depth=max_inbox_depth,
+            max_attempts=max_attempts,
+            metadata=metadata,
+            schedules=schedules,
+        )
+        return self._json(core.with_body("PUT", core.agent_path(agent_id), body, safe=True))
+
+    update_agent = register_agent
+
+    def get_agent(self, agent_id: str) -> JsonObject:
+        return self._json(core.Call("GET", core.agent_path(agent_id), safe=True))
+
+    def list_agents(
+        self, *, order: str | None = None, limit: int | None = None, after: str | None = None
+    ) -> JsonObject:
+        """One page: ``{"agents": [...], "next": cursor-or-None}``."""
+        params = core.list_agents_params(order, limit, after)
+        return self._json(core.Call("GET", "/v1/agents", safe=True, params=params))
+
+    def iter_agents(
+        self, *, order: str | None = None, page_size: int = 100
+    ) -> Iterator[JsonObject]:
+        """Every agent, page after page."""
+        after: str | None = None
+        while True:
+            page = self.list_agents(order=order, limit=page_size, after=after)
+            yield from page.get("agents", [])
+            after = page.get("next")
+            if not after:
+                return
+
+    def explain(self, agent_id: str) -> JsonObject:
+        """Why the agent is or is not being picked."""
+        return self._json(core.Call("GET", core.agent_path(agent_id) + "/explain", safe=True))
+
+    def history(self, agent_id: str, *, limit: int = 100) -> list[JsonObject]:
+        """The agent's recent events, newest first."""
+        path = core.agent_path(agent_id) + "/history"
+        page = self._json(core.Call("GET", path, safe=True, params={"limit": str(limit)}))
+        events: list[JsonObject] = page.get("events", [])
+        return events
+
+    def pause_agent(self, agent_id: str) -> JsonObject:
+        return self._json(core.Call("POST", core.agent_path(agent_id) + "/pause", safe=True))
+
+    def resume_agent(self, agent_id: str) -> JsonObject:
+        return self._json(core.Call("POST", core.agent_path(agent_id) + "/resume", safe=True))
+
+    def deregister_agent(self, agent_id: str) -> None:
+        """Deletes the agent and its inbox; :class:`rota.Conflict` while it holds a lease."""
+        self._send(core.Call("DELETE", core.agent_path(agent_id), safe=True))
+
+    # ---- notifications (role producer) ----
+
+    def notify(
+        self,
+        agent_id: str,
+        type: str,
+        payload: Any = None,
+        *,
+        dedupe_key: str | None = None,
+    ) -> NotifyResult:
+        """Puts a notification in the agent's inbox. With a ``dedupe_key`` it is retried on
+        503/429 and connection failures (a repeat is answered as a duplicate)."""
+        body = core.notification_body(type, payload, dedupe_key)
+        path = core.agent_path(agent_id) + "/notifications"
+        raw = self._json(core.with_body("POST", path, body, safe=dedupe_key is not None))
+        return NotifyResult(str(raw["notificationId"]), int(raw["unread"]), bool(raw["duplicate"]))
+
+    # ---- admin ----
+
+    def stats(self) -> JsonObject:
+        return self._json(core.Call("GET", "/admin/stats", safe=True))
+
+    def pools(self) -> list[JsonObject]:
+        page = self._json(core.Call("GET", "/admin/pools", safe=True))
+        pools: list[JsonObject] = page.get("pools", [])
+        return pools
+
+    def runners(self) -> list[JsonObject]:
+        page = self._json(core.Call("GET", "/admin/runners", safe=True))
+        found: list[JsonObject] = page.get("runners", [])
+        return found
+
+    def pause(self) -> bool:
+        """Pauses the whole system: claims answer ``paused``; running activations finish."""
+        answer = self._json(core.Call("POST", "/admin/pause", safe=True))
+        return bool(answer.get("paused"))
+
+    def resume(self) -> bool:
+        answer = self._json(core.Call("POST", "/admin/resume", safe=True))
+        return bool(answer.get("paused"))
+
+    def dead_letters(
+        self, *, agent_id: str | None = None, limit: int | None = None
+    ) -> list[JsonObject]:
+        params = core.dead_letter_params(agent_id, limit)
+        page = self._json(core.Call("GET", "/admin/dead-letters", safe=True, params=params))
+        letters: list[JsonObject] = page.get("deadLetters", [])
+        return letters
+
+    def redrive(self, dead_letter_id: str) -> JsonObject:
+        """Puts a dead letter back into its agent's inbox with fresh attempts."""
+        path = f"/admin/dead-letters/{core.segment(dead_letter_id)}/redrive"
+        return self._json(core.Call("POST", path, safe=False))
+
+    def events(
+        self,
+        *,
+        agent_id: str | None = None,
+        types: Iterable[str] | None = None,
+        since: str | None = None,
+        read_timeout: float = 60.0,
+    ) -> EventStream:
+        """The event stream (role admin) from now, or after the event ``since``. It reconnects by
+        itself after a dropped connection, resuming after the last event it returned."""
+        return EventStream(self, core.event_params(agent_id, types, None), since, read_timeout)
+
+    # ---- runners (role runner); Runner uses these ----
+
+    def claim(
+        self,
+        runner_id: str,
+        *,
+        mode: RunnerMode = "hybrid",
+        capabilities: Iterable[str] = (),
+        wait_seconds: int = 20,
+        lease_seconds: int | None = None,
+    ) -> ClaimResult:
+        call = core.claim_call(
+            runner_id, mode, capabilities, wait_seconds, lease_seconds, self.timeout
+        )
+        return ClaimResult.from_json(self._json(call))
+
+    def heartbeat(self, lease_id: str, runner_id: str | None = None) -> JsonObject:
+        """Extends the lease by its own length from now; :class:`rota.LeaseLost` if lost."""
+        return self._lease_report(lease_id, "heartbeat", runner_id, core.heartbeat_body)
+
+    def complete(
+        self, lease_id: str, runner_id: str | None = None, result: Any = None
+    ) -> JsonObject:
+        return self._lease_report(
+            lease_id, "complete", runner_id, lambda rid: core.complete_body(rid, result)
+        )
+
+    def fail(
+        self,
+        lease_id: str,
+        runner_id: str | None = None,
+        *,
+        action: FailAction = "retry",
+        error: str | None = None,
+        snooze_seconds: int | None = None,
+    ) -> JsonObject:
+        return self._lease_report(
+            lease_id,
+            "fail",
+            runner_id,
+            lambda rid: core.fail_body(rid, action, error, snooze_seconds),
+        )
+
+    # ---- plumbing ----
+
+    def _lease_report(
+        self,
+        lease_id: str,
+        what: str,
+        runner_id: str | None,
+        body: Callable[[str | None], JsonObject],
+    ) -> JsonObject:
+        path = f"{core.lease_path(lease_id)}/{what}"
+        bound = runner_id if self._lease_binding is not False else None
+        try:
+            answer = self._json(core.with_body("POST", path, body(bound), safe=False))
+        except RotaError as e:
+            if bound is None or not core.is_binding_refused(e):
+                raise
+            self._lease_binding = False
+            return self._json(core.with_body("POST", path, body(None), safe=False))
+        if bound is not None:
+            self._lease_binding = True
+        return answer
+
+    def _json(self, call: core.Call) -> JsonObject:
+        result = self._send(call)
+        return result if isinstance(result, dict) else {}
+
+    def _send(self, call: core.Call) -> Any:
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                response = self._http.send(core.build_request(self._http, call, self.timeout))
+                return core.answer(response)
+            except httpx.TransportError as e:
+                failure: RotaError = core.transport_error(call, e)
+            except RotaError as e:
+                failure = e
+            wait = self.retry.wait_before_retry(call, failure, tries)
+            if wait is None:
+                raise failure
+            time.sleep(wait)
+
+
+class EventStream(Iterator[Event]):
+    """A blocking iterator over ``/v1/events`` that reconnects by itself (``Last-Event-ID``).
+
+    Use it as a context manager, or call :meth:`close`; ``last_event_id`` is the cursor to
+    resume from in a later process.
+    """
+
+    def __init__(
+        self, rota: Rota, params: Mapping[str, str], since: str | None, read_timeout: float
+    ) -> None:
+        self._rota = rota
+        self._params = dict(params)
+        self.last_event_id = since
+        self._read_timeout = read_timeout
+        self._response: httpx.Response | None = None
+        self._closed = False
+        self._events = self._follow()
+
+    def __iter__(self) -> EventStream:
+        return self
+
+    def __next__(self) -> Event:
+        return next(self._events)
+
+    def __enter__(self) -> EventStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._closed = True
+        response, self._response = self._response, None
+        if response is not None:
+            response.close()
+
+    def _follow(self) -> Iterator[Event]:
+        backoff = self._rota.retry.initial_backoff
+        while not self._closed:
+            try:
+                response = self._open()
+            except (Unavailable, ConnectionFailed) as e:
+                time.sleep(min(e.retry_after or backoff, self._rota.retry.max_retry_after))
+                backoff = min(backoff * 2, self._rota.retry.max_backoff)
+                continue
+            self._response = response
+            decoder = SseDecoder()
+            try:
+                for line in response.iter_lines():
+                    event = decoder.feed(line)
+                    if event is not None:
+                        backoff = self._rota.retry.initial_backoff
+                        if event.id is not None:
+                            self.last_event_id = event.id
+                        yield event
+            except (httpx.TransportError, httpx.StreamError):
+                pass  # dropped: reconnect after the last event returned
+            finally:
+                response.close()
+            if not self._closed:
+                time.sleep(backoff)
+                backoff = min(backoff * 2, self._rota.retry.max_backoff)
+
+    def _open(self) -> httpx.Response:
+        http = self._rota._http
+        headers = {"Accept": "text/event-stream"}
+        if self.last_event_id is not None:
+            headers["Last-Event-ID"] = self.last_event_id
+        timeout = httpx.Timeout(self._read_timeout, connect=min(10.0, self._rota.timeout))
+        request = http.build_request(
+            "GET", "/v1/events", params=self._params, headers=headers, timeout=timeout
+        )
+        try:
+            response = http.send(request, stream=True)
+        except httpx.TransportError as e:
+            raise core.transport_error(core.Call("GET", "/v1/events", safe=True), e) from e
+        if response.status_code >= 300:
+            response.read()
+            response.close()
+            core.answer(response)
+        return response

@@ -1,0 +1,536 @@
+"""The runner loop: :class:`AsyncRunner` (asyncio) and :class:`Runner` (blocking)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import signal
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._context import CancelReason, Context
+from ._errors import ConnectionFailed, LeaseLost, LeaseNotHeld, NotFound, RotaError, Unavailable
+from ._models import Activation, Outcome, RunnerMode
+from .aio import AsyncRota
+from .client import Rota
+
+log = logging.getLogger("rota.runner")
+
+HandlerResult = Outcome | None
+Handler = Callable[[Activation, Context], HandlerResult | Awaitable[HandlerResult]]
+"""A plain function or a coroutine function taking the activation and its context. ``None``
+completes the turn, an :class:`Outcome` says how it ended, an exception retries it."""
+
+_MAX_ERROR_BACKOFF = 10.0
+_MIN_EMPTY_CLAIM = 1.0
+
+
+class RunnerListener:
+    """Hooks into a runner's life; override what you need. Exceptions here are logged only."""
+
+    def on_claimed(self, activation: Activation) -> None:
+        pass
+
+    def on_heartbeat(self, activation: Activation) -> None:
+        pass
+
+    def on_reported(self, activation: Activation, outcome: Outcome) -> None:
+        pass
+
+    def on_cancelled(self, activation: Activation, reason: CancelReason) -> None:
+        pass
+
+    def on_error(self, what: str, error: BaseException) -> None:
+        log.warning("rota runner: %s failed: %s", what, error)
+
+
+def _is_coroutine_handler(handler: Handler) -> bool:
+    call = getattr(handler, "__call__", None)  # noqa: B004 - a callable object's async __call__
+    return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(call)
+
+
+@dataclass
+class _Running:
+    activation: Activation
+    slot_id: str
+    context: Context
+    work: asyncio.Future[HandlerResult]
+    handed_back: bool = False
+    keeper: asyncio.Task[None] | None = field(default=None)
+
+
+class AsyncRunner:
+    """Claims activations and runs ``handler`` on each, ``concurrency`` at a time.
+
+    Each slot long-polls ``POST /v1/claims`` for the runner's ``mode`` and ``capabilities`` (slot
+    ``i`` claims as ``<runner_id>-i`` when there are several). While a handler runs, its lease is
+    heartbeated every ``heartbeat_fraction`` of the lease on the monotonic clock; if the server
+    answers that the lease is lost, or the deadline passes without a successful heartbeat, the
+    handler is stopped (a coroutine is cancelled, a plain function sees its context cancelled)
+    and nothing is reported for it. Otherwise the handler's outcome is reported: ``None``
+    completes, an :class:`Outcome` says how, an exception retries with its text.
+
+    :meth:`stop` (or SIGTERM / SIGINT with ``handle_signals``) stops claiming, gives running
+    handlers ``shutdown_grace`` seconds to finish and report, then cancels the rest and hands
+    their leases back with a snooze of 0 s, which uses up no attempt. Reports carry the slot's
+    runner id, so a node that binds leases to runners refuses a report by any other runner.
+    """
+
+    def __init__(
+        self,
+        client: AsyncRota,
+        handler: Handler,
+        *,
+        runner_id: str | None = None,
+        mode: RunnerMode = "hybrid",
+        capabilities: Iterable[str] = (),
+        concurrency: int = 1,
+        lease_seconds: int | None = None,
+        wait_seconds: int = 20,
+        heartbeat_fraction: float = 1 / 3,
+        heartbeat_interval: float | None = None,
+        shutdown_grace: float = 30.0,
+        listener: RunnerListener | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if not 0 < heartbeat_fraction < 1:
+            raise ValueError("heartbeat_fraction must be in (0, 1)")
+        if heartbeat_interval is not None and heartbeat_interval <= 0:
+            raise ValueError("heartbeat_interval must be positive")
+        if lease_seconds is not None and not 5 <= lease_seconds <= 7200:
+            raise ValueError("lease_seconds must be 5 to 7200 (the API's range)")
+        if not 0 <= wait_seconds <= 60:
+            raise ValueError("wait_seconds must be 0 to 60 (the API's range)")
+        self.client = client
+        self.handler = handler
+        self.runner_id = runner_id or f"runner-{uuid.uuid4().hex[:8]}"
+        self.mode: RunnerMode = mode
+        self.capabilities = tuple(capabilities)
+        self.concurrency = concurrency
+        self.lease_seconds = lease_seconds
+        self.wait_seconds = wait_seconds
+        self.heartbeat_fraction = heartbeat_fraction
+        self.heartbeat_interval = heartbeat_interval
+        self.shutdown_grace = shutdown_grace
+        self.listener = listener or RunnerListener()
+        self._coroutine_handler = _is_coroutine_handler(handler)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._stop_requested = threading.Event()
+        self._grace_override: float | None = None
+        self._claims: dict[str, asyncio.Task[Any]] = {}
+        self._running: dict[str, _Running] = {}
+
+    @property
+    def busy(self) -> int:
+        """How many handlers are running now."""
+        return len(self._running)
+
+    def stop(self, grace: float | None = None) -> None:
+        """Asks the runner to stop (from any thread, or a signal handler); :meth:`run` returns
+        once it has."""
+        if grace is not None:
+            self._grace_override = grace
+        self._stop_requested.set()
+        loop, stopping = self._loop, self._stopping
+        if loop is not None and stopping is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(stopping.set)
+
+    async def run(self, *, handle_signals: bool = False) -> None:
+        """Runs until :meth:`stop`; with ``handle_signals`` SIGTERM and SIGINT stop it too."""
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        if self._stop_requested.is_set():
+            self._stopping.set()
+        installed: list[signal.Signals] = []
+        if handle_signals:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                    self._loop.add_signal_handler(sig, self.stop)
+                    installed.append(sig)
+        slots = [
+            asyncio.create_task(self._slot(self._slot_id(i)), name=f"rota-slot-{i}")
+            for i in range(1, self.concurrency + 1)
+        ]
+        try:
+            await self._stopping.wait()
+            await self._shut_down(slots)
+        finally:
+            for task in slots:
+                task.cancel()
+            for sig in installed:
+                self._loop.remove_signal_handler(sig)
+
+    def _slot_id(self, i: int) -> str:
+        return self.runner_id if self.concurrency == 1 else f"{self.runner_id}-{i}"
+
+    def _is_stopping(self) -> bool:
+        return self._stopping is not None and self._stopping.is_set()
+
+    async def _shut_down(self, slots: list[asyncio.Task[None]]) -> None:
+        # A claim in flight is abandoned: the node hands back whatever it grants to a closed
+        # connection without using an attempt.
+        for claim in list(self._claims.values()):
+            claim.cancel()
+        grace = self._grace_override if self._grace_override is not None else self.shutdown_grace
+        await asyncio.wait(slots, timeout=max(0.0, grace))
+        left = list(self._running.values())
+        for running in left:
+            self._cancel(running, CancelReason.SHUTDOWN)
+        await asyncio.gather(*(self._hand_back(r, "runner stopped") for r in left))
+        _, pending = await asyncio.wait(slots, timeout=10.0)
+        for task in pending:
+            self._guard(
+                self.listener.on_error,
+                "stop",
+                RuntimeError(f"{task.get_name()}: its handler ignores cancellation"),
+            )
+
+    # ---- one slot ----
+
+    async def _slot(self, slot_id: str) -> None:
+        backoff = 0.5
+        while not self._is_stopping():
+            sent = time.monotonic()
+            claim = asyncio.create_task(
+                self.client.claim(
+                    slot_id,
+                    mode=self.mode,
+                    capabilities=self.capabilities,
+                    wait_seconds=self.wait_seconds,
+                    lease_seconds=self.lease_seconds,
+                )
+            )
+            self._claims[slot_id] = claim
+            try:
+                result = await claim
+                backoff = 0.5
+            except asyncio.CancelledError:
+                if self._is_stopping():
+                    return
+                raise
+            except Exception as e:
+                self._guard(self.listener.on_error, "claim", e)
+                retry_after = e.retry_after if isinstance(e, RotaError) else None
+                await self._pause(retry_after if retry_after is not None else backoff)
+                backoff = min(backoff * 2, _MAX_ERROR_BACKOFF)
+                continue
+            finally:
+                self._claims.pop(slot_id, None)
+            received = time.monotonic()
+            if result.activation is not None:
+                if self._is_stopping():
+                    await self._hand_back_lease(result.activation, slot_id, "runner stopping")
+                    return
+                try:
+                    await self._run(slot_id, result.activation, received)
+                except Exception as e:
+                    # A bug (here or in a listener) must not end the slot, nor keep the lease.
+                    self._guard(self.listener.on_error, "run", e)
+                    await self._hand_back_lease(result.activation, slot_id, f"runner error: {e!r}")
+            elif result.status == "paused":
+                await self._pause(max(1.0, min(self.wait_seconds, 5.0)))
+            elif result.retry_after_seconds is not None:
+                await self._pause(result.retry_after_seconds)
+            elif received - sent < _MIN_EMPTY_CLAIM:
+                # Nothing, at once (no long poll, or a node that is shutting down): asking again
+                # right away would spin.
+                await self._pause(_MIN_EMPTY_CLAIM - (received - sent))
+
+    async def _pause(self, seconds: float) -> None:
+        """Waits, ending early when the runner stops."""
+        assert self._stopping is not None
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+
+    def _lease_length(self, activation: Activation) -> float:
+        length = activation.lease_seconds
+        if length is None or length <= 0:
+            length = float(self.lease_seconds or 300)
+        return max(1.0, length)
+
+    async def _run(self, slot_id: str, activation: Activation, received: float) -> None:
+        length = self._lease_length(activation)
+        # The grant happened before the answer arrived: the local deadline keeps a small margin
+        # so it never falls after the server's expiry.
+        context = Context(slot_id, activation.lease_id, received + length - min(0.5, length / 20))
+        work = self._start_handler(activation, context)
+        running = _Running(activation, slot_id, context, work)
+        self._running[slot_id] = running
+        self._guard(self.listener.on_claimed, activation)
+        running.keeper = asyncio.create_task(self._keep(running, length))
+        try:
+            await asyncio.wait({work})
+        finally:
+            running.keeper.cancel()
+            self._running.pop(slot_id, None)
+        reason = context.reason
+        if reason is None:
+            outcome = self._outcome_of(work)
+            await self._report(running, outcome)
+            return
+        if reason is CancelReason.SHUTDOWN:
+            await self._hand_back(running, "runner stopped before the activation finished")
+        self._guard(self.listener.on_cancelled, activation, reason)
+
+    def _start_handler(
+        self, activation: Activation, context: Context
+    ) -> asyncio.Future[HandlerResult]:
+        if self._coroutine_handler:
+            coroutine = self.handler(activation, context)
+            assert inspect.isawaitable(coroutine)
+            return asyncio.ensure_future(coroutine)
+        # A plain function runs on a daemon thread of its own: a handler that ignores its
+        # cancellation can then never keep the process from exiting.
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[HandlerResult] = loop.create_future()
+
+        def settle(value: HandlerResult, error: BaseException | None) -> None:
+            if future.done():
+                return
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(value)
+
+        def body() -> None:
+            value: HandlerResult = None
+            error: BaseException | None = None
+            try:
+                result = self.handler(activation, context)
+                if inspect.isawaitable(result):
+                    raise TypeError("a plain-function handler returned an awaitable")
+                value = result
+            except BaseException as e:
+                error = e
+            with contextlib.suppress(RuntimeError):  # the loop is gone after a late return
+                loop.call_soon_threadsafe(settle, value, error)
+
+        threading.Thread(target=body, name=f"rota-handler-{context.runner_id}", daemon=True).start()
+        return future
+
+    @staticmethod
+    def _outcome_of(work: asyncio.Future[HandlerResult]) -> Outcome:
+        if work.cancelled():
+            return Outcome.retry("handler was cancelled")
+        error = work.exception()
+        if error is not None:
+            text = "".join(traceback.format_exception_only(type(error), error)).strip()
+            return Outcome.retry(text[:2000])
+        result = work.result()
+        if result is None:
+            return Outcome.complete()
+        if isinstance(result, Outcome):
+            return result
+        return Outcome.retry(f"handler returned {type(result).__name__}, not an Outcome")
+
+    def _cancel(self, running: _Running, reason: CancelReason) -> None:
+        if running.context._cancel(reason) and self._coroutine_handler:
+            running.work.cancel()
+
+    # ---- the lease ----
+
+    async def _keep(self, running: _Running, length: float) -> None:
+        """Heartbeats the lease and stops the handler when it is lost or runs out."""
+        context = running.context
+        interval = self.heartbeat_interval or length * self.heartbeat_fraction
+        next_beat = time.monotonic() + interval
+        while True:
+            now = time.monotonic()
+            if now >= context.deadline:
+                self._cancel(running, CancelReason.LEASE_EXPIRED)
+                return
+            if now >= next_beat:
+                sent = time.monotonic()
+                try:
+                    await asyncio.wait_for(
+                        self.client.heartbeat(context.lease_id, running.slot_id),
+                        timeout=max(0.05, context.deadline - sent),
+                    )
+                    context._extend(sent + length)
+                    next_beat = time.monotonic() + interval
+                    self._guard(self.listener.on_heartbeat, running.activation)
+                except (LeaseLost, LeaseNotHeld, NotFound):
+                    self._cancel(running, CancelReason.LEASE_LOST)
+                    return
+                except (RotaError, asyncio.TimeoutError) as e:
+                    self._guard(self.listener.on_error, "heartbeat", e)
+                    next_beat = time.monotonic() + min(interval, 1.0)
+            await asyncio.sleep(max(0.0, min(next_beat, context.deadline) - time.monotonic()))
+
+    async def _report(self, running: _Running, outcome: Outcome) -> None:
+        activation, context = running.activation, running.context
+        answer_lost = False
+        while True:
+            try:
+                if outcome.action == "complete":
+                    await self.client.complete(activation.lease_id, running.slot_id, outcome.result)
+                else:
+                    await self.client.fail(
+                        activation.lease_id,
+                        running.slot_id,
+                        action=outcome.action,
+                        error=outcome.error,
+                        snooze_seconds=outcome.snooze_seconds,
+                    )
+                self._guard(self.listener.on_reported, activation, outcome)
+                return
+            except (LeaseLost, LeaseNotHeld):
+                # After an answer was lost, 410 most likely means the first report went through.
+                if not answer_lost:
+                    self._guard(self.listener.on_cancelled, activation, CancelReason.LEASE_LOST)
+                return
+            except (ConnectionFailed, Unavailable) as e:
+                if isinstance(e, ConnectionFailed):
+                    answer_lost |= e.request_sent
+                if context.remaining() <= 0:
+                    self._guard(self.listener.on_error, "report", e)
+                    return
+                await asyncio.sleep(min(e.retry_after or 0.5, max(0.05, context.remaining())))
+            except RotaError as e:
+                self._guard(self.listener.on_error, "report", e)
+                return
+
+    async def _hand_back(self, running: _Running, why: str) -> None:
+        if running.handed_back:
+            return
+        running.handed_back = True
+        await self._hand_back_lease(running.activation, running.slot_id, why)
+
+    async def _hand_back_lease(self, activation: Activation, slot_id: str, why: str) -> None:
+        try:
+            await self.client.fail(
+                activation.lease_id, slot_id, action="snooze", error=why, snooze_seconds=0
+            )
+        except (LeaseLost, LeaseNotHeld, NotFound):
+            pass  # nothing to hand back
+        except RotaError as e:
+            self._guard(self.listener.on_error, "hand back", e)
+
+    @staticmethod
+    def _guard(call: Callable[..., None], *args: Any) -> None:
+        try:
+            call(*args)
+        except Exception:
+            log.exception("rota runner listener failed")
+
+
+class Runner:
+    """The blocking runner: :class:`AsyncRunner`'s loop on an event loop of its own.
+
+    :meth:`run` blocks the calling thread until the process gets SIGTERM or SIGINT (when called
+    from the main thread) or :meth:`stop` is called; :meth:`start` runs it on a background thread
+    instead. Plain-function handlers run on threads of their own, so they may block.
+
+    >>> rota = Rota("http://localhost:8080")
+    >>> Runner(rota, handle, runner_id="reviewers", capabilities=["code"]).run()
+    """
+
+    def __init__(
+        self,
+        client: Rota,
+        handler: Handler,
+        *,
+        runner_id: str | None = None,
+        mode: RunnerMode = "hybrid",
+        capabilities: Iterable[str] = (),
+        concurrency: int = 1,
+        lease_seconds: int | None = None,
+        wait_seconds: int = 20,
+        heartbeat_fraction: float = 1 / 3,
+        heartbeat_interval: float | None = None,
+        shutdown_grace: float = 30.0,
+        listener: RunnerListener | None = None,
+    ) -> None:
+        self._client = client
+        self._handler = handler
+        self._options: dict[str, Any] = {
+            "runner_id": runner_id or f"runner-{uuid.uuid4().hex[:8]}",
+            "mode": mode,
+            "capabilities": tuple(capabilities),
+            "concurrency": concurrency,
+            "lease_seconds": lease_seconds,
+            "wait_seconds": wait_seconds,
+            "heartbeat_fraction": heartbeat_fraction,
+            "heartbeat_interval": heartbeat_interval,
+            "shutdown_grace": shutdown_grace,
+            "listener": listener,
+        }
+        self._async: AsyncRunner | None = None
+        self._ready = threading.Event()
+        self._stop_requested = False
+        self._stop_grace: float | None = None
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+
+    @property
+    def runner_id(self) -> str:
+        return str(self._options["runner_id"])
+
+    @property
+    def busy(self) -> int:
+        return self._async.busy if self._async else 0
+
+    def run(self) -> None:
+        """Runs until stopped (SIGTERM/SIGINT handled when on the main thread)."""
+        on_main = threading.current_thread() is threading.main_thread()
+        asyncio.run(self._main(handle_signals=on_main))
+
+    def start(self) -> Runner:
+        """Runs on a background thread; returns once the loop is up."""
+
+        def target() -> None:
+            try:
+                asyncio.run(self._main(handle_signals=False))
+            except BaseException as e:  # surfaced by stop()
+                self._error = e
+                self._ready.set()
+
+        self._thread = threading.Thread(target=target, name="rota-runner", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            raise self._error
+        return self
+
+    def stop(self, grace: float | None = None, timeout: float | None = None) -> None:
+        """Stops gracefully (see :class:`AsyncRunner`); waits for a :meth:`start`-ed runner."""
+        self._stop_grace = grace
+        self._stop_requested = True
+        if self._async is not None:
+            self._async.stop(grace)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+        if self._error is not None:
+            raise self._error
+
+    def __enter__(self) -> Runner:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def _main(self, *, handle_signals: bool) -> None:
+        client = AsyncRota(
+            self._client.base_url,
+            token=self._client.token,
+            timeout=self._client.timeout,
+            retry=self._client.retry,
+        )
+        try:
+            self._async = AsyncRunner(client, self._handler, **self._options)
+            if self._stop_requested:
+                self._async.stop(self._stop_grace)
+            self._ready.set()
+            await self._async.run(handle_signals=handle_signals)
+        finally:
+            await client.aclose()
