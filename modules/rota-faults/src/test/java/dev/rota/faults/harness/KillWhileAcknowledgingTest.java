@@ -193,7 +193,7 @@ class KillWhileAcknowledgingTest {
               .computeIfAbsent(assignment.agentId(), a -> new HashSet<>())
               .add(item.payload().path("k").asText());
         }
-        client.complete(assignment.leaseId(), null);
+        client.complete(assignment.leaseId(), "drainer", null);
         continue;
       }
       int unread = unread(client, agents);
