@@ -18,7 +18,8 @@ public final class CheckHistory {
       Verdict verdict = HistoryChecker.check(History.read(Path.of(arg)));
       System.out.printf(
           "%s: acknowledged %d, completed %d, lost %d, undrained %d, stale accepted %d,"
-              + " overlapping holds %d, duplicate completions %d, duplicate accepts %d%n",
+              + " overlapping holds %d, ended early %d, duplicate completions %d, duplicate"
+              + " accepts %d%n",
           arg,
           verdict.acknowledged(),
           verdict.completed(),
@@ -26,6 +27,7 @@ public final class CheckHistory {
           verdict.undrained().size(),
           verdict.staleAccepted().size(),
           verdict.overlappingHolds().size(),
+          verdict.endedEarly().size(),
           verdict.duplicateCompletions().size(),
           verdict.duplicateAccepts().size());
       for (Verdict.FaultWindow w : verdict.windows()) {

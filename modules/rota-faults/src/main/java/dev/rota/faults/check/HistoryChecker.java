@@ -39,6 +39,8 @@ import java.util.TreeSet;
  *   <li><b>No overlapping holds before expiry</b>: a lease is held from its grant until the first
  *       completion attempt is sent or its last known expiry (the grant's, or the last successful
  *       heartbeat's), whichever is first; no other lease on the agent is granted inside that hold.
+ *   <li><b>No lease ended early</b>: no completion or heartbeat answered 410 (lost) before the
+ *       lease's last known expiry, unless an earlier completion of it went unanswered.
  *   <li><b>No duplicates</b>: no key is carried by two accepted completions, and no dedupe key is
  *       acknowledged under two notification ids.
  *   <li><b>Unavailability window</b> per injected fault: for each agent the fault took away (its
@@ -58,13 +60,8 @@ import java.util.TreeSet;
  * claim's round trip (the nodes' offsets are tens of seconds apart, the round trip far less).
  */
 public final class HistoryChecker {
-  /** Faults whose node is gone (for its clients' agents) at the moment they are injected. */
-  private static boolean takesNodeAtOnce(String kind) {
-    return kind.equals("kill-9")
-        || kind.startsWith("sigstop")
-        || kind.startsWith("partition")
-        || kind.equals("clock-skew");
-  }
+  /** Milliseconds of rounding between a server's times and the suite's. */
+  private static final long CLOCK_SLACK_MS = 100;
 
   private HistoryChecker() {}
 
@@ -77,6 +74,7 @@ public final class HistoryChecker {
     Map<String, List<Granted>> grantsByAgent = new TreeMap<>();
     Map<String, List<CompleteAttempt>> attemptsByLease = new HashMap<>();
     Map<String, Long> renewedUntil = new HashMap<>();
+    List<Renewed> renewals = new ArrayList<>();
     Set<String> deadLettered = new HashSet<>();
     Map<String, FinalInbox> finals = new TreeMap<>();
     List<Fault> faults = new ArrayList<>();
@@ -88,7 +86,7 @@ public final class HistoryChecker {
       }
     }
     if (offsets.size() > 1) {
-      events = onMachineClock(events, offsets);
+      events = MachineClock.map(events, offsets);
     }
 
     for (Event event : events) {
@@ -100,6 +98,7 @@ public final class HistoryChecker {
       } else if (event instanceof CompleteAttempt c) {
         attemptsByLease.computeIfAbsent(c.leaseId(), l -> new ArrayList<>()).add(c);
       } else if (event instanceof Renewed r) {
+        renewals.add(r);
         if (r.outcome() == Outcome.OK) {
           renewedUntil.merge(r.leaseId(), r.expiresAt(), Math::max);
         }
@@ -235,11 +234,13 @@ public final class HistoryChecker {
       }
     }
 
+    List<String> endedEarly = endedEarly(grants, attemptsByLease, renewals, renewedUntil);
+
     List<FaultWindow> windows = new ArrayList<>();
     faults.sort(Comparator.comparingLong(Fault::atMs));
     for (int i = 0; i < faults.size(); i++) {
       long until = i + 1 < faults.size() ? faults.get(i + 1).atMs() : Long.MAX_VALUE;
-      windows.add(window(faults.get(i), until, published, placements));
+      windows.add(FaultWindows.of(faults.get(i), until, published, placements));
     }
 
     return new Verdict(
@@ -251,7 +252,60 @@ public final class HistoryChecker {
         overlaps,
         duplicateCompletions,
         duplicateAccepts,
+        endedEarly,
         windows);
+  }
+
+  /**
+   * Leases the cluster refused (410) to their own runner before their known expiry: a completion or
+   * heartbeat answered "lost" although no earlier report of that lease had been sent (an unanswered
+   * completion may have been applied, and its retry is rightly refused).
+   */
+  private static List<String> endedEarly(
+      Map<String, Granted> grants,
+      Map<String, List<CompleteAttempt>> attemptsByLease,
+      List<Renewed> renewals,
+      Map<String, Long> renewedUntil) {
+    Map<String, Long> firstRefusal = new HashMap<>();
+    Map<String, Long> firstCompletion = new HashMap<>();
+    attemptsByLease.forEach(
+        (lease, attempts) -> {
+          for (CompleteAttempt c : attempts) {
+            if (c.outcome() == Outcome.LOST) {
+              firstRefusal.merge(lease, c.endMs(), Math::min);
+            } else {
+              firstCompletion.merge(lease, c.startMs(), Math::min);
+            }
+          }
+        });
+    for (Renewed r : renewals) {
+      if (r.outcome() == Outcome.LOST) {
+        firstRefusal.merge(r.leaseId(), r.endMs(), Math::min);
+      }
+    }
+    List<String> early = new ArrayList<>();
+    new TreeMap<>(firstRefusal)
+        .forEach(
+            (lease, refusedAt) -> {
+              Granted g = grants.get(lease);
+              if (g == null || firstCompletion.getOrDefault(lease, Long.MAX_VALUE) < refusedAt) {
+                return;
+              }
+              long expiry = Math.max(g.expiresAt(), renewedUntil.getOrDefault(lease, 0L));
+              if (refusedAt < expiry - CLOCK_SLACK_MS) {
+                early.add(
+                    g.agentId()
+                        + ": lease "
+                        + lease
+                        + " refused at "
+                        + refusedAt
+                        + ", "
+                        + (expiry - refusedAt)
+                        + " ms before its expiry "
+                        + expiry);
+              }
+            });
+    return early;
   }
 
   /** The end of a lease's hold: its first completion attempt or its last known expiry. */
@@ -264,182 +318,5 @@ public final class HistoryChecker {
             .min()
             .orElse(Long.MAX_VALUE);
     return Math.min(expiry, firstAttempt);
-  }
-
-  private static FaultWindow window(
-      Fault fault, long until, List<Published> published, List<Placement> placements) {
-    Map<String, List<Published>> byAgent = new TreeMap<>();
-    for (Published p : published) {
-      if (p.startMs() >= fault.atMs() && p.startMs() < until) {
-        byAgent.computeIfAbsent(p.agentId(), a -> new ArrayList<>()).add(p);
-      }
-    }
-    int affected = 0;
-    int laterFailures = 0;
-    int never = 0;
-    long max = 0;
-    long maxOutage = 0;
-    String worst = null;
-    Set<String> affectedAgents = new HashSet<>();
-    for (Map.Entry<String, List<Published>> entry : byAgent.entrySet()) {
-      List<Published> attempts = entry.getValue();
-      attempts.sort(Comparator.comparingLong(Published::startMs));
-      Published firstFailure =
-          attempts.stream().filter(p -> p.outcome() != Outcome.OK).findFirst().orElse(null);
-      if (firstFailure == null) {
-        continue;
-      }
-      if (takesNodeAtOnce(fault.kind()) && attempts.get(0).outcome() == Outcome.OK) {
-        // Served after a kill or freeze before it first failed: not an agent the fault took away
-        // (a request that timed out on a loaded machine, say); counted, not held to the bound.
-        // Restarts move shards long after their marker, so there every failure counts.
-        laterFailures++;
-        continue;
-      }
-      affected++;
-      affectedAgents.add(entry.getKey());
-      Published served =
-          attempts.stream()
-              .filter(p -> p.outcome() == Outcome.OK && p.startMs() > firstFailure.startMs())
-              .findFirst()
-              .orElse(null);
-      long window = served == null ? Long.MAX_VALUE : served.endMs() - fault.atMs();
-      long outage = served == null ? Long.MAX_VALUE : served.endMs() - firstFailure.startMs();
-      maxOutage = Math.max(maxOutage, outage);
-      if (served == null) {
-        never++;
-      }
-      if (worst == null || window > max) {
-        max = window;
-        worst = entry.getKey();
-      }
-    }
-    Set<String> hosted = hostedAgents(fault, placements, published, affectedAgents);
-    long hostedWindow = 0;
-    String worstHosted = null;
-    for (String agent : hosted) {
-      long served =
-          byAgent.getOrDefault(agent, List.of()).stream()
-              .filter(p -> p.outcome() == Outcome.OK)
-              .mapToLong(p -> p.endMs() - fault.atMs())
-              .min()
-              .orElse(byAgent.containsKey(agent) ? Long.MAX_VALUE : 0);
-      if (worstHosted == null || served > hostedWindow) {
-        hostedWindow = served;
-        worstHosted = agent;
-      }
-    }
-    long othersWait = 0;
-    String worstOther = null;
-    Map<String, Long> firstAttempt = new HashMap<>();
-    for (Published p : published) {
-      firstAttempt.merge(p.key(), p.startMs(), Math::min);
-    }
-    for (Published p : published) {
-      if (p.outcome() != Outcome.OK || hosted.contains(p.agentId()) || p.endMs() < fault.atMs()) {
-        continue;
-      }
-      long first = firstAttempt.get(p.key());
-      if (first >= until) {
-        continue;
-      }
-      long wait = p.endMs() - Math.max(first, fault.atMs());
-      if (worstOther == null || wait > othersWait) {
-        othersWait = wait;
-        worstOther = p.agentId();
-      }
-    }
-    return new FaultWindow(
-        fault.kind(),
-        fault.node(),
-        fault.atMs(),
-        affected,
-        max,
-        worst,
-        never,
-        maxOutage,
-        laterFailures,
-        hosted.size(),
-        hostedWindow,
-        worstHosted,
-        othersWait,
-        worstOther);
-  }
-
-  /**
-   * The faulty node's agents: those its region hosted at the last placement before the fault (at
-   * most a minute before), every agent for a fault of the database (node 0), else the agents the
-   * fault took away.
-   */
-  private static Set<String> hostedAgents(
-      Fault fault, List<Placement> placements, List<Published> published, Set<String> affected) {
-    if (fault.node() == 0) {
-      Set<String> all = new TreeSet<>();
-      published.forEach(p -> all.add(p.agentId()));
-      return all;
-    }
-    Placement last = null;
-    for (Placement placement : placements) {
-      if (placement.node() == fault.node()
-          && placement.atMs() <= fault.atMs()
-          && placement.atMs() > fault.atMs() - 60_000
-          && (last == null || placement.atMs() > last.atMs())) {
-        last = placement;
-      }
-    }
-    return last == null ? affected : new TreeSet<>(last.agents());
-  }
-
-  /**
-   * The history with every grant's and successful heartbeat's server times on the machine's clock:
-   * each shifted by the node offset that puts the grant inside its claim's round trip (for a
-   * heartbeat: the renewed lease's start, its expiry less the lease's length, inside the
-   * heartbeat's round trip). A time no offset explains is left as it is.
-   */
-  private static List<Event> onMachineClock(List<Event> events, List<Long> offsets) {
-    Map<String, Long> lengths = new HashMap<>();
-    List<Event> mapped = new ArrayList<>(events.size());
-    for (Event event : events) {
-      if (event instanceof Granted g) {
-        lengths.put(g.leaseId(), g.expiresAt() - g.grantedAt());
-        long offset = offset(g.grantedAt(), g.startMs(), g.endMs(), offsets);
-        mapped.add(
-            new Granted(
-                g.runnerId(),
-                g.node(),
-                g.leaseId(),
-                g.agentId(),
-                g.grantedAt() - offset,
-                g.expiresAt() - offset,
-                g.keys(),
-                g.startMs(),
-                g.endMs()));
-      } else {
-        mapped.add(event);
-      }
-    }
-    for (int i = 0; i < mapped.size(); i++) {
-      if (mapped.get(i) instanceof Renewed r
-          && r.outcome() == Outcome.OK
-          && lengths.containsKey(r.leaseId())) {
-        long renewedAt = r.expiresAt() - lengths.get(r.leaseId());
-        long offset = offset(renewedAt, r.startMs(), r.endMs(), offsets);
-        mapped.set(
-            i,
-            new Renewed(r.leaseId(), r.startMs(), r.endMs(), r.outcome(), r.expiresAt() - offset));
-      }
-    }
-    return mapped;
-  }
-
-  /** The offset that puts a server time inside the client's [start, end] (100 ms either side). */
-  private static long offset(long serverTime, long start, long end, List<Long> offsets) {
-    for (long offset : offsets) {
-      long onMachine = serverTime - offset;
-      if (onMachine >= start - 100 && onMachine <= end + 100) {
-        return offset;
-      }
-    }
-    return 0;
   }
 }

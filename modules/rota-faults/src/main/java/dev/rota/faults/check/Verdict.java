@@ -18,6 +18,7 @@ import java.util.List;
  *     past its known expiry
  * @param duplicateCompletions notifications carried by more than one accepted completion
  * @param duplicateAccepts dedupe keys acknowledged under more than one notification id
+ * @param endedEarly leases refused to their runner (410) before their known expiry
  * @param windows the unavailability window of every injected fault
  */
 public record Verdict(
@@ -29,6 +30,7 @@ public record Verdict(
     List<String> overlappingHolds,
     List<String> duplicateCompletions,
     List<String> duplicateAccepts,
+    List<String> endedEarly,
     List<FaultWindow> windows) {
 
   /** Nothing lost, no stale completion, no overlap, no duplicate, everything drained. */
@@ -38,7 +40,8 @@ public record Verdict(
         && staleAccepted.isEmpty()
         && overlappingHolds.isEmpty()
         && duplicateCompletions.isEmpty()
-        && duplicateAccepts.isEmpty();
+        && duplicateAccepts.isEmpty()
+        && endedEarly.isEmpty();
   }
 
   /** Every violation, one line each (empty when {@link #safe()}). */
@@ -49,7 +52,8 @@ public record Verdict(
             prefixed("stale completion accepted", staleAccepted),
             prefixed("overlapping hold", overlappingHolds),
             prefixed("duplicate completion", duplicateCompletions),
-            prefixed("duplicate accept", duplicateAccepts))
+            prefixed("duplicate accept", duplicateAccepts),
+            prefixed("lease ended early", endedEarly))
         .flatMap(List::stream)
         .toList();
   }

@@ -18,16 +18,16 @@ public final class FaultTable {
       out.append("\n### ").append(kind.label()).append("\n\n");
       out.append(
           "| run | node | acknowledged | completed | lost | undrained | stale accepted |"
-              + " overlapping holds | duplicates | agents hit | max window (s) | the node's agents"
+              + " overlapping holds | ended early | duplicates | agents hit | max window (s) | the node's agents"
               + " | served again (s) | others' longest wait (s) | exit status | rejoin outage (s)"
               + " | note |\n");
-      out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
       for (FaultRun.Result r : rows) {
         Verdict v = r.verdict();
         FaultWindow window = mainWindow(r);
         out.append(
             String.format(
-                "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s"
+                "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s"
                     + " | %s |%n",
                 r.run(),
                 r.node(),
@@ -37,6 +37,7 @@ public final class FaultTable {
                 v.undrained().size(),
                 v.staleAccepted().size(),
                 v.overlappingHolds().size(),
+                v.endedEarly().size(),
                 v.duplicateCompletions().size() + v.duplicateAccepts().size(),
                 window == null ? "-" : Integer.toString(window.agentsAffected()),
                 window == null ? "-" : seconds(window.maxWindowMs()),

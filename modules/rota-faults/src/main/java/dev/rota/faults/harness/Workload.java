@@ -259,6 +259,7 @@ public final class Workload {
         keys.add(notification.payload().path("k").asText());
       }
       long expiresAt = millis(assignment.expiresAt());
+      long answered = System.currentTimeMillis();
       history.add(
           new Granted(
               runnerId,
@@ -269,13 +270,16 @@ public final class Workload {
               expiresAt,
               keys,
               start,
-              System.currentTimeMillis()));
-      work(runnerId, assignment.leaseId(), assignment.agentId(), expiresAt);
+              answered));
+      // The runner's own deadline: the lease's length from the claim's sending, on the suite's
+      // clock; the server's expiresAt is on the granting node's clock, which may run off.
+      long lengthMs = expiresAt - millis(assignment.grantedAt());
+      work(runnerId, assignment.leaseId(), assignment.agentId(), start + lengthMs, lengthMs);
     }
   }
 
   /** Runs one activation: a short "turn", sometimes a heartbeat, rarely a stall; then completes. */
-  private void work(String runnerId, String leaseId, String agentId, long expiresAt) {
+  private void work(String runnerId, String leaseId, String agentId, long deadline, long lengthMs) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     if (random.nextDouble() < STALL_PROBABILITY) {
       FaultCluster.sleep(Duration.ofMillis(leaseSeconds * 1000L + 1500));
@@ -283,7 +287,7 @@ public final class Workload {
       FaultCluster.sleep(
           Duration.ofMillis(longTurns ? random.nextLong(5000, 15000) : random.nextLong(50, 300)));
       if (random.nextDouble() < 0.3) {
-        expiresAt = Math.max(expiresAt, heartbeat(runnerId, leaseId));
+        deadline = Math.max(deadline, heartbeat(runnerId, leaseId, lengthMs));
         FaultCluster.sleep(Duration.ofMillis(random.nextLong(50, 300)));
       }
     }
@@ -307,15 +311,18 @@ public final class Workload {
       history.add(
           new CompleteAttempt(
               leaseId, agentId, node.index(), start, System.currentTimeMillis(), outcome));
-      if (outcome != Outcome.FAILED || System.currentTimeMillis() > expiresAt + 3000) {
+      if (outcome != Outcome.FAILED || System.currentTimeMillis() > deadline + 3000) {
         return;
       }
       FaultCluster.sleep(Duration.ofMillis(200));
     }
   }
 
-  /** One heartbeat; the new expiry when it succeeded, else 0. */
-  private long heartbeat(String runnerId, String leaseId) {
+  /**
+   * One heartbeat; the runner's new deadline when it succeeded (the lease's length from the
+   * heartbeat's sending, on the suite's clock), else 0.
+   */
+  private long heartbeat(String runnerId, String leaseId, long lengthMs) {
     NodeProcess node = cluster.pick();
     if (node == null) {
       return 0;
@@ -333,7 +340,7 @@ public final class Workload {
       outcome = Outcome.FAILED;
     }
     history.add(new Renewed(leaseId, start, System.currentTimeMillis(), outcome, expiresAt));
-    return expiresAt;
+    return outcome == Outcome.OK ? start + lengthMs : 0;
   }
 
   /**

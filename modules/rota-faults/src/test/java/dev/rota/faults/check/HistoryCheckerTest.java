@@ -153,6 +153,21 @@ class HistoryCheckerTest {
   }
 
   @Test
+  void aLeaseRefusedToItsRunnerBeforeItsExpiryEndedEarly() {
+    List<Event> h = clean();
+    // L3 (held until 20 s) is refused at 17 s to a heartbeat: the cluster ended it 3 s early.
+    h.add(new Renewed("L3", 16_900, 17_000, Outcome.LOST, 0));
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(1, verdict.endedEarly().size(), verdict.endedEarly().toString());
+    assertTrue(verdict.endedEarly().get(0).contains("lease L3 refused at 17000, 3000 ms"));
+    assertFalse(verdict.safe());
+    // The same refusal after the expiry is the lease ending on time.
+    List<Event> late = clean();
+    late.add(new Renewed("L3", 20_100, 20_200, Outcome.LOST, 0));
+    assertTrue(HistoryChecker.check(late).safe());
+  }
+
+  @Test
   void aKeyAcknowledgedUnderTwoIdsIsADuplicate() {
     List<Event> h = clean();
     h.add(published("b", "b-1", 14_000, Outcome.OK, "n4-again"));
