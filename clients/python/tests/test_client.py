@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rota import (
+    AsyncRota,
     Conflict,
     InvalidRequest,
     LeaseLost,
@@ -12,6 +13,7 @@ from rota import (
     Rota,
 )
 
+from .node import Node
 from .support import capability, register, wait_until
 
 
@@ -93,6 +95,49 @@ def test_lists_and_redrives_dead_letters(rota: Rota, agent_id: str) -> None:
     wait_until(
         "the redriven letter leaves the list", lambda: not rota.dead_letters(agent_id=agent_id)
     )
+
+
+def dead_letter_of(rota: Rota, agent_id: str) -> str:
+    """Dead-letters one notification of a fresh agent and returns the dead letter's id."""
+    register(rota, agent_id, max_attempts=1)
+    rota.notify(agent_id, "mention", {"n": 1})
+    claim = rota.claim(
+        "r-discard", mode="notification", capabilities=[capability(agent_id)], wait_seconds=5
+    )
+    assert claim.activation is not None
+    rota.fail(claim.activation.lease_id, "r-discard", action="cancel", error="unwanted")
+    wait_until("the dead letter is listed", lambda: bool(rota.dead_letters(agent_id=agent_id)))
+    [letter] = rota.dead_letters(agent_id=agent_id)
+    return str(letter["id"])
+
+
+def test_discards_a_dead_letter_for_good(rota: Rota, agent_id: str) -> None:
+    letter_id = dead_letter_of(rota, agent_id)
+
+    rota.discard_dead_letter(letter_id)
+
+    agent = rota.get_agent(agent_id)
+    assert agent["deadLetters"] == 0
+    assert agent["inbox"]["unread"] == 0
+    assert rota.history(agent_id, limit=1)[0]["type"] == "dead_letter.discarded"
+    with pytest.raises(NotFound) as again:
+        rota.discard_dead_letter(letter_id)
+    assert again.value.status == 404
+    assert again.value.code == "not_found"
+    wait_until(
+        "the discarded letter leaves the list", lambda: not rota.dead_letters(agent_id=agent_id)
+    )
+
+
+async def test_the_async_client_discards_a_dead_letter(
+    node: Node, rota: Rota, agent_id: str
+) -> None:
+    letter_id = dead_letter_of(rota, agent_id)
+    async with AsyncRota(node.url) as client:
+        await client.discard_dead_letter(letter_id)
+        assert (await client.get_agent(agent_id))["deadLetters"] == 0
+        with pytest.raises(NotFound):
+            await client.discard_dead_letter(letter_id)
 
 
 def test_reads_stats_pools_and_runners(rota: Rota) -> None:

@@ -206,6 +206,12 @@ class Rota:
         path = f"/admin/dead-letters/{core.segment(dead_letter_id)}/redrive"
         return self._json(core.Call("POST", path, safe=False))
 
+    def discard_dead_letter(self, dead_letter_id: str) -> None:
+        """Removes a dead letter for good: its notification is never delivered.
+        :class:`rota.NotFound` when there is no such dead letter, as after an earlier discard."""
+        path = f"/admin/dead-letters/{core.segment(dead_letter_id)}"
+        self._send(core.Call("DELETE", path, safe=True))
+
     def events(
         self,
         *,

@@ -10,11 +10,15 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code rota dead-letters list|redrive}. */
+/** {@code rota dead-letters list|redrive|discard}. */
 @Command(
     name = "dead-letters",
-    description = "List dead-lettered notifications and put them back.",
-    subcommands = {DeadLettersCommand.ListDeadLetters.class, DeadLettersCommand.Redrive.class})
+    description = "List dead-lettered notifications, put them back or discard them.",
+    subcommands = {
+      DeadLettersCommand.ListDeadLetters.class,
+      DeadLettersCommand.Redrive.class,
+      DeadLettersCommand.Discard.class
+    })
 final class DeadLettersCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -67,6 +71,31 @@ final class DeadLettersCommand implements Runnable {
             options.printJson(Map.of("redriven", id));
           } else {
             options.out().println("redriven " + id);
+            options.out().flush();
+          }
+        }
+      }
+    }
+  }
+
+  @Command(
+      name = "discard",
+      description = "Remove dead letters for good; they are never delivered.")
+  static final class Discard implements Runnable {
+    @Mixin ConnectionOptions options;
+
+    @Parameters(paramLabel = "ID", arity = "1..*", description = "Dead letter ids (from list).")
+    List<String> ids;
+
+    @Override
+    public void run() {
+      try (RotaClient client = options.client()) {
+        for (String id : ids) {
+          client.discard(id);
+          if (options.json) {
+            options.printJson(Map.of("discarded", id));
+          } else {
+            options.out().println("discarded " + id);
             options.out().flush();
           }
         }

@@ -187,6 +187,32 @@ class RotaCliTest {
   }
 
   @Test
+  void discardsDeadLettersForGood() throws Exception {
+    String id = "agent-" + UUID.randomUUID();
+    client.registerAgent(id, AgentSpec.create().capabilities(capability).maxAttempts(1));
+    client.notify(id, Notification.of("mention"));
+    ClaimResult claim =
+        client.claim("r-" + capability, RunnerMode.NOTIFICATION, Set.of(capability), 10, 30);
+    client.fail(claim.assignment().leaseId(), "r-" + capability, Outcome.cancel("unwanted"));
+    String deadLetterId =
+        Eventually.await(
+            "the dead letter listed",
+            Duration.ofSeconds(20),
+            () -> client.deadLetters(id, 10).stream().findFirst().map(d -> d.id()).orElse(null));
+
+    Run discard = rota("dead-letters", "discard", deadLetterId, "--json");
+    assertEquals(0, discard.exit(), discard.err());
+    assertEquals(deadLetterId, json(discard).path("discarded").asText());
+    assertEquals(0, client.getAgent(id).deadLetters());
+    assertEquals(0, client.getAgent(id).inbox().unread());
+
+    Run again = rota("dead-letters", "discard", deadLetterId);
+    assertEquals(RotaCli.NOT_FOUND, again.exit());
+    assertTrue(again.err().startsWith("rota: 404 not_found"), again.err());
+    assertEquals("", again.out());
+  }
+
+  @Test
   void pausesAndResumesTheSystem() {
     try {
       Run pause = rota("pause");

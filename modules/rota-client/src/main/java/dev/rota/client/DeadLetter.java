@@ -6,7 +6,7 @@ import java.time.Instant;
 /**
  * A dead-lettered notification ({@code GET /admin/dead-letters}).
  *
- * @param id what {@link RotaClient#redrive(String)} takes
+ * @param id what {@link RotaClient#redrive(String)} and {@link RotaClient#discard(String)} take
  * @param reason why it died: attempts exhausted, or the failure action and error
  */
 public record DeadLetter(

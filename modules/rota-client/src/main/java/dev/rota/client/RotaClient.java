@@ -188,6 +188,16 @@ public final class RotaClient implements AutoCloseable {
     call("POST", "admin/dead-letters/" + encode(deadLetterId) + "/redrive", null, Retry.UNSENT);
   }
 
+  /**
+   * Removes a dead letter for good: its notification is never delivered. Retried like {@link
+   * #deleteAgent}, since removing it twice removes nothing more.
+   *
+   * @throws RotaException.NotFound if there is no such dead letter
+   */
+  public void discard(String deadLetterId) {
+    call("DELETE", "admin/dead-letters/" + encode(deadLetterId), null, Retry.ANY_DELETE);
+  }
+
   /** {@code GET /admin/pools} as the server's JSON. */
   public JsonNode pools() {
     return read(call("GET", "admin/pools", null, Retry.ANY), JsonNode.class);

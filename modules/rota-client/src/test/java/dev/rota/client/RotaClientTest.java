@@ -230,6 +230,30 @@ class RotaClientTest {
   }
 
   @Test
+  void discardsADeadLetterForGood() {
+    String id = "agent-" + UUID.randomUUID();
+    client.registerAgent(id, AgentSpec.create().capabilities(capability).maxAttempts(1));
+    client.notify(id, Notification.of("mention"));
+    client.fail(claim(id).leaseId(), "r-" + capability, Outcome.cancel("not wanted"));
+    DeadLetter dead =
+        Eventually.await(
+            "the dead letter listed",
+            Duration.ofSeconds(20),
+            () -> client.deadLetters(id, 10).stream().findFirst().orElse(null));
+
+    client.discard(dead.id());
+
+    assertEquals(0, client.getAgent(id).deadLetters());
+    assertEquals(0, client.getAgent(id).inbox().unread());
+    assertThrows(RotaException.NotFound.class, () -> client.discard(dead.id()));
+    assertThrows(RotaException.NotFound.class, () -> client.redrive(dead.id()));
+    Eventually.await(
+        "the discarded letter leaves the list",
+        Duration.ofSeconds(20),
+        () -> client.deadLetters(id, 10).isEmpty() ? true : null);
+  }
+
+  @Test
   void explainIsEitherServedOrAClearNotFound() {
     String id = newAgent();
     try {

@@ -40,10 +40,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin resource of API.md (role admin) under {@code /admin}: stats, the system pause switch,
- * runners, pools ({@link PoolRoutes}), dead letters and their redrive. Stats, runners and dead
- * letters read the read model on the blocking dispatcher; a node started without one (or a read
- * model that fails) answers them 503 {@code unavailable}. Pause, resume and redrive need only the
- * cluster.
+ * runners, pools ({@link PoolRoutes}), dead letters, their redrive and their discard. Stats,
+ * runners and dead letters read the read model on the blocking dispatcher; a node started without
+ * one (or a read model that fails) answers them 503 {@code unavailable}. Pause, resume, redrive and
+ * discard need only the cluster.
  */
 public final class AdminRoutes extends AllDirectives {
   private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
@@ -99,6 +99,7 @@ public final class AdminRoutes extends AllDirectives {
                             () ->
                                 concat(
                                     pathEnd(() -> get(this::deadLetters)),
+                                    path(PathMatchers.segment(), id -> delete(() -> discard(id))),
                                     path(
                                         PathMatchers.segment().slash("redrive"),
                                         id -> post(() -> redrive(id))))))));
@@ -239,6 +240,27 @@ public final class AdminRoutes extends AllDirectives {
             throw new IllegalStateException("unexpected reply from agent: " + reply);
           }
           return ok(new Redriven(deadLetterId, agentId, done.at()));
+        });
+  }
+
+  /** Removes the dead letter for good; 204, nothing to return. */
+  private Route discard(String deadLetterId) {
+    String agentId =
+        Ids.agentOf(deadLetterId)
+            .orElseThrow(() -> ApiException.notFound("no dead letter " + deadLetterId));
+    return onSuccess(
+        agents.ask(agentId, replyTo -> new AgentEntity.Discard(deadLetterId, replyTo)),
+        reply -> {
+          if (reply instanceof Rejected rejected) {
+            if (rejected.code() == AgentEntity.ErrorCode.NOT_FOUND) {
+              throw ApiException.notFound("no dead letter " + deadLetterId);
+            }
+            throw ApiErrors.rejected(rejected);
+          }
+          if (!(reply instanceof Done)) {
+            throw new IllegalStateException("unexpected reply from agent: " + reply);
+          }
+          return complete(StatusCodes.NO_CONTENT);
         });
   }
 

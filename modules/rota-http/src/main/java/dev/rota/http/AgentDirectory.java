@@ -1,11 +1,15 @@
 package dev.rota.http;
 
+import dev.rota.core.model.AgentSummary;
 import java.util.List;
+import java.util.Map;
 
 /**
- * The agents known to the cluster, in the orders the listing offers, a page at a time. The routes
- * fetch each listed agent's current view from its entity, so a directory only needs ids and order.
- * Implementations may block (they are called on the blocking dispatcher).
+ * The agents known to the cluster, in the orders the listing offers, a page at a time. A directory
+ * that can describe an agent itself (the read model's row holds its whole configuration) says so in
+ * {@link AgentPage#described}; the routes ask the entity only for the others, so a listing does not
+ * wake (recover) every listed agent. Implementations may block (they are called on the blocking
+ * dispatcher).
  */
 public interface AgentDirectory {
 
@@ -26,10 +30,17 @@ public interface AgentDirectory {
    *
    * @param agentIds in order
    * @param next the cursor for the page after this one, or null when this is the last
+   * @param described the listed agents the directory describes itself, by id (as of its own lag)
    */
-  record AgentPage(List<String> agentIds, String next) {
+  record AgentPage(List<String> agentIds, String next, Map<String, AgentSummary> described) {
     public AgentPage {
       agentIds = List.copyOf(agentIds);
+      described = Map.copyOf(described);
+    }
+
+    /** A page of ids only: every agent is shown as its entity sees it. */
+    public AgentPage(List<String> agentIds, String next) {
+      this(agentIds, next, Map.of());
     }
   }
 

@@ -1,11 +1,14 @@
 package dev.rota.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Accepted;
 import dev.rota.cluster.agent.AgentEntity.AgentDetails;
 import dev.rota.cluster.agent.AgentEntity.Command;
 import dev.rota.cluster.agent.AgentEntity.Reply;
+import dev.rota.cluster.runner.executor.WebhookTargets;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.Ids;
 import dev.rota.http.AgentDirectory.AgentPage;
 import dev.rota.http.AgentDirectory.Order;
@@ -15,6 +18,7 @@ import dev.rota.http.api.AgentView;
 import dev.rota.http.api.NotificationAccepted;
 import dev.rota.http.api.NotificationRequest;
 import dev.rota.http.api.RegisterAgentRequest;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -34,9 +38,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The agent resource of API.md (role producer): register, show, list, deregister, notify,
  * pause/resume and history under {@code /v1/agents}. Each request is one ask of the agent's entity
- * through {@link AgentGateway}; the listing takes its order from an {@link AgentDirectory} and
- * shows every listed agent as its entity sees it now, so a page may be slightly out of order while
- * the read model catches up, but never shows stale data.
+ * through {@link AgentGateway}, except the listing: it takes its order and, where it can, each
+ * agent's view from an {@link AgentDirectory} (the read model, as of the projection's lag), and
+ * asks the entity only for agents the directory cannot describe. A listing of a thousand agents
+ * therefore does not recover a thousand entities (and push live ones out of memory); the price is
+ * that a listed agent may be a moment behind its own view ({@code GET /v1/agents/{agentId}}).
  */
 public final class AgentRoutes extends AllDirectives {
   private static final Logger log = LoggerFactory.getLogger(AgentRoutes.class);
@@ -50,21 +56,26 @@ public final class AgentRoutes extends AllDirectives {
   private final Executor directoryExecutor;
   private final ApiAuth auth;
   private final long maxBodyBytes;
+  private final WebhookTargets webhooks;
 
   /**
    * @param directoryExecutor where the (possibly blocking) directory is called
+   * @param webhooks where a {@code metadata.webhookUrl} may point ({@code
+   *     rota.runners.http.allowed-targets})
    */
   public AgentRoutes(
       AgentGateway agents,
       AgentDirectory directory,
       Executor directoryExecutor,
       ApiAuth auth,
-      HttpSettings settings) {
+      HttpSettings settings,
+      WebhookTargets webhooks) {
     this.agents = agents;
     this.directory = directory;
     this.directoryExecutor = directoryExecutor;
     this.auth = auth;
     this.maxBodyBytes = settings.maxBodyBytes();
+    this.webhooks = webhooks;
   }
 
   public Route route() {
@@ -103,6 +114,7 @@ public final class AgentRoutes extends AllDirectives {
         maxBodyBytes,
         request -> {
           AgentConfigPatch patch = request.toPatch();
+          checkWebhook(patch.metadata());
           return ask(
               agentId,
               replyTo -> new AgentEntity.Register(patch, replyTo),
@@ -112,6 +124,26 @@ public final class AgentRoutes extends AllDirectives {
                     details.created() ? StatusCodes.CREATED : StatusCodes.OK, view(details));
               });
         });
+  }
+
+  /**
+   * A webhook the http executor would refuse is refused here, while the producer can still be told
+   * (decision 50): the list is checked again, with DNS, right before every call.
+   */
+  private void checkWebhook(JsonNode metadata) {
+    JsonNode url = metadata == null ? null : metadata.get("webhookUrl");
+    if (url == null || url.isNull()) {
+      return;
+    }
+    if (!url.isTextual()) {
+      throw ApiException.invalid("field 'metadata.webhookUrl' must be a string: an http(s) URL");
+    }
+    webhooks
+        .refusal(url.asText())
+        .ifPresent(
+            reason -> {
+              throw ApiException.invalid("field 'metadata.webhookUrl' " + reason);
+            });
   }
 
   private Route show(String agentId) {
@@ -198,21 +230,32 @@ public final class AgentRoutes extends AllDirectives {
     }
   }
 
-  /** Every listed agent's view, asked in parallel; agents deregistered meanwhile are left out. */
+  /**
+   * Every listed agent's view: from the directory when it describes the agent, else asked of the
+   * entity (in parallel); agents deregistered meanwhile are left out.
+   */
   private CompletionStage<AgentList> views(AgentPage page) {
-    List<CompletableFuture<Reply>> asks =
+    Instant now = Instant.now();
+    List<CompletableFuture<AgentView>> views =
         page.agentIds().stream()
-            .map(id -> agents.ask(id, AgentEntity.Get::new).toCompletableFuture())
+            .map(
+                id -> {
+                  AgentSummary described = page.described().get(id);
+                  if (described != null) {
+                    return CompletableFuture.completedFuture(AgentView.of(described, now));
+                  }
+                  return agents
+                      .ask(id, AgentEntity.Get::new)
+                      .toCompletableFuture()
+                      .thenApply(
+                          reply -> reply instanceof AgentDetails details ? view(details) : null);
+                })
             .toList();
-    return CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new))
+    return CompletableFuture.allOf(views.toArray(CompletableFuture[]::new))
         .thenApply(
             done ->
                 new AgentList(
-                    asks.stream()
-                        .map(CompletableFuture::join)
-                        .filter(AgentDetails.class::isInstance)
-                        .map(reply -> view((AgentDetails) reply))
-                        .toList(),
+                    views.stream().map(CompletableFuture::join).filter(v -> v != null).toList(),
                     page.next()));
   }
 

@@ -15,6 +15,7 @@ public enum ApiError {
   LEASE_NOT_HELD(409, "lease_not_held"),
   LEASE_LOST(410, "lease_lost"),
   TOO_LARGE(413, "too_large"),
+  UNSUPPORTED_MEDIA_TYPE(415, "unsupported_media_type"),
   INBOX_FULL(429, "inbox_full"),
   INTERNAL(500, "internal"),
   UNAVAILABLE(503, "unavailable");

@@ -45,7 +45,11 @@ final class ClientMistakeLog {
       }
     }
     if (linesInWindow.incrementAndGet() <= LINES_PER_WINDOW) {
-      log.info("refused a request with {}: {}", status, TextRules.printable(what));
+      // Pekko's description may quote the request's URI.
+      log.info(
+          "refused a request with {}: {}",
+          status,
+          RequestTelemetry.loggable(TextRules.printable(what)));
     } else {
       suppressed.incrementAndGet();
     }

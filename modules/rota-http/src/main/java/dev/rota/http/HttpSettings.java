@@ -2,6 +2,7 @@ package dev.rota.http;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigValueType;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,6 +31,8 @@ import java.util.Set;
  * @param tokens bearer token → roles; empty means every request is allowed
  * @param allowAnonymous whether the API may serve without tokens on a non-loopback interface
  * @param maxLongPolls the most claims waiting for work at once on this node; more are answered 503
+ * @param allowedOrigins browser origins ({@code scheme://host[:port]}) besides the node's own whose
+ *     requests are served (see {@link CrossSiteGuard})
  */
 public record HttpSettings(
     Duration askTimeout,
@@ -36,7 +40,8 @@ public record HttpSettings(
     int retryAfterSeconds,
     Map<String, Set<Role>> tokens,
     boolean allowAnonymous,
-    int maxLongPolls) {
+    int maxLongPolls,
+    Set<String> allowedOrigins) {
 
   public HttpSettings {
     if (askTimeout.isNegative() || askTimeout.isZero()) {
@@ -52,6 +57,7 @@ public record HttpSettings(
       throw new IllegalArgumentException("rota.http.max-long-polls must be at least 1");
     }
     tokens = Map.copyOf(tokens);
+    allowedOrigins = Set.copyOf(allowedOrigins);
   }
 
   public static HttpSettings from(Config config) {
@@ -79,7 +85,36 @@ public record HttpSettings(
         http.getInt("retry-after-seconds"),
         tokens,
         http.hasPath("allow-anonymous") && http.getBoolean("allow-anonymous"),
-        http.hasPath("max-long-polls") ? http.getInt("max-long-polls") : 1000);
+        http.hasPath("max-long-polls") ? http.getInt("max-long-polls") : 1000,
+        allowedOrigins(http));
+  }
+
+  /**
+   * {@code rota.http.allowed-origins}: a list, or one string of entries separated by commas or
+   * white space ({@code ROTA_HTTP_ALLOWED_ORIGINS}); each {@code http(s)://host[:port]}.
+   */
+  private static Set<String> allowedOrigins(Config http) {
+    if (!http.hasPath("allowed-origins")) {
+      return Set.of();
+    }
+    List<String> entries =
+        http.getValue("allowed-origins").valueType() == ConfigValueType.LIST
+            ? http.getStringList("allowed-origins")
+            : List.of(http.getString("allowed-origins").split("[\\s,]+"));
+    Set<String> origins = new LinkedHashSet<>();
+    for (String entry : entries) {
+      if (entry.isBlank()) {
+        continue;
+      }
+      origins.add(
+          CrossSiteGuard.normalise(entry.strip())
+              .orElseThrow(
+                  () ->
+                      new ConfigException.BadValue(
+                          "rota.http.allowed-origins",
+                          "'" + entry + "' is not an origin: http(s)://host[:port], no path")));
+    }
+    return origins;
   }
 
   public boolean authEnabled() {
@@ -179,6 +214,8 @@ public record HttpSettings(
         + allowAnonymous
         + ", maxLongPolls="
         + maxLongPolls
+        + ", allowedOrigins="
+        + allowedOrigins
         + "]";
   }
 }

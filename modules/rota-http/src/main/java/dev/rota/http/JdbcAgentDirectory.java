@@ -1,6 +1,15 @@
 package dev.rota.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.rota.core.model.ActivationKind;
+import dev.rota.core.model.AgentConfig;
+import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.Ids;
+import dev.rota.core.model.Lease;
+import dev.rota.core.model.Schedule;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,14 +21,18 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
  * The agent directory backed by the {@code agent_schedule} read model (one row per agent, written
- * by the projection). Pages by keyset, not offset: the cursor carries the sort key of the last row,
- * so a page never repeats or skips an agent whose row did not change meanwhile, and deep pages cost
- * the same as the first. The cursor is opaque (base64url) and tied to its order.
+ * by the projection), which also describes each listed agent from its row, so the listing asks no
+ * entity for it. Pages by keyset, not offset: the cursor carries the sort key of the last row, so a
+ * page never repeats or skips an agent whose row did not change meanwhile, and deep pages cost the
+ * same as the first. The cursor is opaque (base64url) and tied to its order.
  *
  * <p>Orders: {@code stalest} = {@code last_activated_at} ascending, never-activated first, then
  * {@code agent_id}; {@code inbox} = {@code unread} descending, {@code oldest_unread_at} ascending
@@ -27,7 +40,13 @@ import javax.sql.DataSource;
  */
 public final class JdbcAgentDirectory implements AgentDirectory {
   private static final String SELECT =
-      "SELECT agent_id, unread, oldest_unread_at, last_activated_at FROM agent_schedule ";
+      "SELECT agent_id, unread, oldest_unread_at, last_activated_at, config, activation_count,"
+          + " dead_letters, lease_runner_id, lease_kind, lease_granted_at, lease_expires_at,"
+          + " paused, snoozed_until, next_fire_at FROM agent_schedule ";
+
+  /** How {@code agent_schedule.config} holds an agent's configuration (the projection's JSON). */
+  private static final ObjectMapper CONFIG_JSON =
+      JsonMapper.builder().addModule(new JavaTimeModule()).build();
 
   private static final String STALEST_ORDER =
       " ORDER BY last_activated_at ASC NULLS FIRST, agent_id ASC LIMIT ?";
@@ -47,17 +66,22 @@ public final class JdbcAgentDirectory implements AgentDirectory {
     }
     Key after = afterCursor == null ? null : Key.decode(order, afterCursor);
     List<Key> rows = new ArrayList<>(limit + 1);
+    Map<String, AgentSummary> described = new HashMap<>();
     try (Connection connection = dataSource.getConnection();
         PreparedStatement statement = prepare(connection, order, after, limit + 1);
         ResultSet rs = statement.executeQuery()) {
       while (rs.next()) {
-        rows.add(
+        Key key =
             new Key(
                 order,
                 rs.getString("agent_id"),
                 rs.getInt("unread"),
                 instant(rs, "oldest_unread_at"),
-                instant(rs, "last_activated_at")));
+                instant(rs, "last_activated_at"));
+        rows.add(key);
+        if (rows.size() <= limit) {
+          summary(rs, key).ifPresent(agent -> described.put(agent.agentId(), agent));
+        }
       }
     } catch (SQLException e) {
       throw new UnavailableException("cannot read agent_schedule: " + e.getMessage(), e);
@@ -65,7 +89,75 @@ public final class JdbcAgentDirectory implements AgentDirectory {
     boolean more = rows.size() > limit;
     List<Key> page = more ? rows.subList(0, limit) : rows;
     return new AgentPage(
-        page.stream().map(Key::agentId).toList(), more ? page.get(limit - 1).encode() : null);
+        page.stream().map(Key::agentId).toList(),
+        more ? page.get(limit - 1).encode() : null,
+        described);
+  }
+
+  /**
+   * The agent as its row holds it; empty for a row without its configuration (written before the
+   * read model kept it, or a placeholder of a skipped event), whose entity is asked instead.
+   *
+   * <p>The row keeps the earliest unserved fire over the agent's schedules, not one per schedule:
+   * the schedule that fires then shows it, every other its next fire from now.
+   */
+  private static Optional<AgentSummary> summary(ResultSet rs, Key key) throws SQLException {
+    String json = rs.getString("config");
+    if (json == null) {
+      return Optional.empty();
+    }
+    AgentConfig config;
+    try {
+      config = CONFIG_JSON.readValue(json, AgentConfig.class);
+    } catch (JsonProcessingException e) {
+      return Optional.empty();
+    }
+    Instant now = Instant.now();
+    Instant nextFire = instant(rs, "next_fire_at");
+    Map<String, Instant> nextFires = new HashMap<>();
+    for (Schedule schedule : config.schedules()) {
+      Instant at =
+          nextFire != null && nextFire.equals(schedule.nextFireAfter(nextFire.minusSeconds(1)))
+              ? nextFire
+              : schedule.nextFireAfter(now);
+      if (at != null) {
+        nextFires.put(schedule.name(), at);
+      }
+    }
+    String runnerId = rs.getString("lease_runner_id");
+    ActivationKind kind = ActivationKind.fromWire(rs.getString("lease_kind"));
+    if (runnerId != null && kind == null) {
+      return Optional.empty();
+    }
+    // The holder, kind and times of the lease: what a listing shows of it (never its id).
+    Lease lease =
+        runnerId == null
+            ? null
+            : new Lease(
+                null,
+                runnerId,
+                kind,
+                0,
+                0,
+                instant(rs, "lease_granted_at"),
+                instant(rs, "lease_expires_at"),
+                0,
+                List.of());
+    return Optional.of(
+        new AgentSummary(
+            key.agentId(),
+            true,
+            config,
+            key.unread(),
+            key.oldestUnreadAt(),
+            rs.getInt("dead_letters"),
+            lease,
+            key.lastActivatedAt(),
+            rs.getLong("activation_count"),
+            instant(rs, "snoozed_until"),
+            rs.getBoolean("paused"),
+            List.of(),
+            nextFires));
   }
 
   private static PreparedStatement prepare(Connection connection, Order order, Key after, int fetch)

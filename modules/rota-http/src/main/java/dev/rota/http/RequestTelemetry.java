@@ -39,7 +39,7 @@ public final class RequestTelemetry extends AllDirectives {
   private static final Logger access = LoggerFactory.getLogger("dev.rota.http.access");
   private static final Pattern SANE_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
   private static final Pattern PATH_LINE = Pattern.compile("(?m)^  (/[^:\\s]*):\\s*$");
-  private static final Pattern LEASE_SEGMENT = Pattern.compile("^(/v1/leases/)[^/]+");
+  private static final Pattern LEASE_SEGMENT = Pattern.compile("(/v1/leases/)[^/\\s?#\"']+");
 
   private final RotaMetrics metrics;
   private final Map<Pattern, String> templates;
@@ -109,11 +109,11 @@ public final class RequestTelemetry extends AllDirectives {
   }
 
   /**
-   * The path as logs may show it: a lease id is its runner's bearer secret (it lets whoever holds
-   * it report in the runner's name, given the runner id), so its segment is replaced.
+   * The path (or any text quoting one) as logs may show it: a lease id is its runner's secret (it
+   * lets whoever also knows the runner id report in the runner's name), so its segment is replaced.
    */
   public static String loggable(String path) {
-    return LEASE_SEGMENT.matcher(path).replaceFirst("$1{redacted}");
+    return LEASE_SEGMENT.matcher(path).replaceAll("$1{redacted}");
   }
 
   /** The openapi.yaml template {@code path} matches, or {@code other}. */

@@ -3,6 +3,7 @@ package dev.rota.http;
 import com.typesafe.config.Config;
 import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.cluster.runner.executor.WebhookTargets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,14 +19,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The whole HTTP API of a node: every resource's routes joined, with authentication ({@link
- * ApiAuth}) handed to each resource and errors mapped in one place ({@link ApiErrors}), so any
- * request — including an unknown path or a wrong method — is answered in the JSON shape of API.md.
+ * ApiAuth}) handed to each resource, cross-site requests refused before any ({@link
+ * CrossSiteGuard}) and errors mapped in one place ({@link ApiErrors}), so any request — including
+ * an unknown path or a wrong method — is answered in the JSON shape of API.md.
  */
 public final class RotaRoutes extends AllDirectives {
   private static final Logger log = LoggerFactory.getLogger(RotaRoutes.class);
   private static final String IDLE_TIMEOUT = "pekko.http.server.idle-timeout";
 
   private final ApiErrors errors;
+  private final CrossSiteGuard guard;
   private final RequestTelemetry telemetry;
   private final List<Supplier<Route>> resources = new ArrayList<>();
 
@@ -45,8 +48,9 @@ public final class RotaRoutes extends AllDirectives {
             rota.dispatcher(), system, auth, settings, rota.agentSettings().defaultLeaseSeconds());
     warnIfIdleTimeoutCutsLongPolls(system.settings().config(), claims.longestAnswer());
     this.errors = new ApiErrors(settings);
+    this.guard = new CrossSiteGuard(settings);
     this.telemetry = new RequestTelemetry(metrics);
-    add(new AgentRoutes(agents, directory, blocking, auth, settings)::route);
+    add(new AgentRoutes(agents, directory, blocking, auth, settings, webhooks(system))::route);
     add(
         new ExplainRoutes(
                 agents,
@@ -87,8 +91,13 @@ public final class RotaRoutes extends AllDirectives {
     ApiAuth auth = new ApiAuth(settings);
     Executor blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
     this.errors = new ApiErrors(settings);
+    this.guard = new CrossSiteGuard(settings);
     this.telemetry = new RequestTelemetry(RotaMetrics.get(system));
-    add(new AgentRoutes(agents, directory, blocking, auth, settings)::route);
+    add(new AgentRoutes(agents, directory, blocking, auth, settings, webhooks(system))::route);
+  }
+
+  private static WebhookTargets webhooks(ActorSystem<?> system) {
+    return WebhookTargets.from(system.settings().config());
   }
 
   private void add(Supplier<Route> resource) {
@@ -99,7 +108,11 @@ public final class RotaRoutes extends AllDirectives {
   public Route route() {
     Route[] routes = resources.stream().map(Supplier::get).toArray(Route[]::new);
     return telemetry.wrap(
-        () -> errors.handle(() -> concat(routes[0], Arrays.copyOfRange(routes, 1, routes.length))));
+        () ->
+            errors.handle(
+                () ->
+                    guard.wrap(
+                        () -> concat(routes[0], Arrays.copyOfRange(routes, 1, routes.length)))));
   }
 
   /**

@@ -257,6 +257,36 @@ class AdminRoutesTest extends JUnit5RouteTest {
   }
 
   @Test
+  void discardsADeadLetterForGoodWith204() {
+    String agentId = cap + "-a";
+    api.register(agentId, cap);
+    String notificationId = api.notify(agentId, "mention", "{}");
+    String leaseId = api.assignment("runner-discard", cap).get("leaseId").asText();
+    api.post(
+            "/v1/leases/" + leaseId + "/fail",
+            "{\"runnerId\": \"runner-discard\", \"action\": \"cancel\"}")
+        .assertStatusCode(200);
+    String uri = "/admin/dead-letters?agentId=" + agentId;
+    eventually(() -> assertEquals(1, api.get(uri).get("deadLetters").size()));
+    String id = api.get(uri).get("deadLetters").get(0).get("id").asText();
+
+    TestRouteResult discarded = run(HttpRequest.DELETE("/admin/dead-letters/" + id));
+
+    discarded.assertStatusCode(204);
+    assertEquals("", discarded.entityString());
+    JsonNode view = api.get("/v1/agents/" + agentId);
+    assertEquals(0, view.get("deadLetters").asInt());
+    assertEquals(0, view.get("inbox").get("unread").asInt());
+    JsonNode latest = api.get("/v1/agents/" + agentId + "/history?limit=1").get("events").get(0);
+    assertEquals("dead_letter.discarded", latest.get("type").asText());
+    assertEquals(id, latest.get("deadLetterId").asText());
+    assertEquals(notificationId, latest.get("notificationId").asText());
+    assertError(run(HttpRequest.DELETE("/admin/dead-letters/" + id)), 404, "not_found", id);
+    assertError(api.post("/admin/dead-letters/" + id + "/redrive", ""), 404, "not_found", id);
+    eventually(() -> assertEquals(0, api.get(uri).get("deadLetters").size()));
+  }
+
+  @Test
   void listsDeadLettersOfAllAgentsUpToTheLimit() {
     for (String name : List.of("a", "b")) {
       String agentId = cap + "-" + name;
@@ -281,6 +311,23 @@ class AdminRoutesTest extends JUnit5RouteTest {
       assertError(
           run(HttpRequest.GET("/admin/dead-letters?limit=" + limit)), 400, "invalid", "limit");
     }
+  }
+
+  @Test
+  void answers404ToTheDiscardOfAnUnknownDeadLetter() {
+    String agentId = cap + "-a";
+    api.register(agentId, cap);
+    String ofAnAgent = Ids.deadLetterId(agentId, "n-unknown");
+
+    assertError(
+        run(HttpRequest.DELETE("/admin/dead-letters/garbage")), 404, "not_found", "garbage");
+    assertError(
+        run(HttpRequest.DELETE("/admin/dead-letters/" + ofAnAgent)), 404, "not_found", ofAnAgent);
+    assertError(
+        run(HttpRequest.DELETE("/admin/dead-letters/" + Ids.deadLetterId("nobody-" + cap, "n1"))),
+        404,
+        "not_found",
+        "");
   }
 
   @Test
@@ -348,6 +395,7 @@ class AdminRoutesTest extends JUnit5RouteTest {
             HttpRequest.GET("/admin/dead-letters"),
             HttpRequest.POST("/admin/pause"),
             HttpRequest.POST("/admin/dead-letters/x/redrive"),
+            HttpRequest.DELETE("/admin/dead-letters/x"),
             HttpRequest.GET("/metrics"))) {
       assertError(testRoute(route).run(request), 401, "unauthenticated", "token");
       assertError(
@@ -377,6 +425,7 @@ class AdminRoutesTest extends JUnit5RouteTest {
   void answers405ForAWrongMethod() {
     assertError(run(HttpRequest.GET("/admin/pause")), 405, "method_not_allowed", "POST");
     assertError(run(HttpRequest.POST("/admin/stats")), 405, "method_not_allowed", "GET");
+    assertError(run(HttpRequest.GET("/admin/dead-letters/x")), 405, "method_not_allowed", "DELETE");
   }
 
   private void eventually(Runnable assertion) {

@@ -3,6 +3,7 @@ package dev.rota.http;
 import static dev.rota.http.testing.RouteAssertions.assertError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.core.model.Ids;
 import dev.rota.http.testing.ApiCalls;
 import dev.rota.http.testing.JUnit5RouteTest;
@@ -18,8 +19,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The admin resource on a node started without a read model (in-memory journal): the views that
- * read it answer 503 with Retry-After, while pause, resume, redrive and metrics, which need only
- * the cluster, still work.
+ * read it answer 503 with Retry-After, while pause, resume, redrive, discard and metrics, which
+ * need only the cluster, still work.
  */
 @ExtendWith(LogCapturingExtension.class)
 class AdminRoutesWithoutReadModelTest extends JUnit5RouteTest {
@@ -95,6 +96,24 @@ class AdminRoutesWithoutReadModelTest extends JUnit5RouteTest {
     api.post("/admin/dead-letters/" + deadLetterId + "/redrive", "").assertStatusCode(200);
 
     assertEquals(1, api.get("/v1/agents/redrive-a").get("inbox").get("unread").asInt());
+  }
+
+  @Test
+  void discardsADeadLetterWithoutAReadModel() {
+    api.register("discard-a", "discard");
+    String notificationId = api.notify("discard-a", "mention", "{}");
+    String leaseId = api.assignment("runner-discard", "discard").get("leaseId").asText();
+    api.post(
+            "/v1/leases/" + leaseId + "/fail",
+            "{\"runnerId\": \"runner-discard\", \"action\": \"discard\"}")
+        .assertStatusCode(200);
+    String deadLetterId = Ids.deadLetterId("discard-a", notificationId);
+
+    run(HttpRequest.DELETE("/admin/dead-letters/" + deadLetterId)).assertStatusCode(204);
+
+    JsonNode agent = api.get("/v1/agents/discard-a");
+    assertEquals(0, agent.get("deadLetters").asInt());
+    assertEquals(0, agent.get("inbox").get("unread").asInt());
   }
 
   @Test

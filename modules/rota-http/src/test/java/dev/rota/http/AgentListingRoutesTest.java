@@ -12,12 +12,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Done;
 import dev.rota.cluster.agent.AgentEntity.Granted;
+import dev.rota.core.model.AgentConfig;
+import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.http.AgentDirectory.AgentPage;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.TestCluster;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -152,6 +155,39 @@ class AgentListingRoutesTest extends JUnit5RouteTest {
     assertEquals(List.of("page-c", "page-d"), ids(second));
     assertEquals(List.of("page-e"), ids(last));
     assertTrue(last.get("next").isNull());
+  }
+
+  @Test
+  void showsAgentsTheDirectoryDescribesWithoutAskingTheirEntities() {
+    register("desc-a");
+    // "desc-ghost" has no entity: asked, it would answer not registered and be left out.
+    AgentSummary ghost =
+        new AgentSummary(
+            "desc-ghost",
+            true,
+            new AgentConfig("Ghost", List.of("code"), 1, 0, 100, 3, null),
+            2,
+            null,
+            0,
+            null,
+            null,
+            7,
+            null,
+            false,
+            List.of());
+    AgentDirectory described =
+        (order, limit, after) ->
+            new AgentPage(List.of("desc-ghost", "desc-a"), null, Map.of("desc-ghost", ghost));
+
+    JsonNode page = list(described, "");
+
+    assertEquals(List.of("desc-ghost", "desc-a"), ids(page));
+    JsonNode shown = page.get("agents").get(0);
+    assertEquals("Ghost", shown.get("name").asText());
+    assertEquals(2, shown.get("inbox").get("unread").asInt());
+    assertEquals(7, shown.get("activationCount").asLong());
+    assertEquals(
+        fieldNames(page.get("agents").get(1)), fieldNames(shown), "the same fields either way");
   }
 
   @Test

@@ -246,6 +246,7 @@ class ClaimRoutesTest extends JUnit5RouteTest {
           HttpClient.newHttpClient()
               .send(
                   java.net.http.HttpRequest.newBuilder(uri)
+                      .header("Content-Type", "application/json")
                       .POST(
                           BodyPublishers.ofString(claimJson("runner-socket", "\"waitSeconds\": 3")))
                       .build(),

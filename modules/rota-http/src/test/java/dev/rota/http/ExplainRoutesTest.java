@@ -139,6 +139,8 @@ class ExplainRoutesTest extends JUnit5RouteTest {
     assertEquals(List.of("leased"), reasons(e), e.toString());
     assertEquals(lease.get("expiresAt").asText(), e.at("/blockedBy/0/until").asText());
     assertTrue(e.at("/inbox/rank").isNull());
+    assertTrue(e.at("/blockedBy/0/detail").asText().contains("explain-runner"), e.toString());
+    assertFalse(e.toString().contains(lease.get("leaseId").asText()), "a producer reads this");
 
     api.post(
         "/v1/leases/" + lease.get("leaseId").asText() + "/complete",

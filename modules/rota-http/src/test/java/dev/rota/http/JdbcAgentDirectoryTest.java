@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.rota.core.model.AgentSummary;
 import dev.rota.http.AgentDirectory.AgentPage;
 import dev.rota.http.AgentDirectory.Order;
 import java.sql.Connection;
@@ -15,6 +16,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.BeforeEach;
@@ -59,7 +61,10 @@ class JdbcAgentDirectoryTest {
             snoozed_until TIMESTAMP WITH TIME ZONE,
             dead_letters INT NOT NULL,
             seq_nr BIGINT NOT NULL,
-            updated_at TIMESTAMP WITH TIME ZONE NOT NULL)
+            updated_at TIMESTAMP WITH TIME ZONE NOT NULL,
+            next_fire_at TIMESTAMP WITH TIME ZONE,
+            config TEXT,
+            lease_granted_at TIMESTAMP WITH TIME ZONE)
           """);
     }
     directory = new JdbcAgentDirectory(dataSource);
@@ -159,6 +164,47 @@ class JdbcAgentDirectoryTest {
     row("0-new", 0, null, null);
 
     assertEquals(List.of("b", "c"), directory.list(Order.STALEST, 5, first.next()).agentIds());
+  }
+
+  @Test
+  void describesAgentsWhoseRowHoldsTheirConfigurationAndNoOthers() throws SQLException {
+    row("old", 0, null, null);
+    row("new", 3, 10, 20);
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "UPDATE agent_schedule SET config = ?, activation_count = 4, dead_letters = 1,"
+                    + " lease_runner_id = 'runner-9', lease_kind = 'inbox', lease_id = 'secret',"
+                    + " lease_granted_at = ?, lease_expires_at = ? WHERE agent_id = 'new'")) {
+      s.setString(
+          1,
+          "{\"name\":\"New\",\"capabilities\":[\"code\"],\"priority\":2,"
+              + "\"minActivationIntervalSeconds\":60,\"maxInboxDepth\":50,\"maxAttempts\":4,"
+              + "\"metadata\":{\"model\":\"m\"},\"schedules\":[]}");
+      s.setObject(2, at(30));
+      s.setObject(3, at(330));
+      s.executeUpdate();
+    }
+
+    AgentPage page = directory.list(Order.STALEST, 10, null);
+
+    assertEquals(List.of("old", "new"), page.agentIds());
+    assertEquals(Set.of("new"), page.described().keySet());
+    AgentSummary agent = page.described().get("new");
+    assertEquals("New", agent.config().name());
+    assertEquals(50, agent.config().maxInboxDepth());
+    assertEquals(4, agent.config().maxAttempts());
+    assertEquals("m", agent.config().metadata().get("model").asText());
+    assertEquals(3, agent.unread());
+    assertEquals(T0.plusSeconds(10), agent.oldestUnreadAt());
+    assertEquals(T0.plusSeconds(20), agent.lastActivatedAt());
+    assertEquals(4, agent.activationCount());
+    assertEquals(1, agent.deadLetters());
+    assertEquals("runner-9", agent.lease().runnerId());
+    assertEquals(T0.plusSeconds(30), agent.lease().grantedAt());
+    assertEquals(T0.plusSeconds(330), agent.lease().expiresAt());
+    assertNull(agent.lease().leaseId(), "a listing never carries the lease id");
+    assertEquals("leased", agent.status(T0));
   }
 
   @Test

@@ -118,6 +118,9 @@ class RequestTelemetryTest extends JUnit5RouteTest {
     assertEquals("/v1/leases/{redacted}", RequestTelemetry.loggable("/v1/leases/YTE.7-0123abcd"));
     assertEquals("/v1/agents/a1/history", RequestTelemetry.loggable("/v1/agents/a1/history"));
     assertEquals("/v1/leases", RequestTelemetry.loggable("/v1/leases"));
+    assertEquals(
+        "Illegal request-target: /v1/leases/{redacted}/complete?x=%zz",
+        RequestTelemetry.loggable("Illegal request-target: /v1/leases/YTE.7-0ab/complete?x=%zz"));
   }
 
   @Test
@@ -129,6 +132,7 @@ class RequestTelemetryTest extends JUnit5RouteTest {
     assertEquals("/admin/pause", telemetry.route("/admin/pause"));
     assertEquals(
         "/admin/dead-letters/{id}/redrive", telemetry.route("/admin/dead-letters/x/redrive"));
+    assertEquals("/admin/dead-letters/{id}", telemetry.route("/admin/dead-letters/x"));
     assertEquals("/", telemetry.route("/"));
     assertEquals("other", telemetry.route("/wp-admin/login.php"));
   }

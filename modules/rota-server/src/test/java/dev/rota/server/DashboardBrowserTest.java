@@ -33,12 +33,12 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The admin dashboard end to end: a real node on H2 with agents, a dead letter and a runner, and
+ * The admin dashboard end to end: a real node on H2 with agents, dead letters and a runner, and
  * headless Chromium (Debian's {@code chromium} and {@code chromium-driver}, driven by Selenium)
  * clicking through every page. The page loads without console errors, its numbers are those of
- * {@code /admin/stats}, and pausing an agent, redriving a dead letter and pausing the system work
- * by clicking. Screenshots of every page go to {@code target/dashboard-screenshots} (docs/dashboard
- * holds a copy).
+ * {@code /admin/stats}, and pausing an agent, discarding and redriving a dead letter and pausing
+ * the system work by clicking. Screenshots of every page go to {@code target/dashboard-screenshots}
+ * (docs/dashboard holds a copy).
  */
 @ExtendWith(LogCapturingExtension.class)
 class DashboardBrowserTest {
@@ -59,6 +59,7 @@ class DashboardBrowserTest {
       api.agentWithInbox("dash-b", "dash", 1);
       api.agentWithInbox("dash-dead", "dash-dead", 1);
       api.agentWithInbox("dash-done", "dash-done", 1);
+      api.agentWithInbox("dash-gone", "dash-gone", 1);
       JsonNode done =
           api.json(
               "POST",
@@ -82,6 +83,17 @@ class DashboardBrowserTest {
           "/v1/leases/" + leaseId + "/fail",
           "{\"runnerId\":\"runner-1\",\"error\":\"tool crashed\",\"action\":\"cancel\"}",
           200);
+      JsonNode unwanted =
+          api.json(
+              "POST",
+              "/v1/claims",
+              "{\"runnerId\":\"runner-3\",\"capabilities\":[\"dash-gone\"],\"waitSeconds\":5}",
+              200);
+      api.json(
+          "POST",
+          "/v1/leases/" + unwanted.get("assignment").get("leaseId").asText() + "/fail",
+          "{\"runnerId\":\"runner-3\",\"error\":\"not wanted\",\"action\":\"cancel\"}",
+          200);
 
       WebDriver browser = browser(chromium, chromedriver, profile);
       try {
@@ -92,8 +104,8 @@ class DashboardBrowserTest {
         browser.findElement(By.id("login-button")).click();
 
         // Overview: the read model catches up, then the page shows what /admin/stats says.
-        wait.until(ExpectedConditions.textToBe(By.id("stat-registered"), "4"));
-        wait.until(ExpectedConditions.textToBe(By.id("stat-deadLetters"), "1"));
+        wait.until(ExpectedConditions.textToBe(By.id("stat-registered"), "5"));
+        wait.until(ExpectedConditions.textToBe(By.id("stat-deadLetters"), "2"));
         wait.until(ExpectedConditions.textToBe(By.id("stat-unread"), "3"));
         JsonNode stats = api.json("GET", "/admin/stats", null, 200);
         assertEquals(
@@ -169,12 +181,37 @@ class DashboardBrowserTest {
             ExpectedConditions.textToBePresentInElementLocated(By.id("pools-table"), "default"));
         screenshot(browser, "runners");
 
-        // Dead letters: redrive by clicking; the notification is back in its agent's inbox.
+        // Dead letters: discard one after a confirmation; it is gone, and its agent's inbox too.
         page(browser, wait, "dead-letters");
         wait.until(
             ExpectedConditions.textToBePresentInElementLocated(
                 By.id("dead-letters-table"), "tool crashed"));
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(
+                By.id("dead-letters-table"), "not wanted"));
         screenshot(browser, "dead-letters");
+        browser
+            .findElement(
+                By.xpath(
+                    "//table[@id='dead-letters-table']//tr[td[contains(., 'not wanted')]]"
+                        + "//button[contains(@class, 'discard')]"))
+            .click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("discard-confirm")));
+        assertEquals(
+            1,
+            api.json("GET", "/v1/agents/dash-gone", null, 200).get("deadLetters").asInt(),
+            "discarded before confirming");
+        screenshot(browser, "dead-letters-confirm");
+        browser.findElement(By.id("discard-confirm-yes")).click();
+        wait.until(
+            ExpectedConditions.not(
+                ExpectedConditions.textToBePresentInElementLocated(
+                    By.id("dead-letters-table"), "not wanted")));
+        JsonNode discarded = api.json("GET", "/v1/agents/dash-gone", null, 200);
+        assertEquals(0, discarded.get("deadLetters").asInt(), discarded.toString());
+        assertEquals(0, discarded.at("/inbox/unread").asInt(), discarded.toString());
+
+        // Then redrive the other by clicking; the notification is back in its agent's inbox.
         browser.findElement(By.cssSelector("button.redrive")).click();
         wait.until(
             ExpectedConditions.textToBePresentInElementLocated(

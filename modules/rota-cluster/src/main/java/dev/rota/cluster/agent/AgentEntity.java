@@ -9,6 +9,7 @@ import dev.rota.cluster.agent.AgentEvents.AgentPaused;
 import dev.rota.cluster.agent.AgentEvents.AgentRegistered;
 import dev.rota.cluster.agent.AgentEvents.AgentResumed;
 import dev.rota.cluster.agent.AgentEvents.AgentUpdated;
+import dev.rota.cluster.agent.AgentEvents.DeadLetterDiscarded;
 import dev.rota.cluster.agent.AgentEvents.DeadLetterRedriven;
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentEvents.InboxSummary;
@@ -95,6 +96,9 @@ public final class AgentEntity
    */
   public record GetState(ActorRef<Reply> replyTo) implements Command {}
 
+  /** Replies {@link RowState}: what the read model's row of this agent should hold. */
+  public record GetRow(ActorRef<Reply> replyTo) implements Command {}
+
   /** Replies {@link Done}; {@link ErrorCode#CONFLICT} while leased. */
   public record Deregister(ActorRef<Reply> replyTo) implements Command {}
 
@@ -156,6 +160,9 @@ public final class AgentEntity
 
   public record Redrive(String deadLetterId, ActorRef<Reply> replyTo) implements Command {}
 
+  /** Remove the dead letter for good: replies {@link Done}, or {@link Rejected} not found. */
+  public record Discard(String deadLetterId, ActorRef<Reply> replyTo) implements Command {}
+
   /** Every reply of an agent. */
   public sealed interface Reply extends CborSerializable {}
 
@@ -173,6 +180,9 @@ public final class AgentEntity
 
   /** The answer to {@link GetState}. */
   public record FullState(AgentState state) implements Reply {}
+
+  /** The answer to {@link GetRow}: the agent as of its event {@code seqNr}. */
+  public record RowState(AgentSummary agent, long seqNr) implements Reply {}
 
   /** The answer to {@link NotifyAll}: per item, in order, {@link Accepted} or {@link Rejected}. */
   public record AcceptedAll(List<Reply> items) implements Reply {
@@ -359,6 +369,12 @@ public final class AgentEntity
         .onCommand(Register.class, this::onRegister)
         .onCommand(Get.class, this::onGet)
         .onCommand(GetState.class, (s, c) -> Effect().reply(c.replyTo(), new FullState(s)))
+        .onCommand(
+            GetRow.class,
+            (s, c) ->
+                Effect()
+                    .reply(
+                        c.replyTo(), new RowState(AgentSummary.of(s), lastSequenceNumber(context))))
         .onCommand(Claim.class, this::onClaim)
         .onCommand(ExpireLease.class, this::onExpireLease);
     builder
@@ -372,7 +388,8 @@ public final class AgentEntity
         .onCommand(Heartbeat.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onHeartbeat(s, c)))
         .onCommand(Complete.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onComplete(s, c)))
         .onCommand(Fail.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onFail(s, c)))
-        .onCommand(Redrive.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onRedrive(s, c)));
+        .onCommand(Redrive.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onRedrive(s, c)))
+        .onCommand(Discard.class, (s, c) -> ifRegistered(s, c.replyTo(), () -> onDiscard(s, c)));
     return builder.build();
   }
 
@@ -506,7 +523,7 @@ public final class AgentEntity
           continue;
         }
         bytes += n.estimatedBytes();
-        after = after.notified(n, settings.dedupeWindow());
+        after = after.notified(n, settings.dedupeWindow(), settings.maxDedupeKeys());
         events.add(new NotificationReceived(n));
         replies.add(new Accepted(n.notificationId(), after.inbox().size(), false));
       }
@@ -669,6 +686,18 @@ public final class AgentEntity
     }
     Instant now = now();
     return persist(new DeadLetterRedriven(cmd.deadLetterId(), now))
+        .thenReply(cmd.replyTo(), s -> new Done(now));
+  }
+
+  private ReplyEffect<Event, AgentState> onDiscard(AgentState state, Discard cmd) {
+    if (state.deadLetter(cmd.deadLetterId()).isEmpty()) {
+      return Effect()
+          .reply(
+              cmd.replyTo(),
+              new Rejected(ErrorCode.NOT_FOUND, "no dead letter " + cmd.deadLetterId()));
+    }
+    Instant now = now();
+    return persist(new DeadLetterDiscarded(cmd.deadLetterId(), now))
         .thenReply(cmd.replyTo(), s -> new Done(now));
   }
 
@@ -882,7 +911,8 @@ public final class AgentEntity
         .onEvent(AgentDeregistered.class, (s, e) -> s.deregistered(e.at()))
         .onEvent(
             NotificationReceived.class,
-            (s, e) -> s.notified(e.notification(), settings.dedupeWindow()))
+            (s, e) ->
+                s.notified(e.notification(), settings.dedupeWindow(), settings.maxDedupeKeys()))
         .onEvent(LeaseGranted.class, (s, e) -> s.leaseGranted(e.lease()))
         .onEvent(LeaseRenewed.class, (s, e) -> s.leaseExtended(e.expiresAt()))
         .onEvent(ActivationCompleted.class, (s, e) -> s.completed(e.at()))
@@ -899,6 +929,7 @@ public final class AgentEntity
         .onEvent(AgentPaused.class, (s, e) -> s.pausedAt(e.at(), true))
         .onEvent(AgentResumed.class, (s, e) -> s.pausedAt(e.at(), false))
         .onEvent(DeadLetterRedriven.class, (s, e) -> s.redriven(e.deadLetterId(), e.at()))
+        .onEvent(DeadLetterDiscarded.class, (s, e) -> s.discarded(e.deadLetterId(), e.at()))
         .build();
   }
 }

@@ -154,4 +154,7 @@ public final class AgentEvents {
   public record AgentResumed(Instant at) implements Event {}
 
   public record DeadLetterRedriven(String deadLetterId, Instant at) implements Event {}
+
+  /** An admin removed the dead letter for good; its notification is not delivered. */
+  public record DeadLetterDiscarded(String deadLetterId, Instant at) implements Event {}
 }

@@ -1,6 +1,7 @@
 package dev.rota.cluster.agent;
 
 import com.typesafe.config.Config;
+import dev.rota.core.model.DedupeKeys;
 import java.time.Duration;
 
 /**
@@ -9,6 +10,7 @@ import java.time.Duration;
  * @param maxInboxBytes the most an agent's unread notifications may hold ({@link
  *     dev.rota.core.model.Notification#estimatedBytes()}); past it a notification is refused 429
  * @param maxDeadLetters the most dead letters an agent keeps; past it the oldest are dropped
+ * @param maxDedupeKeys the most dedupe keys an agent remembers; past it the oldest are forgotten
  * @param maxNotificationsPerActivation the most notifications one activation carries
  * @param maxActivationBytes the most bytes of notifications one activation carries (at least one
  *     notification, whatever its size)
@@ -22,7 +24,8 @@ public record AgentSettings(
     long maxInboxBytes,
     int maxDeadLetters,
     int maxNotificationsPerActivation,
-    long maxActivationBytes) {
+    long maxActivationBytes,
+    int maxDedupeKeys) {
 
   public static final long DEFAULT_MAX_INBOX_BYTES = 4L * 1024 * 1024;
   public static final int DEFAULT_MAX_DEAD_LETTERS = 1000;
@@ -44,7 +47,8 @@ public record AgentSettings(
         DEFAULT_MAX_INBOX_BYTES,
         DEFAULT_MAX_DEAD_LETTERS,
         DEFAULT_MAX_NOTIFICATIONS_PER_ACTIVATION,
-        DEFAULT_MAX_ACTIVATION_BYTES);
+        DEFAULT_MAX_ACTIVATION_BYTES,
+        DedupeKeys.DEFAULT_MAX_KEYS);
   }
 
   /** Default inbox and dead-letter caps, the given per-activation limits (tests). */
@@ -65,7 +69,8 @@ public record AgentSettings(
         DEFAULT_MAX_INBOX_BYTES,
         DEFAULT_MAX_DEAD_LETTERS,
         maxNotificationsPerActivation,
-        maxActivationBytes);
+        maxActivationBytes,
+        DedupeKeys.DEFAULT_MAX_KEYS);
   }
 
   public static AgentSettings from(Config config) {
@@ -79,7 +84,8 @@ public record AgentSettings(
         rota.getBytes("agent.max-inbox-bytes"),
         rota.getInt("agent.max-dead-letters"),
         rota.getInt("agent.max-notifications-per-activation"),
-        rota.getBytes("agent.max-activation-bytes"));
+        rota.getBytes("agent.max-activation-bytes"),
+        rota.getInt("agent.max-dedupe-keys"));
   }
 
   public int partitionOf(String agentId) {

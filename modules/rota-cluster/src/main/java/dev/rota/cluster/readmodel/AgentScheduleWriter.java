@@ -1,5 +1,9 @@
 package dev.rota.cluster.readmodel;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.rota.cluster.agent.AgentEvents.ActivationCompleted;
 import dev.rota.cluster.agent.AgentEvents.ActivationEnded;
 import dev.rota.cluster.agent.AgentEvents.ActivationFailed;
@@ -8,6 +12,7 @@ import dev.rota.cluster.agent.AgentEvents.AgentPaused;
 import dev.rota.cluster.agent.AgentEvents.AgentRegistered;
 import dev.rota.cluster.agent.AgentEvents.AgentResumed;
 import dev.rota.cluster.agent.AgentEvents.AgentUpdated;
+import dev.rota.cluster.agent.AgentEvents.DeadLetterDiscarded;
 import dev.rota.cluster.agent.AgentEvents.DeadLetterRedriven;
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
@@ -72,6 +77,10 @@ import org.slf4j.LoggerFactory;
 final class AgentScheduleWriter implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AgentScheduleWriter.class);
 
+  /** How {@code agent_schedule.config} holds an agent's configuration. */
+  static final ObjectMapper CONFIG_JSON =
+      JsonMapper.builder().addModule(new JavaTimeModule()).build();
+
   /** One event of a group, as the projection delivers it. */
   record Item(String agentId, long seqNr, Event event) {}
 
@@ -79,35 +88,37 @@ final class AgentScheduleWriter implements AutoCloseable {
       ", seq_nr = ?, updated_at = ? where agent_id = ? and seq_nr < ?";
   private static final String REGISTERED =
       "partition_id = ?, name = ?, capabilities = ?, priority = ?,"
-          + " min_activation_interval_seconds = ?, unread = 0, oldest_unread_at = null,"
-          + " last_activated_at = null, activation_count = 0, lease_id = null,"
-          + " lease_runner_id = null, lease_kind = null, lease_expires_at = null, paused = false,"
+          + " min_activation_interval_seconds = ?, config = ?, unread = 0,"
+          + " oldest_unread_at = null, last_activated_at = null, activation_count = 0,"
+          + " lease_id = null, lease_runner_id = null, lease_kind = null,"
+          + " lease_expires_at = null, lease_granted_at = null, paused = false,"
           + " snoozed_until = null, dead_letters = 0, registered_at = ?, next_fire_at = ?";
   private static final String INSERT_AGENT =
       "insert into agent_schedule (agent_id, partition_id, name, capabilities, priority,"
-          + " min_activation_interval_seconds, registered_at, next_fire_at, seq_nr, updated_at)"
-          + " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+          + " min_activation_interval_seconds, config, registered_at, next_fire_at, seq_nr,"
+          + " updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String INSERT_NEW_AGENT =
       INSERT_AGENT + " on conflict (agent_id) do nothing";
   private static final String CONFIGURED =
       "name = ?, capabilities = ?, priority = ?, min_activation_interval_seconds = ?,"
-          + " next_fire_at = ?";
+          + " config = ?, next_fire_at = ?";
   private static final String NOTIFIED = "unread = unread + ?, oldest_unread_at = " + earliest();
   private static final String LEASED =
-      "lease_id = ?, lease_runner_id = ?, lease_kind = ?, lease_expires_at = ?";
+      "lease_id = ?, lease_runner_id = ?, lease_kind = ?, lease_expires_at = ?,"
+          + " lease_granted_at = ?";
   private static final String RENEWED = "lease_expires_at = ?";
   private static final String ENDED =
       "lease_id = null, lease_runner_id = null, lease_kind = null, lease_expires_at = null,"
-          + " unread = ?, oldest_unread_at = ?, next_fire_at = ?,"
+          + " lease_granted_at = null, unread = ?, oldest_unread_at = ?, next_fire_at = ?,"
           + " dead_letters = dead_letters + ?";
   private static final String COMPLETED =
       ENDED + ", last_activated_at = ?, activation_count = activation_count + 1";
   private static final String SNOOZED = ENDED + ", snoozed_until = ?";
   private static final String PAUSED = "paused = ?";
+  private static final String ONE_DEAD_LETTER_LESS =
+      "dead_letters = case when dead_letters > 0 then dead_letters - 1 else 0 end";
   private static final String REDRIVEN =
-      "dead_letters = case when dead_letters > 0 then dead_letters - 1 else 0 end,"
-          + " unread = unread + 1, oldest_unread_at = "
-          + earliest();
+      ONE_DEAD_LETTER_LESS + ", unread = unread + 1, oldest_unread_at = " + earliest();
   private static final String DEREGISTER =
       "delete from agent_schedule where agent_id = ? and seq_nr < ?";
   private static final String INSERT_DEAD_LETTER =
@@ -649,6 +660,10 @@ final class AgentScheduleWriter implements AutoCloseable {
       return update(item, REDRIVEN, s -> bindEarliest(s, 1, e.at()))
           .then(() -> deleteDeadLetter(e.deadLetterId()));
     }
+    if (event instanceof DeadLetterDiscarded e) {
+      return update(item, ONE_DEAD_LETTER_LESS, s -> 1)
+          .then(() -> deleteDeadLetter(e.deadLetterId()));
+    }
     // A new event type must be handled here; failing stops the projection rather than let the
     // read model drift silently.
     throw new IllegalArgumentException("unknown agent event " + event.getClass().getName());
@@ -761,7 +776,18 @@ final class AgentScheduleWriter implements AutoCloseable {
     s.setString(i++, capabilities(agentId, config));
     s.setInt(i++, config.priority());
     s.setLong(i++, config.minActivationIntervalSeconds());
+    s.setString(i++, configJson(agentId, config));
     return i;
+  }
+
+  /** The whole configuration, for listings read from this table (null if it cannot be written). */
+  static String configJson(String agentId, AgentConfig config) {
+    try {
+      return CONFIG_JSON.writeValueAsString(config);
+    } catch (JsonProcessingException e) {
+      log.warn("configuration of agent {} not kept in the read model: {}", agentId, e.getMessage());
+      return null;
+    }
   }
 
   private static int bindEarliest(PreparedStatement s, int from, Instant at) throws SQLException {
@@ -775,11 +801,12 @@ final class AgentScheduleWriter implements AutoCloseable {
     s.setString(2, Sql.fit(e.lease().runnerId(), 256));
     s.setString(3, e.lease().kind().wireName());
     Sql.setInstant(s, 4, e.lease().expiresAt());
-    return 5;
+    Sql.setInstant(s, 5, e.lease().grantedAt());
+    return 6;
   }
 
   /** Sorted, comma-separated (AgentConfig keeps them sorted). */
-  private static String capabilities(String agentId, AgentConfig config) {
+  static String capabilities(String agentId, AgentConfig config) {
     String joined = String.join(",", config.capabilities());
     if (joined.length() <= 4000) {
       return joined;

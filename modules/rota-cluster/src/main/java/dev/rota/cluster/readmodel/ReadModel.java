@@ -1,5 +1,6 @@
 package dev.rota.cluster.readmodel;
 
+import dev.rota.core.model.AgentSummary;
 import dev.rota.core.pool.BacklogGroup;
 import dev.rota.core.scheduling.AgentSchedule;
 import java.sql.Connection;
@@ -34,9 +35,32 @@ public final class ReadModel {
           + " seq_nr";
 
   private final DataSource dataSource;
+  private final RowRebuild rebuild;
 
   public ReadModel(DataSource dataSource) {
     this.dataSource = dataSource;
+    this.rebuild = new RowRebuild(dataSource);
+  }
+
+  /** Agents whose rows a skipped event left to rebuild from the entity, at most {@code limit}. */
+  public List<String> rowsToRebuild(int limit) {
+    try {
+      return rebuild.pending(limit);
+    } catch (SQLException e) {
+      throw new ReadModelException("read model query rowsToRebuild failed", e);
+    }
+  }
+
+  /**
+   * Rewrites an agent's row from its entity's answer as of event {@code seqNr}; false when the row
+   * already reflects a newer event (it stays marked). See {@link RowRebuild}.
+   */
+  public boolean rebuildRow(AgentSummary agent, long seqNr, Instant at) {
+    try {
+      return rebuild.rewrite(agent, seqNr, at);
+    } catch (SQLException e) {
+      throw new ReadModelException("rebuilding the row of agent " + agent.agentId() + " failed", e);
+    }
   }
 
   /**

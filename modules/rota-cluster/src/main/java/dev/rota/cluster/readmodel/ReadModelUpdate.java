@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * hold: SQLState class 22 or 23; or a bug in the writer) must not stop the events: the changes are
  * rolled back to a savepoint and applied again one event at a time, and an event that still fails
  * is skipped, logged at ERROR once, counted, and recorded in {@code rota_skipped_event} within the
- * same transaction. Any other failure (the connection, the server) is thrown, and the caller's
+ * same transaction; its agent's row is marked for a rebuild from the entity ({@link RowRebuild}),
+ * so the agent does not drop out of {@code agent_schedule} (its coordinator and the lease rescuer
+ * read it there). Any other failure (the connection, the server) is thrown, and the caller's
  * transaction fails as a whole.
  */
 public final class ReadModelUpdate {
@@ -170,6 +172,11 @@ public final class ReadModelUpdate {
       s.setTimestamp(6, Timestamp.from(Instant.now()));
       s.executeUpdate();
     }
+    RowRebuild.mark(
+        connection,
+        PersistenceId.extractEntityId(change.persistenceId()),
+        partition,
+        Instant.now());
     onSkipped.run();
   }
 }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -31,6 +32,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.ClusterSingleton;
 import org.apache.pekko.cluster.typed.SingletonActor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Cluster singleton that expires leases the read model shows past expiry (plus a grace), by telling
@@ -39,11 +42,17 @@ import org.apache.pekko.cluster.typed.SingletonActor;
  * wakes the entity. The agent decides: it ignores a lease id that is no longer current or not yet
  * expired by its own clock.
  *
+ * <p>On the same tick it rebuilds the rows a skipped event left marked in the read model ({@code
+ * agent_schedule.rebuild}), from their agents' answers to {@link AgentEntity.GetRow}: without that,
+ * a lease granted by a skipped event would never be seen here nor by the coordinators.
+ *
  * <p>{@code rescued} counts (and the log names) leases the agent expired when the rescuer asked,
  * each once while the read model still shows it; an agent that still holds the lease by its own
  * monotonic clock, or no longer holds it, rescued nothing.
  */
 public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseRescuer.class);
 
   /** Messages of the rescuer. Only {@link GetStats} is for other actors. */
   public sealed interface Command {}
@@ -74,6 +83,9 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
    * it: either way nothing was rescued.
    */
   private record StillLive(ExpiredLease lease, long leftMillis) implements Command {}
+
+  /** A round of row rebuilds ended: how many rows were rewritten, or why it failed. */
+  private record Rebuilt(int rows, Throwable failure) implements Command {}
 
   /** Starts the singleton (on the oldest node) and returns its proxy; call once per node. */
   public static ActorRef<Command> init(
@@ -114,6 +126,7 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
   private final Set<String> counted = new HashSet<>();
 
   private boolean querying;
+  private boolean rebuilding;
   private long rescued;
   private long failures;
 
@@ -142,11 +155,16 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
         .onMessage(Acknowledged.class, this::onAcknowledged)
         .onMessage(NotAcknowledged.class, this::onNotAcknowledged)
         .onMessage(StillLive.class, this::onStillLive)
+        .onMessage(Rebuilt.class, this::onRebuilt)
         .onMessage(GetStats.class, this::onGetStats)
         .build();
   }
 
   private Behavior<Command> onTick() {
+    if (!rebuilding) {
+      rebuilding = true;
+      getContext().pipeToSelf(rebuildRows(), Rebuilt::new);
+    }
     if (querying) {
       return this;
     }
@@ -207,6 +225,48 @@ public final class LeaseRescuer extends AbstractBehavior<LeaseRescuer.Command> {
                             failure != null
                                 ? failure
                                 : new IllegalStateException("unexpected reply " + reply)));
+  }
+
+  /** Rewrites marked rows from their agents; one agent's failure leaves only its row marked. */
+  private CompletionStage<Integer> rebuildRows() {
+    return CompletableFuture.supplyAsync(
+            () -> readModel.rowsToRebuild(settings.batchSize()), blocking)
+        .thenCompose(
+            agentIds -> {
+              List<CompletableFuture<Boolean>> rows =
+                  agentIds.stream().map(this::rebuildRow).toList();
+              return CompletableFuture.allOf(rows.toArray(CompletableFuture[]::new))
+                  .thenApply(done -> (int) rows.stream().filter(CompletableFuture::join).count());
+            });
+  }
+
+  private CompletableFuture<Boolean> rebuildRow(String agentId) {
+    return sharding
+        .entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agentId)
+        .<AgentEntity.Reply>ask(AgentEntity.GetRow::new, settings.askTimeout())
+        .toCompletableFuture()
+        .thenApplyAsync(
+            reply ->
+                reply instanceof AgentEntity.RowState row
+                    && readModel.rebuildRow(row.agent(), row.seqNr(), clock.instant()),
+            blocking)
+        .exceptionally(
+            failure -> {
+              // Off the actor's thread: not its context's logger.
+              LOG.warn("Read-model row of agent {} not rebuilt: {}", agentId, failure.toString());
+              return false;
+            });
+  }
+
+  private Behavior<Command> onRebuilt(Rebuilt rebuilt) {
+    rebuilding = false;
+    if (rebuilt.failure() != null) {
+      failures++;
+      getContext().getLog().warn("Rebuilding read-model rows failed", rebuilt.failure());
+    } else if (rebuilt.rows() > 0) {
+      getContext().getLog().info("Rebuilt {} read-model row(s) from their agents", rebuilt.rows());
+    }
+    return this;
   }
 
   private Behavior<Command> onQueryFailed(QueryFailed failed) {

@@ -580,6 +580,48 @@ class AgentEntityTest {
   }
 
   @Test
+  void discardRemovesDeadLetterForGoodAndRecordsIt() {
+    register(maxAttempts(1));
+    notify("a", null);
+    Granted g = claim(RunnerMode.HYBRID);
+    fail(g.lease().leaseId(), FailureAction.RETRY, 0);
+    notify("b", null);
+    AgentState before = kit.getState();
+    assertEquals(1, before.inbox().size());
+    String deadId = before.deadLetters().get(0).id();
+    String notificationId = before.deadLetters().get(0).notification().notificationId();
+    clock.advance(Duration.ofSeconds(5));
+
+    var discard = kit.<Reply>runCommand(r -> new AgentEntity.Discard(deadId, r));
+    assertEquals(new Done(T0.plusSeconds(5)), discard.reply());
+    assertEquals(
+        List.of(new AgentEvents.DeadLetterDiscarded(deadId, T0.plusSeconds(5))), discard.events());
+    assertTrue(discard.state().deadLetters().isEmpty());
+    assertEquals(before.inbox(), discard.state().inbox());
+    var entry = discard.state().history().get(0);
+    assertEquals("dead_letter.discarded", entry.type());
+    assertEquals(T0.plusSeconds(5), entry.at());
+    assertEquals(deadId, entry.details().get("deadLetterId"));
+    assertEquals(notificationId, entry.details().get("notificationId"));
+
+    kit.restart();
+    assertTrue(kit.getState().deadLetters().isEmpty());
+    var again = kit.<Reply>runCommand(r -> new AgentEntity.Discard(deadId, r));
+    assertEquals(ErrorCode.NOT_FOUND, assertInstanceOf(Rejected.class, again.reply()).code());
+    assertTrue(again.events().isEmpty());
+    var redrive = kit.<Reply>runCommand(r -> new AgentEntity.Redrive(deadId, r));
+    assertEquals(ErrorCode.NOT_FOUND, assertInstanceOf(Rejected.class, redrive.reply()).code());
+  }
+
+  @Test
+  void discardOnAnUnregisteredAgentIsNotFound() {
+    var discard =
+        kit.<Reply>runCommand(r -> new AgentEntity.Discard(Ids.deadLetterId("a1", "n1"), r));
+    assertEquals(ErrorCode.NOT_FOUND, assertInstanceOf(Rejected.class, discard.reply()).code());
+    assertTrue(discard.events().isEmpty());
+  }
+
+  @Test
   void pausedAgentIsNotClaimed() {
     register(AgentConfigPatch.empty());
     var paused = kit.<Reply>runCommand(r -> new AgentEntity.SetPaused(true, r));

@@ -13,6 +13,7 @@ import dev.rota.cluster.agent.AgentEvents.InboxSummary;
 import dev.rota.cluster.testing.TestDatabase;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfig;
+import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Ids;
@@ -107,6 +108,103 @@ abstract class ReadModelContract {
 
     emit("a1", notified("n3", T0.plusSeconds(5)));
     assertEquals(3, schedule("a1").unread(), "the partition keeps moving after the skip");
+  }
+
+  @Test
+  void aSkippedRegistrationLeavesAMarkedRowThatCoordinatorsStillLoad() {
+    // A registration the writer cannot apply: before, the agent never had a row again.
+    process(List.of(next("a1", new AgentEvents.AgentRegistered(null, T0))));
+    emit("a1", notified("n1", T0.plusSeconds(1)));
+
+    assertEquals(1, readModel.skippedEvents());
+    AgentSchedule seen = schedule("a1");
+    assertEquals("a1", seen.agentId());
+    assertEquals(List.of("a1"), readModel.rowsToRebuild(10));
+  }
+
+  @Test
+  void aSkippedGrantIsRebuiltFromTheAgentSoTheRescuerSeesTheLease() {
+    emit("a1", registered("a1", List.of("code"), 0, T0), notified("n1", T0));
+    // A grant the writer cannot apply (no kind): the row does not show the lease.
+    Lease broken =
+        new Lease(
+            Ids.leaseId("a1", 1),
+            "runner-1",
+            null,
+            1,
+            1,
+            T0,
+            T0.plusSeconds(30),
+            30,
+            List.of("n1"));
+    emit("a1", new AgentEvents.LeaseGranted(broken));
+    Instant afterExpiry = T0.plusSeconds(60);
+    assertEquals(List.of(), readModel.expiredLeases(afterExpiry, 10));
+    assertEquals(List.of("a1"), readModel.rowsToRebuild(10));
+
+    // The entity's answer, as of the grant (event 3).
+    Lease held = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1"));
+    AgentSummary agent =
+        new AgentSummary(
+            "a1",
+            true,
+            new AgentConfig("name-a1", List.of("code"), 0, 30, 100, 3, null),
+            1,
+            T0,
+            0,
+            held,
+            null,
+            0,
+            null,
+            false,
+            List.of());
+    assertFalse(readModel.rebuildRow(agent, 1, T0.plusSeconds(2)), "older than the row");
+    assertEquals(List.of("a1"), readModel.rowsToRebuild(10));
+    assertTrue(readModel.rebuildRow(agent, 3, T0.plusSeconds(2)));
+
+    assertEquals(List.of(), readModel.rowsToRebuild(10));
+    List<ExpiredLease> expired = readModel.expiredLeases(afterExpiry, 10);
+    assertEquals(1, expired.size(), expired.toString());
+    assertEquals(held.leaseId(), expired.get(0).leaseId());
+    assertTrue(schedule("a1").leased());
+    assertEquals(Set.of("code"), schedule("a1").capabilities());
+    assertEquals(3, number("a1", "seq_nr"));
+    // The projection goes on from the rebuilt row.
+    emit("a1", notified("n2", T0.plusSeconds(3)));
+    assertEquals(2, schedule("a1").unread());
+  }
+
+  @Test
+  void aRebuildOfAnAgentThatIsNoLongerRegisteredDeletesItsRow() {
+    process(List.of(next("a1", new AgentEvents.AgentRegistered(null, T0))));
+    AgentSummary gone =
+        new AgentSummary(
+            "a1",
+            false,
+            AgentConfig.defaults("a1"),
+            0,
+            null,
+            0,
+            null,
+            null,
+            0,
+            null,
+            false,
+            List.of());
+
+    assertTrue(readModel.rebuildRow(gone, 2, T0.plusSeconds(1)));
+
+    assertFalse(exists("a1"));
+  }
+
+  @Test
+  void keepsTheConfigurationAndTheGrantTimeForListings() {
+    emit("a1", registered("a1", List.of("code"), 4, T0));
+    Lease lease = lease("a1", 1, ActivationKind.INBOX, T0.plusSeconds(5), List.of());
+    emit("a1", new AgentEvents.LeaseGranted(lease));
+
+    assertTrue(text("a1", "config").contains("\"maxInboxDepth\":100"), text("a1", "config"));
+    assertEquals(T0.plusSeconds(5), instant("a1", "lease_granted_at"));
   }
 
   @Test
@@ -310,6 +408,38 @@ abstract class ReadModelContract {
     assertEquals(redriven, s.oldestUnreadAt());
     assertEquals(0, number("a1", "dead_letters"));
     assertEquals(List.of(), readModel.deadLetters(null, 10));
+  }
+
+  @Test
+  void discardDeletesTheDeadLetterAndLeavesTheInbox() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0), notified("n2", T0));
+    Lease lease = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1"));
+    DeadLetter dead = deadLetter("a1", "n1", 0, T0.plusSeconds(1));
+    emit(
+        "a1",
+        new AgentEvents.LeaseGranted(lease),
+        new AgentEvents.ActivationFailed(
+            lease.leaseId(),
+            FailureAction.CANCEL,
+            "no",
+            null,
+            T0.plusSeconds(1),
+            new InboxSummary(1, T0),
+            List.of(dead)));
+    assertEquals(1, number("a1", "dead_letters"));
+    assertEquals(1, readModel.stats(T0).deadLetters());
+
+    emit("a1", new AgentEvents.DeadLetterDiscarded(dead.id(), T0.plusSeconds(9)));
+
+    AgentSchedule s = schedule("a1");
+    assertEquals(1, s.unread());
+    assertEquals(T0, s.oldestUnreadAt());
+    assertEquals(0, number("a1", "dead_letters"));
+    assertEquals(List.of(), readModel.deadLetters(null, 10));
+    ReadModelStats stats = readModel.stats(T0);
+    assertEquals(0, stats.deadLetters());
+    // The counter counts notifications that died, not those still dead.
+    assertEquals(1, stats.counter(Counter.NOTIFICATIONS_DEAD_LETTERED));
   }
 
   @Test

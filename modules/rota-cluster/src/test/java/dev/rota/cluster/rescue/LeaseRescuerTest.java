@@ -102,6 +102,28 @@ class LeaseRescuerTest {
   }
 
   @Test
+  void rebuildsARowASkippedEventLeftWrongSoItsLeaseIsSeenAgain() {
+    agents.register("erin", AgentConfigPatch.empty());
+    agents.notify("erin", "mention");
+    String leaseId = agents.claim("erin", "runner-3", 60).lease().leaseId();
+    eventually(() -> assertEquals(Optional.of(leaseId), readModel.leaseOf("runner-3")));
+    // What a skipped grant leaves: a row without the lease, marked for a rebuild.
+    DB.execute(
+        "update agent_schedule set lease_id = null, lease_runner_id = null, lease_kind = null,"
+            + " lease_expires_at = null, rebuild = true where agent_id = 'erin'");
+    assertEquals(Optional.empty(), readModel.leaseOf("runner-3"));
+
+    eventually(() -> assertEquals(List.of(), readModel.rowsToRebuild(10)));
+
+    assertEquals(Optional.of(leaseId), readModel.leaseOf("runner-3"));
+    // The rescuer's own query sees the lease again once it is past its expiry.
+    assertTrue(
+        readModel.expiredLeases(Instant.now().plusSeconds(120), 100).stream()
+            .anyMatch(l -> l.leaseId().equals(leaseId)));
+    assertTrue(agents.state("erin").hasLease());
+  }
+
+  @Test
   void leavesLiveLeasesAlone() {
     long before = stats().rescued();
     agents.register("dave", AgentConfigPatch.empty());

@@ -73,7 +73,13 @@ class HttpExecutorTest {
             "executor",
             "http",
             "executor-settings",
-            Map.of("timeout", "1s", "headers", Map.of("Authorization", "Bearer test")));
+            Map.of(
+                "timeout",
+                "1s",
+                "headers",
+                Map.of("Authorization", "Bearer test"),
+                "allowed-targets",
+                List.of("127.0.0.1")));
     var settings =
         RunnerSettings.from(
             ConfigFactory.empty()

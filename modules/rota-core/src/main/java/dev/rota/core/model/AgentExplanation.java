@@ -42,7 +42,12 @@ public final class AgentExplanation {
           new Block(
               "leased",
               lease.expiresAt(),
-              "runner " + lease.runnerId() + " holds lease " + lease.leaseId()));
+              // A producer reads this: the lease by its fencing token, never its id.
+              "runner "
+                  + lease.runnerId()
+                  + " holds the lease (fencing token "
+                  + lease.fencingToken()
+                  + ")"));
     }
     if (agent.snoozedUntil() != null && agent.snoozedUntil().isAfter(now)) {
       blocks.add(new Block("snoozed", agent.snoozedUntil(), "a runner snoozed its last turn"));

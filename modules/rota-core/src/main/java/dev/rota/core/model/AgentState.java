@@ -17,7 +17,7 @@ import java.util.Set;
  * counting, dead-lettering) are testable without actors.
  *
  * @param inbox unread notifications in arrival order
- * @param dedupe dedupe key → first notification id and when it arrived
+ * @param dedupe dedupe key → first notification id and when it arrived, oldest first, capped
  * @param history newest first, at most {@link #HISTORY_LIMIT}
  * @param fencingCounter the token of the last lease granted; every grant takes the next one
  * @param nextFires per schedule name, its earliest fire not yet served (due once past; absent when
@@ -36,7 +36,7 @@ public record AgentState(
     Instant snoozedUntil,
     boolean paused,
     long fencingCounter,
-    Map<String, DedupeEntry> dedupe,
+    DedupeKeys dedupe,
     List<HistoryEntry> history,
     Map<String, Instant> nextFires,
     int scheduleAttempts) {
@@ -52,7 +52,7 @@ public record AgentState(
   public AgentState {
     inbox = List.copyOf(inbox);
     deadLetters = List.copyOf(deadLetters);
-    dedupe = Map.copyOf(dedupe);
+    dedupe = dedupe == null ? DedupeKeys.empty() : dedupe;
     history = List.copyOf(history);
     // Snapshots taken before schedules existed have none.
     nextFires = nextFires == null ? Map.of() : Map.copyOf(nextFires);
@@ -123,7 +123,7 @@ public record AgentState(
     if (dedupeKey == null) {
       return Optional.empty();
     }
-    DedupeEntry entry = dedupe.get(dedupeKey);
+    DedupeEntry entry = dedupe.get(dedupeKey).orElse(null);
     if (entry == null) {
       return Optional.empty();
     }
@@ -322,20 +322,21 @@ public record AgentState(
   }
 
   public AgentState notified(Notification n, Duration dedupeWindow) {
-    Map<String, DedupeEntry> newDedupe = new LinkedHashMap<>();
-    Set<String> unreadIds = new HashSet<>();
-    inbox.forEach(x -> unreadIds.add(x.notificationId()));
-    dedupe.forEach(
-        (key, entry) -> {
-          // Forget keys whose notification is read and whose window has passed.
-          if (unreadIds.contains(entry.notificationId())
-              || entry.acceptedAt().plus(dedupeWindow).isAfter(n.receivedAt())) {
-            newDedupe.put(key, entry);
-          }
-        });
-    if (n.dedupeKey() != null) {
-      newDedupe.put(n.dedupeKey(), new DedupeEntry(n.notificationId(), n.receivedAt()));
-    }
+    return notified(n, dedupeWindow, DedupeKeys.DEFAULT_MAX_KEYS);
+  }
+
+  /** {@code n} joins the inbox; its dedupe key, if any, joins at most {@code maxDedupeKeys}. */
+  public AgentState notified(Notification n, Duration dedupeWindow, int maxDedupeKeys) {
+    // Forget keys whose window has passed and whose notification is read.
+    DedupeKeys newDedupe =
+        dedupe.added(
+            n.dedupeKey(),
+            new DedupeEntry(n.notificationId(), n.receivedAt()),
+            maxDedupeKeys,
+            entry ->
+                entry.acceptedAt().plus(dedupeWindow).isAfter(n.receivedAt())
+                    || inbox.stream()
+                        .anyMatch(x -> x.notificationId().equals(entry.notificationId())));
     List<Notification> newInbox = new ArrayList<>(inbox);
     newInbox.add(n);
     Builder b = toBuilder();
@@ -496,6 +497,22 @@ public record AgentState(
                 dead.notification().notificationId()));
   }
 
+  /** The dead letter is gone for good; the history keeps which notification it held. */
+  public AgentState discarded(String deadLetterId, Instant at) {
+    DeadLetter dead = deadLetter(deadLetterId).orElseThrow();
+    Builder b = toBuilder();
+    b.deadLetters = deadLetters.stream().filter(d -> !d.id().equals(deadLetterId)).toList();
+    return b.build()
+        .recorded(
+            "dead_letter.discarded",
+            at,
+            Map.of(
+                "deadLetterId",
+                deadLetterId,
+                "notificationId",
+                dead.notification().notificationId()));
+  }
+
   private DeadLetter deadLetterOf(Notification n, String reason, Instant at) {
     return new DeadLetter(Ids.deadLetterId(agentId, n.notificationId()), n, reason, at);
   }
@@ -543,7 +560,7 @@ public record AgentState(
     private Instant snoozedUntil;
     private boolean paused;
     private long fencingCounter;
-    private Map<String, DedupeEntry> dedupe = Map.of();
+    private DedupeKeys dedupe = DedupeKeys.empty();
     private List<HistoryEntry> history = List.of();
     private Map<String, Instant> nextFires = Map.of();
     private int scheduleAttempts;

@@ -4,7 +4,7 @@ import java.time.Instant;
 
 /**
  * A notification that ran out of attempts, or was cancelled or discarded. Stays with its agent
- * until an admin redrives it.
+ * until an admin redrives or discards it.
  *
  * @param id routes to the agent: see {@link Ids#deadLetterId}
  */

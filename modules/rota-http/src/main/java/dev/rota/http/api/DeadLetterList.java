@@ -10,7 +10,8 @@ public record DeadLetterList(List<DeadLetterView> deadLetters) {
   /**
    * One dead letter.
    *
-   * @param id what {@code POST /admin/dead-letters/{id}/redrive} takes
+   * @param id what {@code POST /admin/dead-letters/{id}/redrive} and {@code DELETE
+   *     /admin/dead-letters/{id}} take
    * @param payload the notification's payload as JSON, null when it had none
    * @param attempts attempts used up before it died
    * @param reason why it died: {@code attempts exhausted: <error>} or {@code <action>: <error>}

@@ -286,31 +286,56 @@
   }
 
   async function deadLetters() {
+    $('discard-confirm').classList.add('hidden');
     const d = await api('GET', '/admin/dead-letters?limit=200');
     rows('dead-letters-table', d.deadLetters, (x) => {
-      const button = document.createElement('button');
-      button.textContent = 'Redrive';
-      button.className = 'redrive';
-      button.dataset.id = x.id;
-      button.addEventListener('click', async () => {
-        button.disabled = true;
+      const redrive = document.createElement('button');
+      redrive.textContent = 'Redrive';
+      redrive.className = 'redrive';
+      redrive.dataset.id = x.id;
+      redrive.addEventListener('click', async () => {
+        redrive.disabled = true;
         try {
           await api('POST', '/admin/dead-letters/' + encodeURIComponent(x.id) + '/redrive');
         } catch (error) {
-          button.disabled = false;
+          redrive.disabled = false;
           failed(error);
           return;
         }
-        // The listing reads the read model, which trails the agent by a moment: drop the row now.
-        const tr = button.closest('tr');
-        const body = tr.parentElement;
-        tr.remove();
-        if (!body.children.length) rows('dead-letters-table', [], () => [], 'no dead letters');
+        dropDeadLetterRow(redrive);
+      });
+      // Discarding cannot be undone, so it asks first, as pausing the system does.
+      const discard = document.createElement('button');
+      discard.textContent = 'Discard';
+      discard.className = 'discard danger';
+      discard.dataset.id = x.id;
+      discard.addEventListener('click', () => {
+        confirmThen('Discard the ' + x.type + ' notification of ' + x.agentId + ' for good? It is never delivered.', async () => {
+          discard.disabled = true;
+          try {
+            await api('DELETE', '/admin/dead-letters/' + encodeURIComponent(x.id));
+          } catch (error) {
+            discard.disabled = false;
+            failed(error);
+            return;
+          }
+          dropDeadLetterRow(discard);
+        }, 'discard-confirm');
       });
       const td = document.createElement('td');
-      td.appendChild(button);
+      td.className = 'actions';
+      td.append(redrive, discard);
       return [link(x.agentId, '#agent/' + encodeURIComponent(x.agentId)), cell(x.type), cell(fmt(x.attempts)), cell(x.reason || '–'), cell(time(x.deadAt)), td];
     }, 'no dead letters');
+  }
+
+  // The listing reads the read model, which trails the agent by a moment: drop the row now.
+  function dropDeadLetterRow(button) {
+    const tr = button.closest('tr');
+    const body = tr && tr.parentElement;
+    if (!body) return;
+    tr.remove();
+    if (!body.children.length) rows('dead-letters-table', [], () => [], 'no dead letters');
   }
 
   async function system() {
@@ -388,14 +413,15 @@
 
   // ---- wiring ----
 
-  function confirmThen(text, action) {
-    $('confirm-text').textContent = text;
-    $('confirm').classList.remove('hidden');
-    $('confirm-yes').onclick = async () => {
-      $('confirm').classList.add('hidden');
+  // box: the id of a .confirm element on the current page, with -text, -yes and -no inside.
+  function confirmThen(text, action, box = 'confirm') {
+    $(box + '-text').textContent = text;
+    $(box).classList.remove('hidden');
+    $(box + '-yes').onclick = async () => {
+      $(box).classList.add('hidden');
       await action();
     };
-    $('confirm-no').onclick = () => $('confirm').classList.add('hidden');
+    $(box + '-no').onclick = () => $(box).classList.add('hidden');
   }
 
   document.addEventListener('DOMContentLoaded', () => {

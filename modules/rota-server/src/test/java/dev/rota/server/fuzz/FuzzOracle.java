@@ -27,6 +27,7 @@ public final class FuzzOracle {
           Map.entry(409, Set.of("conflict", "lease_not_held")),
           Map.entry(410, Set.of("lease_lost")),
           Map.entry(413, Set.of("too_large")),
+          Map.entry(415, Set.of("unsupported_media_type")),
           Map.entry(414, Set.of("too_large")),
           Map.entry(431, Set.of("too_large")),
           Map.entry(429, Set.of("inbox_full")),

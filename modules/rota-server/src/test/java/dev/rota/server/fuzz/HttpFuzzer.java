@@ -154,7 +154,8 @@ public final class HttpFuzzer {
         Tuple.of(2, route("admin.stats", Arbitraries.just("/admin/stats"), "GET", noBody())),
         Tuple.of(1, route("admin.runners", Arbitraries.just("/admin/runners"), "GET", noBody())),
         Tuple.of(2, route("admin.dead-letters", deadLettersPath(), "GET", noBody())),
-        Tuple.of(2, route("admin.redrive", redrivePath(), "POST", noBody())),
+        Tuple.of(2, route("admin.redrive", deadLetterPath("/redrive"), "POST", noBody())),
+        Tuple.of(1, route("admin.discard", deadLetterPath(""), "DELETE", noBody())),
         Tuple.of(1, route("admin.pause", Arbitraries.just("/admin/pause"), "POST", noBody())),
         Tuple.of(3, route("admin.resume", Arbitraries.just("/admin/resume"), "POST", noBody())),
         Tuple.of(1, route("metrics", Arbitraries.just("/metrics"), "GET", noBody())),
@@ -182,13 +183,37 @@ public final class HttpFuzzer {
                 "GET", "PUT", "POST", "DELETE", "PATCH", "OPTIONS", "HEAD", "FROB", "TRACE")));
   }
 
+  /** Bodies go as JSON unless a case is about the type: 415 would hide what else it probes. */
+  private static final String JSON_TYPE = "application/json";
+
   private static Arbitrary<Map<String, String>> headers() {
     return Arbitraries.frequencyOf(
-        Tuple.of(40, Arbitraries.just(Map.of("Content-Type", "application/json"))),
+        Tuple.of(40, Arbitraries.just(Map.of("Content-Type", JSON_TYPE))),
         Tuple.of(1, Arbitraries.just(Map.of("Content-Type", "text/xml; charset=latin1"))),
-        Tuple.of(1, Arbitraries.just(Map.of("Authorization", "Bearer \u00ff\u00fe garbage"))),
-        Tuple.of(1, Arbitraries.just(Map.of("Accept", "application/xml", "X-Weird", "a\u0001b"))),
-        Tuple.of(1, Arbitraries.strings().alpha().ofLength(12_000).map(v -> Map.of("X-Big", v))));
+        Tuple.of(1, Arbitraries.just(Map.of("Content-Type", "text/plain;charset=UTF-8"))),
+        Tuple.of(
+            1,
+            Arbitraries.just(Map.of("Content-Type", JSON_TYPE, "Origin", "https://evil.example"))),
+        Tuple.of(
+            1,
+            Arbitraries.just(
+                Map.of("Content-Type", JSON_TYPE, "Authorization", "Bearer \u00ff\u00fe garbage"))),
+        Tuple.of(
+            1,
+            Arbitraries.just(
+                Map.of(
+                    "Content-Type",
+                    JSON_TYPE,
+                    "Accept",
+                    "application/xml",
+                    "X-Weird",
+                    "a\u0001b"))),
+        Tuple.of(
+            1,
+            Arbitraries.strings()
+                .alpha()
+                .ofLength(12_000)
+                .map(v -> Map.of("Content-Type", JSON_TYPE, "X-Big", v))));
   }
 
   // ---- paths ----
@@ -255,7 +280,7 @@ public final class HttpFuzzer {
         .as((id, n) -> "/admin/dead-letters?agentId=" + id + (n.isEmpty() ? "" : "&limit=" + n));
   }
 
-  private Arbitrary<String> redrivePath() {
+  private Arbitrary<String> deadLetterPath(String suffix) {
     return Arbitraries.lazy(
         () -> {
           Arbitrary<String> garbage = Arbitraries.of("nope", "%00", "Zm9v.abc", "x".repeat(700));
@@ -265,7 +290,7 @@ public final class HttpFuzzer {
                   : Arbitraries.frequencyOf(
                       Tuple.of(3, Arbitraries.of(List.copyOf(deadLetterIds))),
                       Tuple.of(1, garbage));
-          return id.map(d -> "/admin/dead-letters/" + d + "/redrive");
+          return id.map(d -> "/admin/dead-letters/" + d + suffix);
         });
   }
 

@@ -1,0 +1,324 @@
+package dev.rota.cluster.runner.executor;
+
+import com.typesafe.config.Config;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Where the {@code http} executor may send an activation: {@code rota.runners.http.allowed-targets}
+ * (decision 50). An entry is one of
+ *
+ * <ul>
+ *   <li>a host name, optionally with a port: {@code hooks.example.com}, {@code
+ *       hooks.example.com:8443}; {@code *.example.com} allows every name under {@code example.com};
+ *   <li>an IP address or a CIDR block: {@code 127.0.0.1}, {@code [::1]:9000}, {@code 10.96.0.0/12};
+ *   <li>a URL prefix: {@code https://hooks.example.com/rota/} allows URLs with that scheme, host
+ *       and port whose path starts with the prefix's path.
+ * </ul>
+ *
+ * <p>A URL is allowed when it is http(s), carries no user info and matches an entry. The address
+ * its host resolves to is checked again right before each call ({@link #resolve}): a loopback,
+ * link-local (the cloud metadata endpoint 169.254.169.254), private, unique-local, shared,
+ * unspecified or multicast address is refused unless an IP or CIDR entry names it, so an allowed
+ * public name that resolves (or is rebound) to an inward address is not called.
+ */
+public final class WebhookTargets {
+  /** The key of the list, for messages that tell an operator what to change. */
+  public static final String KEY = "rota.runners.http.allowed-targets";
+
+  private static final WebhookTargets NONE = new WebhookTargets(List.of());
+
+  private final List<Entry> entries;
+
+  private WebhookTargets(List<Entry> entries) {
+    this.entries = List.copyOf(entries);
+  }
+
+  /** The list of a node's whole config; none when the key is absent. */
+  public static WebhookTargets from(Config config) {
+    return config.hasPath(KEY) ? of(config.getStringList(KEY)) : NONE;
+  }
+
+  /** The list of the executor's own settings ({@code rota.runners.http} overlaid by the pool's). */
+  static WebhookTargets fromExecutorSettings(Config settings) {
+    return settings.hasPath("allowed-targets")
+        ? of(settings.getStringList("allowed-targets"))
+        : NONE;
+  }
+
+  /**
+   * @throws IllegalArgumentException naming the first entry that is not a host, address, CIDR block
+   *     or http(s) URL
+   */
+  public static WebhookTargets of(List<String> entries) {
+    List<Entry> parsed = new ArrayList<>();
+    for (String entry : entries) {
+      parsed.add(Entry.parse(entry.strip()));
+    }
+    return new WebhookTargets(parsed);
+  }
+
+  public boolean isEmpty() {
+    return entries.isEmpty();
+  }
+
+  /**
+   * Why {@code url} may not be called, or empty when it may (as far as can be told without DNS).
+   * The reason is a sentence about the URL's shape, never about what is behind it.
+   */
+  public Optional<String> refusal(String url) {
+    URI uri;
+    try {
+      uri = new URI(url).normalize();
+    } catch (URISyntaxException e) {
+      return Optional.of("is not a URL");
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!scheme.equals("http") && !scheme.equals("https")) {
+      return Optional.of("is not an http(s) URL");
+    }
+    if (uri.getHost() == null || uri.getRawUserInfo() != null) {
+      return Optional.of("must be http(s)://host[:port]/path, without user info");
+    }
+    if (entries.stream().noneMatch(e -> e.allows(scheme, host(uri), port(uri), path(uri)))) {
+      return Optional.of("is not an allowed webhook target (" + KEY + ")");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Resolves the host of an allowed URL once and returns the address to connect to. Blocks on DNS.
+   *
+   * @throws UnknownHostException when the host does not resolve
+   * @throws RefusedAddress when any of its addresses is inward and not listed
+   */
+  InetAddress resolve(URI uri, Resolver resolver) throws UnknownHostException {
+    InetAddress[] addresses = resolver.resolve(host(uri));
+    for (InetAddress address : addresses) {
+      if (isInward(address) && entries.stream().noneMatch(e -> e.names(address))) {
+        throw new RefusedAddress(host(uri), address);
+      }
+    }
+    return addresses[0];
+  }
+
+  /** Name resolution, replaceable in tests. */
+  @FunctionalInterface
+  public interface Resolver {
+    InetAddress[] resolve(String host) throws UnknownHostException;
+  }
+
+  /** A host that resolves to an address the list does not allow. */
+  static final class RefusedAddress extends RuntimeException {
+    final InetAddress address;
+
+    RefusedAddress(String host, InetAddress address) {
+      super(
+          host + " resolves to " + address.getHostAddress() + ", an inward address",
+          null,
+          false,
+          false);
+      this.address = address;
+    }
+  }
+
+  /**
+   * Loopback, link-local, private (RFC 1918), unique-local (fc00::/7), shared (100.64.0.0/10),
+   * unspecified, multicast, broadcast and 0.0.0.0/8, including IPv4 addresses mapped into IPv6.
+   */
+  static boolean isInward(InetAddress address) {
+    if (address.isLoopbackAddress()
+        || address.isLinkLocalAddress()
+        || address.isSiteLocalAddress()
+        || address.isAnyLocalAddress()
+        || address.isMulticastAddress()) {
+      return true;
+    }
+    byte[] b = address.getAddress();
+    if (address instanceof Inet6Address) {
+      if ((b[0] & 0xfe) == 0xfc) {
+        return true;
+      }
+      boolean mapped = true;
+      for (int i = 0; i < 10; i++) {
+        mapped &= b[i] == 0;
+      }
+      if (mapped && (b[10] & 0xff) == 0xff && (b[11] & 0xff) == 0xff) {
+        try {
+          return isInward(InetAddress.getByAddress(new byte[] {b[12], b[13], b[14], b[15]}));
+        } catch (UnknownHostException e) {
+          return true;
+        }
+      }
+      return false;
+    }
+    int first = b[0] & 0xff;
+    int second = b[1] & 0xff;
+    return first == 0
+        || (first == 100 && second >= 64 && second < 128)
+        || (first == 255 && (b[1] & b[2] & b[3] & 0xff) == 0xff);
+  }
+
+  private static String host(URI uri) {
+    String host = uri.getHost().toLowerCase(Locale.ROOT);
+    return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+  }
+
+  private static int port(URI uri) {
+    if (uri.getPort() >= 0) {
+      return uri.getPort();
+    }
+    return "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+  }
+
+  private static String path(URI uri) {
+    return uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+  }
+
+  /** Whether {@code host} is written as an IP address (so no DNS is involved). */
+  static Optional<InetAddress> literal(String host) {
+    boolean ipv4 = host.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}");
+    if (!ipv4 && !host.contains(":")) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(InetAddress.getByName(host));
+    } catch (UnknownHostException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * One entry; {@code scheme} and {@code pathPrefix} are null unless it is a URL, {@code port} is
+   * -1 for any, {@code network} is set for an address or CIDR block.
+   */
+  private record Entry(
+      String scheme, String host, int port, String pathPrefix, byte[] network, int prefixBits) {
+
+    static Entry parse(String text) {
+      if (text.isEmpty()) {
+        throw new IllegalArgumentException(KEY + ": an entry is empty");
+      }
+      if (text.contains("://")) {
+        return url(text);
+      }
+      int slash = text.indexOf('/');
+      if (slash > 0) {
+        return cidr(text, slash);
+      }
+      String host = text;
+      int port = -1;
+      int colon = text.lastIndexOf(':');
+      boolean bracketed = text.startsWith("[");
+      if (bracketed ? text.contains("]:") : colon > 0 && text.indexOf(':') == colon) {
+        host = text.substring(0, colon);
+        port = portOf(text, text.substring(colon + 1));
+      }
+      return host(text, host, port, null, null);
+    }
+
+    private static Entry url(String text) {
+      URI uri;
+      try {
+        uri = new URI(text).normalize();
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException(KEY + ": '" + text + "' is not a URL");
+      }
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
+        throw new IllegalArgumentException(KEY + ": '" + text + "' is not an http(s) URL");
+      }
+      return host(text, WebhookTargets.host(uri), WebhookTargets.port(uri), scheme, path(uri));
+    }
+
+    private static Entry host(String text, String host, int port, String scheme, String path) {
+      String name = host.toLowerCase(Locale.ROOT);
+      if (name.startsWith("[") && name.endsWith("]")) {
+        name = name.substring(1, name.length() - 1);
+      }
+      Optional<InetAddress> address = literal(name);
+      if (address.isPresent()) {
+        byte[] bytes = address.get().getAddress();
+        return new Entry(scheme, null, port, path, bytes, bytes.length * 8);
+      }
+      if (!name.matches(
+          "(\\*\\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")) {
+        throw new IllegalArgumentException(
+            KEY + ": '" + text + "' is not a host, IP address, CIDR block or http(s) URL");
+      }
+      return new Entry(scheme, name, port, path, null, 0);
+    }
+
+    private static Entry cidr(String text, int slash) {
+      Optional<InetAddress> address = literal(text.substring(0, slash));
+      int bits;
+      try {
+        bits = Integer.parseInt(text.substring(slash + 1));
+      } catch (NumberFormatException e) {
+        bits = -1;
+      }
+      if (address.isEmpty() || bits < 0 || bits > address.get().getAddress().length * 8) {
+        throw new IllegalArgumentException(KEY + ": '" + text + "' is not a CIDR block");
+      }
+      return new Entry(null, null, -1, null, address.get().getAddress(), bits);
+    }
+
+    private static int portOf(String text, String port) {
+      try {
+        int value = Integer.parseInt(port);
+        if (value >= 1 && value <= 65535) {
+          return value;
+        }
+      } catch (NumberFormatException e) {
+        // answered below
+      }
+      throw new IllegalArgumentException(KEY + ": '" + text + "' has an invalid port");
+    }
+
+    boolean allows(String urlScheme, String urlHost, int urlPort, String urlPath) {
+      if (scheme != null && !scheme.equals(urlScheme)) {
+        return false;
+      }
+      if (port >= 0 && port != urlPort) {
+        return false;
+      }
+      if (pathPrefix != null && !urlPath.startsWith(pathPrefix)) {
+        return false;
+      }
+      if (network != null) {
+        return literal(urlHost).map(this::names).orElse(false);
+      }
+      if (host.startsWith("*.")) {
+        return urlHost.endsWith(host.substring(1));
+      }
+      return host.equals(urlHost);
+    }
+
+    /** Whether this is an address or CIDR entry that contains {@code address}. */
+    boolean names(InetAddress address) {
+      byte[] bytes = address.getAddress();
+      if (network == null || bytes.length != network.length) {
+        return false;
+      }
+      int full = prefixBits / 8;
+      for (int i = 0; i < full; i++) {
+        if (bytes[i] != network[i]) {
+          return false;
+        }
+      }
+      int rest = prefixBits % 8;
+      if (rest == 0) {
+        return true;
+      }
+      int mask = (0xff << (8 - rest)) & 0xff;
+      return (bytes[full] & mask) == (network[full] & mask);
+    }
+  }
+}
