@@ -26,7 +26,7 @@ import java.util.TreeSet;
  * Checks a fault run's history offline. Pure: it reads only the events, so a corrupted history fed
  * to it must fail the matching check (HistoryCheckerTest does exactly that).
  *
- * <p>The checks, in the words of DESIGN.md:
+ * <p>The checks:
  *
  * <ul>
  *   <li><b>Nothing acknowledged is lost</b>: every acknowledged key is carried by an accepted
