@@ -42,7 +42,7 @@ public final class FaultTable {
                 window == null ? "-" : Integer.toString(window.agentsAffected()),
                 window == null ? "-" : seconds(window.maxWindowMs()),
                 window == null ? "-" : Integer.toString(window.hostedAgents()),
-                window == null ? "-" : seconds(window.hostedWindowMs()),
+                servedAgain(r, window),
                 window == null ? "-" : seconds(window.othersMaxWaitMs()),
                 r.exitStatus().isEmpty() ? "-" : r.exitStatus(),
                 rejoin(r),
@@ -61,6 +61,24 @@ public final class FaultTable {
                 + " agent's first failed publish to its next acknowledged one (reported, not held).%n",
             boundMs / 1000, othersBoundMs / 1000.0));
     return out.toString();
+  }
+
+  /**
+   * When the faulty node's agents were served again: after the fault, or, when two nodes were lost
+   * (no one may be served until they return), after the nodes were started again.
+   */
+  private static String servedAgain(FaultRun.Result result, FaultWindow window) {
+    if (window == null) {
+      return "-";
+    }
+    if (result.kind() != FaultKind.TWO_NODES_LOST) {
+      return seconds(window.hostedWindowMs());
+    }
+    return result.verdict().windows().stream()
+        .filter(w -> w.kind().equals("restart"))
+        .findFirst()
+        .map(w -> seconds(w.maxWindowMs()) + " after the restart")
+        .orElse("never");
   }
 
   /**

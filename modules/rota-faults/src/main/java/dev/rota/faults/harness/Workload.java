@@ -47,17 +47,6 @@ import java.util.function.Function;
 public final class Workload {
   static final int LEASE_SECONDS = 5;
 
-  /**
-   * Short, so that a publish stuck on a request the cluster lost answers soon and the window per
-   * agent is measured to about a second; an unanswered publish is retried with its dedupe key.
-   */
-  private static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(1);
-
-  private static final Duration REPORT_TIMEOUT = Duration.ofSeconds(3);
-
-  /** Added to a claim's wait: how long its answer may take beyond the wait. */
-  private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(10);
-
   private static final int CLAIM_WAIT_SECONDS = 1;
   private static final Duration PUBLISH_INTERVAL = Duration.ofMillis(1000);
   private static final double STALL_PROBABILITY = 0.03;
@@ -66,7 +55,7 @@ public final class Workload {
   private final History history;
   private final List<String> agents = new ArrayList<>();
   private final int runners;
-  private final Map<String, Clients> clients = new ConcurrentHashMap<>();
+  private final Map<String, NodeClients> clients = new ConcurrentHashMap<>();
   private final List<Thread> producerThreads = new ArrayList<>();
   private final List<Thread> runnerThreads = new ArrayList<>();
   private final List<Thread> strayThreads = new ArrayList<>();
@@ -422,10 +411,10 @@ public final class Workload {
   }
 
   /** The SDK's clients of one node (its address stays the same across restarts). */
-  private Clients clients(NodeProcess node) {
+  private NodeClients clients(NodeProcess node) {
     return clients.computeIfAbsent(
         node.host() + ":" + node.httpPort(),
-        address -> new Clients(URI.create("http://" + address)));
+        address -> new NodeClients(URI.create("http://" + address)));
   }
 
   /** What the history records of a request that got no acknowledgement. */
@@ -435,31 +424,6 @@ public final class Workload {
       return cause == null ? "Connection" : cause.getClass().getSimpleName();
     }
     return Integer.toString(e.status());
-  }
-
-  /** Four clients of one node, differing only in how long they wait for an answer; none retries. */
-  private static final class Clients {
-    final RotaClient publish;
-    final RotaClient claims;
-    final RotaClient reports;
-
-    /** Waits longer than the node's own ask timeout, so that its answer (a 503, say) is seen. */
-    final RotaClient patient;
-
-    Clients(URI uri) {
-      publish = client(uri, PUBLISH_TIMEOUT);
-      claims = client(uri, CLAIM_TIMEOUT);
-      reports = client(uri, REPORT_TIMEOUT);
-      patient = client(uri, Duration.ofSeconds(10));
-    }
-
-    private static RotaClient client(URI uri, Duration readTimeout) {
-      return RotaClient.builder(uri)
-          .connectTimeout(Duration.ofSeconds(1))
-          .readTimeout(readTimeout)
-          .retries(0)
-          .build();
-    }
   }
 
   private static long millis(Instant instant) {
