@@ -18,7 +18,8 @@ public final class CheckHistory {
       Verdict verdict = HistoryChecker.check(History.read(Path.of(arg)));
       System.out.printf(
           "%s: acknowledged %d, completed %d, lost %d, undrained %d, stale accepted %d,"
-              + " overlapping holds %d, duplicate completions %d, duplicate accepts %d%n",
+              + " overlapping holds %d, ended early %d, duplicate completions %d, duplicate"
+              + " accepts %d%n",
           arg,
           verdict.acknowledged(),
           verdict.completed(),
@@ -26,12 +27,14 @@ public final class CheckHistory {
           verdict.undrained().size(),
           verdict.staleAccepted().size(),
           verdict.overlappingHolds().size(),
+          verdict.endedEarly().size(),
           verdict.duplicateCompletions().size(),
           verdict.duplicateAccepts().size());
       for (Verdict.FaultWindow w : verdict.windows()) {
         System.out.printf(
             "  %s node %d: %d agents hit, window %s ms (worst %s), outage %s ms, %d never served"
-                + " again, %d served then failing later%n",
+                + " again, %d served then failing later; the node's %d agents served again after"
+                + " %s ms (worst %s), the others' longest wait %s ms (worst %s)%n",
             w.kind(),
             w.node(),
             w.agentsAffected(),
@@ -39,11 +42,20 @@ public final class CheckHistory {
             w.worstAgent(),
             w.maxOutageMs() == Long.MAX_VALUE ? "never" : Long.toString(w.maxOutageMs()),
             w.neverServedAgain(),
-            w.laterFailures());
+            w.laterFailures(),
+            w.hostedAgents(),
+            ms(w.hostedWindowMs()),
+            w.worstHostedAgent(),
+            ms(w.othersMaxWaitMs()),
+            w.worstOtherAgent());
       }
       verdict.violations().stream().limit(20).forEach(v -> System.out.println("  " + v));
       safe &= verdict.safe();
     }
     System.exit(safe ? 0 : 1);
+  }
+
+  private static String ms(long ms) {
+    return ms == Long.MAX_VALUE ? "never" : Long.toString(ms);
   }
 }

@@ -2,12 +2,14 @@ package dev.rota.faults.check;
 
 import dev.rota.faults.check.Verdict.FaultWindow;
 import dev.rota.faults.history.Event;
+import dev.rota.faults.history.Event.ClockSkew;
 import dev.rota.faults.history.Event.CompleteAttempt;
 import dev.rota.faults.history.Event.DeadLetter;
 import dev.rota.faults.history.Event.Fault;
 import dev.rota.faults.history.Event.FinalInbox;
 import dev.rota.faults.history.Event.Granted;
 import dev.rota.faults.history.Event.Outcome;
+import dev.rota.faults.history.Event.Placement;
 import dev.rota.faults.history.Event.Published;
 import dev.rota.faults.history.Event.Renewed;
 import java.util.ArrayList;
@@ -24,7 +26,7 @@ import java.util.TreeSet;
  * Checks a fault run's history offline. Pure: it reads only the events, so a corrupted history fed
  * to it must fail the matching check (HistoryCheckerTest does exactly that).
  *
- * <p>The checks, in the words of DESIGN.md:
+ * <p>The checks:
  *
  * <ul>
  *   <li><b>Nothing acknowledged is lost</b>: every acknowledged key is carried by an accepted
@@ -37,17 +39,29 @@ import java.util.TreeSet;
  *   <li><b>No overlapping holds before expiry</b>: a lease is held from its grant until the first
  *       completion attempt is sent or its last known expiry (the grant's, or the last successful
  *       heartbeat's), whichever is first; no other lease on the agent is granted inside that hold.
+ *   <li><b>No lease ended early</b>: no completion or heartbeat answered 410 (lost) before the
+ *       lease's last known expiry, unless an earlier completion of it went unanswered.
  *   <li><b>No duplicates</b>: no key is carried by two accepted completions, and no dedupe key is
  *       acknowledged under two notification ids.
  *   <li><b>Unavailability window</b> per injected fault: for each agent the fault took away (its
  *       first publish after the fault failed), the time from the fault to the first acknowledged
  *       publish after that failure (publishes started before the next fault count). An agent served
  *       after the fault that fails later is counted apart, as a later failure.
+ *   <li><b>Waits by host</b> per injected fault: the faulty node's agents are the ones its shard
+ *       region hosted just before the fault ({@link Placement}; without one, the agents the fault
+ *       took away, and every agent for a database fault). For them, the time from the fault until
+ *       each was first served again; for every other agent, the longest any of its notifications
+ *       waited for its acknowledgement after the fault (from its first attempt, or the fault if
+ *       that came later) — a stalled node must not hold those back.
  * </ul>
+ *
+ * <p>With {@link ClockSkew} events in the history, each server time is first mapped back to the
+ * machine's clock: a grant's {@code grantedAt} minus the one node offset that puts it inside the
+ * claim's round trip (the nodes' offsets are tens of seconds apart, the round trip far less).
  */
 public final class HistoryChecker {
-  /** Faults whose node is gone at the moment they are injected. */
-  private static final Set<String> TAKES_NODE_AT_ONCE = Set.of("kill-9", "sigstop");
+  /** Milliseconds of rounding between a server's times and the suite's. */
+  private static final long CLOCK_SLACK_MS = 100;
 
   private HistoryChecker() {}
 
@@ -60,9 +74,20 @@ public final class HistoryChecker {
     Map<String, List<Granted>> grantsByAgent = new TreeMap<>();
     Map<String, List<CompleteAttempt>> attemptsByLease = new HashMap<>();
     Map<String, Long> renewedUntil = new HashMap<>();
+    List<Renewed> renewals = new ArrayList<>();
     Set<String> deadLettered = new HashSet<>();
     Map<String, FinalInbox> finals = new TreeMap<>();
     List<Fault> faults = new ArrayList<>();
+    List<Placement> placements = new ArrayList<>();
+    List<Long> offsets = new ArrayList<>(List.of(0L));
+    for (Event event : events) {
+      if (event instanceof ClockSkew skew) {
+        offsets.add(skew.offsetMs());
+      }
+    }
+    if (offsets.size() > 1) {
+      events = MachineClock.map(events, offsets);
+    }
 
     for (Event event : events) {
       if (event instanceof Published p) {
@@ -73,6 +98,7 @@ public final class HistoryChecker {
       } else if (event instanceof CompleteAttempt c) {
         attemptsByLease.computeIfAbsent(c.leaseId(), l -> new ArrayList<>()).add(c);
       } else if (event instanceof Renewed r) {
+        renewals.add(r);
         if (r.outcome() == Outcome.OK) {
           renewedUntil.merge(r.leaseId(), r.expiresAt(), Math::max);
         }
@@ -82,6 +108,8 @@ public final class HistoryChecker {
         finals.put(f.agentId(), f);
       } else if (event instanceof Fault f && Fault.INJECTED.equals(f.phase())) {
         faults.add(f);
+      } else if (event instanceof Placement placement) {
+        placements.add(placement);
       }
     }
     for (List<Granted> list : grantsByAgent.values()) {
@@ -206,11 +234,13 @@ public final class HistoryChecker {
       }
     }
 
+    List<String> endedEarly = endedEarly(grants, attemptsByLease, renewals, renewedUntil);
+
     List<FaultWindow> windows = new ArrayList<>();
     faults.sort(Comparator.comparingLong(Fault::atMs));
     for (int i = 0; i < faults.size(); i++) {
       long until = i + 1 < faults.size() ? faults.get(i + 1).atMs() : Long.MAX_VALUE;
-      windows.add(window(faults.get(i), until, published));
+      windows.add(FaultWindows.of(faults.get(i), until, published, placements));
     }
 
     return new Verdict(
@@ -222,7 +252,60 @@ public final class HistoryChecker {
         overlaps,
         duplicateCompletions,
         duplicateAccepts,
+        endedEarly,
         windows);
+  }
+
+  /**
+   * Leases the cluster refused (410) to their own runner before their known expiry: a completion or
+   * heartbeat answered "lost" although no earlier report of that lease had been sent (an unanswered
+   * completion may have been applied, and its retry is rightly refused).
+   */
+  private static List<String> endedEarly(
+      Map<String, Granted> grants,
+      Map<String, List<CompleteAttempt>> attemptsByLease,
+      List<Renewed> renewals,
+      Map<String, Long> renewedUntil) {
+    Map<String, Long> firstRefusal = new HashMap<>();
+    Map<String, Long> firstCompletion = new HashMap<>();
+    attemptsByLease.forEach(
+        (lease, attempts) -> {
+          for (CompleteAttempt c : attempts) {
+            if (c.outcome() == Outcome.LOST) {
+              firstRefusal.merge(lease, c.endMs(), Math::min);
+            } else {
+              firstCompletion.merge(lease, c.startMs(), Math::min);
+            }
+          }
+        });
+    for (Renewed r : renewals) {
+      if (r.outcome() == Outcome.LOST) {
+        firstRefusal.merge(r.leaseId(), r.endMs(), Math::min);
+      }
+    }
+    List<String> early = new ArrayList<>();
+    new TreeMap<>(firstRefusal)
+        .forEach(
+            (lease, refusedAt) -> {
+              Granted g = grants.get(lease);
+              if (g == null || firstCompletion.getOrDefault(lease, Long.MAX_VALUE) < refusedAt) {
+                return;
+              }
+              long expiry = Math.max(g.expiresAt(), renewedUntil.getOrDefault(lease, 0L));
+              if (refusedAt < expiry - CLOCK_SLACK_MS) {
+                early.add(
+                    g.agentId()
+                        + ": lease "
+                        + lease
+                        + " refused at "
+                        + refusedAt
+                        + ", "
+                        + (expiry - refusedAt)
+                        + " ms before its expiry "
+                        + expiry);
+              }
+            });
+    return early;
   }
 
   /** The end of a lease's hold: its first completion attempt or its last known expiry. */
@@ -235,62 +318,5 @@ public final class HistoryChecker {
             .min()
             .orElse(Long.MAX_VALUE);
     return Math.min(expiry, firstAttempt);
-  }
-
-  private static FaultWindow window(Fault fault, long until, List<Published> published) {
-    Map<String, List<Published>> byAgent = new TreeMap<>();
-    for (Published p : published) {
-      if (p.startMs() >= fault.atMs() && p.startMs() < until) {
-        byAgent.computeIfAbsent(p.agentId(), a -> new ArrayList<>()).add(p);
-      }
-    }
-    int affected = 0;
-    int laterFailures = 0;
-    int never = 0;
-    long max = 0;
-    long maxOutage = 0;
-    String worst = null;
-    for (Map.Entry<String, List<Published>> entry : byAgent.entrySet()) {
-      List<Published> attempts = entry.getValue();
-      attempts.sort(Comparator.comparingLong(Published::startMs));
-      Published firstFailure =
-          attempts.stream().filter(p -> p.outcome() != Outcome.OK).findFirst().orElse(null);
-      if (firstFailure == null) {
-        continue;
-      }
-      if (TAKES_NODE_AT_ONCE.contains(fault.kind()) && attempts.get(0).outcome() == Outcome.OK) {
-        // Served after a kill or freeze before it first failed: not an agent the fault took away
-        // (a request that timed out on a loaded machine, say); counted, not held to the bound.
-        // Restarts move shards long after their marker, so there every failure counts.
-        laterFailures++;
-        continue;
-      }
-      affected++;
-      Published served =
-          attempts.stream()
-              .filter(p -> p.outcome() == Outcome.OK && p.startMs() > firstFailure.startMs())
-              .findFirst()
-              .orElse(null);
-      long window = served == null ? Long.MAX_VALUE : served.endMs() - fault.atMs();
-      long outage = served == null ? Long.MAX_VALUE : served.endMs() - firstFailure.startMs();
-      maxOutage = Math.max(maxOutage, outage);
-      if (served == null) {
-        never++;
-      }
-      if (worst == null || window > max) {
-        max = window;
-        worst = entry.getKey();
-      }
-    }
-    return new FaultWindow(
-        fault.kind(),
-        fault.node(),
-        fault.atMs(),
-        affected,
-        max,
-        worst,
-        never,
-        maxOutage,
-        laterFailures);
   }
 }

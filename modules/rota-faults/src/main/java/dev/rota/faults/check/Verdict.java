@@ -18,6 +18,7 @@ import java.util.List;
  *     past its known expiry
  * @param duplicateCompletions notifications carried by more than one accepted completion
  * @param duplicateAccepts dedupe keys acknowledged under more than one notification id
+ * @param endedEarly leases refused to their runner (410) before their known expiry
  * @param windows the unavailability window of every injected fault
  */
 public record Verdict(
@@ -29,6 +30,7 @@ public record Verdict(
     List<String> overlappingHolds,
     List<String> duplicateCompletions,
     List<String> duplicateAccepts,
+    List<String> endedEarly,
     List<FaultWindow> windows) {
 
   /** Nothing lost, no stale completion, no overlap, no duplicate, everything drained. */
@@ -38,7 +40,8 @@ public record Verdict(
         && staleAccepted.isEmpty()
         && overlappingHolds.isEmpty()
         && duplicateCompletions.isEmpty()
-        && duplicateAccepts.isEmpty();
+        && duplicateAccepts.isEmpty()
+        && endedEarly.isEmpty();
   }
 
   /** Every violation, one line each (empty when {@link #safe()}). */
@@ -49,7 +52,8 @@ public record Verdict(
             prefixed("stale completion accepted", staleAccepted),
             prefixed("overlapping hold", overlappingHolds),
             prefixed("duplicate completion", duplicateCompletions),
-            prefixed("duplicate accept", duplicateAccepts))
+            prefixed("duplicate accept", duplicateAccepts),
+            prefixed("lease ended early", endedEarly))
         .flatMap(List::stream)
         .toList();
   }
@@ -72,6 +76,16 @@ public record Verdict(
    * @param maxOutageMs the longest time from an affected agent's first failed publish to its next
    *     acknowledged one (the outage itself, for faults whose effect starts later than the fault,
    *     as when a restarted node rejoins); {@code Long.MAX_VALUE} if one was never served again
+   * @param laterFailures agents served after the fault that had a publish fail later (not held to
+   *     the window)
+   * @param hostedAgents the faulty node's agents: hosted there just before the fault (or, without a
+   *     placement, the agents the fault took away; every agent for the database)
+   * @param hostedWindowMs the longest time from the fault until one of them was first served again
+   *     ({@code Long.MAX_VALUE} if one never was)
+   * @param worstHostedAgent the agent with that time
+   * @param othersMaxWaitMs the longest any other agent's notification waited for its
+   *     acknowledgement after the fault (from its first attempt, or the fault if later)
+   * @param worstOtherAgent the agent with that wait
    */
   public record FaultWindow(
       String kind,
@@ -82,11 +96,26 @@ public record Verdict(
       String worstAgent,
       int neverServedAgain,
       long maxOutageMs,
-      int laterFailures) {
+      int laterFailures,
+      int hostedAgents,
+      long hostedWindowMs,
+      String worstHostedAgent,
+      long othersMaxWaitMs,
+      String worstOtherAgent) {
 
     /** Every affected agent was served again within {@code boundMs} of the fault. */
     public boolean within(long boundMs) {
       return neverServedAgain == 0 && maxWindowMs <= boundMs;
+    }
+
+    /** Every one of the faulty node's agents was served again within {@code boundMs}. */
+    public boolean hostedWithin(long boundMs) {
+      return hostedWindowMs <= boundMs;
+    }
+
+    /** No other agent waited longer than {@code boundMs} for an acknowledgement. */
+    public boolean othersWithin(long boundMs) {
+      return othersMaxWaitMs <= boundMs;
     }
   }
 }

@@ -22,6 +22,9 @@ import java.util.stream.Collectors;
 public final class FaultCluster implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
 
+  /** {@code pekko.cluster.sharding.number-of-shards}, which Rota leaves at Pekko's default. */
+  private static final int NUMBER_OF_SHARDS = 1000;
+
   private final List<NodeProcess> nodes;
   private final List<NodeProcess> routable = new CopyOnWriteArrayList<>();
   private final RotaApi api = new RotaApi();
@@ -37,9 +40,28 @@ public final class FaultCluster implements AutoCloseable {
    * ports (at most three times).
    */
   public static FaultCluster start(int size, Path jar, Path config, FaultPostgres db, Path dir) {
+    return start(size, jar, config, db, dir, Layout.LOOPBACK);
+  }
+
+  /**
+   * Where and how the nodes run.
+   *
+   * @param network a namespace per node (null: all on loopback)
+   * @param clockOffsets the nodes (by index) whose wall clock runs off the machine's, and by how
+   *     much (libfaketime)
+   */
+  public record Layout(NodeNetwork network, Map<Integer, Duration> clockOffsets) {
+    public static final Layout LOOPBACK = new Layout(null, Map.of());
+  }
+
+  /**
+   * {@link #start(int, Path, Path, FaultPostgres, Path)} with the nodes placed by {@code layout}.
+   */
+  public static FaultCluster start(
+      int size, Path jar, Path config, FaultPostgres db, Path dir, Layout layout) {
     for (int attempt = 1; ; attempt++) {
       try {
-        return startOnce(size, jar, config, db, dir);
+        return startOnce(size, jar, config, db, dir, layout);
       } catch (NodeExited e) {
         if (attempt == 3) {
           throw e;
@@ -57,7 +79,7 @@ public final class FaultCluster implements AutoCloseable {
   }
 
   private static FaultCluster startOnce(
-      int size, Path jar, Path config, FaultPostgres db, Path dir) {
+      int size, Path jar, Path config, FaultPostgres db, Path dir, Layout layout) {
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(
           "the runnable jar "
@@ -68,22 +90,50 @@ public final class FaultCluster implements AutoCloseable {
     for (int i = 0; i < size; i++) {
       ports.add(new int[] {freePort(), freePort(), freePort()});
     }
-    String seeds = ports.stream().map(p -> "127.0.0.1:" + p[2]).collect(Collectors.joining(","));
+    NodeNetwork network = layout.network();
+    List<String> hosts = new ArrayList<>();
+    for (int i = 1; i <= size; i++) {
+      hosts.add(network == null ? "127.0.0.1" : NodeNetwork.address(i));
+    }
+    String seeds =
+        java.util.stream.IntStream.range(0, size)
+            .mapToObj(i -> hosts.get(i) + ":" + ports.get(i)[2])
+            .collect(Collectors.joining(","));
     List<NodeProcess> nodes = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       Map<String, String> env = new HashMap<>();
-      env.put("ROTA_CLUSTER_HOST", "127.0.0.1");
+      env.put("ROTA_CLUSTER_HOST", hosts.get(i));
       env.put("ROTA_CLUSTER_PORT", Integer.toString(ports.get(i)[2]));
       env.put("ROTA_SEED_NODES", seeds);
       env.put("ROTA_HTTP_PORT", Integer.toString(ports.get(i)[0]));
       env.put("ROTA_MANAGEMENT_PORT", Integer.toString(ports.get(i)[1]));
-      env.put("ROTA_DB_URL", db.jdbcUrl());
+      env.put(
+          "ROTA_DB_URL", network == null ? db.jdbcUrl() : db.jdbcUrl(NodeNetwork.bridgeAddress()));
       env.put("ROTA_DB_USER", "postgres");
       env.put("ROTA_DB_MAX_POOL_SIZE", "6");
       env.put("ROTA_DB_QUERY_POOL_SIZE", "2");
+      if (network != null) {
+        // The node's address exists only inside this machine's namespaces.
+        env.put("ROTA_HTTP_INTERFACE", hosts.get(i));
+        env.put("ROTA_HTTP_ALLOW_ANONYMOUS", "true");
+      }
+      Duration offset = layout.clockOffsets().get(i + 1);
+      if (offset != null) {
+        Faketime.requireInstalled();
+        env.putAll(Faketime.environment(offset));
+      }
       nodes.add(
           new NodeProcess(
-              i + 1, ports.get(i)[0], ports.get(i)[1], ports.get(i)[2], jar, config, dir, env));
+              i + 1,
+              hosts.get(i),
+              network == null ? List.of() : network.launcher(i + 1),
+              ports.get(i)[0],
+              ports.get(i)[1],
+              ports.get(i)[2],
+              jar,
+              config,
+              dir,
+              env));
     }
     FaultCluster cluster = new FaultCluster(nodes);
     try {
@@ -166,12 +216,19 @@ public final class FaultCluster implements AutoCloseable {
 
   private boolean ready(NodeProcess node) {
     try {
-      if (api.send(node.managementPort(), "GET", "/ready", null, Duration.ofSeconds(2)).status()
+      if (api.send(node.host(), node.managementPort(), "GET", "/ready", null, Duration.ofSeconds(2))
+              .status()
           != 200) {
         return false;
       }
       int status =
-          api.send(node.httpPort(), "GET", "/v1/agents/ready-probe", null, Duration.ofSeconds(3))
+          api.send(
+                  node.host(),
+                  node.httpPort(),
+                  "GET",
+                  "/v1/agents/ready-probe",
+                  null,
+                  Duration.ofSeconds(3))
               .status();
       return status == 200 || status == 404;
     } catch (IOException e) {
@@ -183,7 +240,13 @@ public final class FaultCluster implements AutoCloseable {
   private int upMembers(NodeProcess node) {
     try {
       RotaApi.Response response =
-          api.send(node.managementPort(), "GET", "/cluster/members", null, Duration.ofSeconds(2));
+          api.send(
+              node.host(),
+              node.managementPort(),
+              "GET",
+              "/cluster/members",
+              null,
+              Duration.ofSeconds(2));
       int up = 0;
       if (response.ok()) {
         for (var member : response.body().path("members")) {
@@ -196,6 +259,44 @@ public final class FaultCluster implements AutoCloseable {
     } catch (IOException e) {
       return 0;
     }
+  }
+
+  /**
+   * Which node hosts which of {@code agents} now: each running node's shard region reports its
+   * shards of agents ({@code /cluster/shards/Agent} of Pekko Management), and an agent's shard is
+   * Pekko's default for its id ({@code |hashCode| % 1000}, the number of shards Rota keeps). Nodes
+   * that do not answer within two seconds report nothing.
+   */
+  public Map<Integer, List<String>> placement(List<String> agents) {
+    Map<Integer, List<String>> hosted = new java.util.TreeMap<>();
+    for (NodeProcess node : nodes) {
+      if (!node.alive()) {
+        continue;
+      }
+      try {
+        RotaApi.Response response =
+            api.send(
+                node.host(),
+                node.managementPort(),
+                "GET",
+                "/cluster/shards/Agent",
+                null,
+                Duration.ofSeconds(2));
+        if (!response.ok()) {
+          continue;
+        }
+        java.util.Set<String> shards = new java.util.HashSet<>();
+        response.body().path("regions").forEach(r -> shards.add(r.path("shardId").asText()));
+        hosted.put(node.index(), agents.stream().filter(a -> shards.contains(shardOf(a))).toList());
+      } catch (IOException e) {
+        // No answer: the node is stopped or busy; the checker falls back for its fault.
+      }
+    }
+    return hosted;
+  }
+
+  private static String shardOf(String agentId) {
+    return Integer.toString(Math.abs(agentId.hashCode()) % NUMBER_OF_SHARDS);
   }
 
   static int freePort() {

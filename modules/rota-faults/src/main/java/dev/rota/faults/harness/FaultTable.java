@@ -8,7 +8,7 @@ import java.util.List;
 public final class FaultTable {
   private FaultTable() {}
 
-  public static String render(List<FaultRun.Result> results, long boundMs) {
+  public static String render(List<FaultRun.Result> results, long boundMs, long othersBoundMs) {
     StringBuilder out = new StringBuilder();
     for (FaultKind kind : FaultKind.values()) {
       List<FaultRun.Result> rows = results.stream().filter(r -> r.kind() == kind).toList();
@@ -18,15 +18,17 @@ public final class FaultTable {
       out.append("\n### ").append(kind.label()).append("\n\n");
       out.append(
           "| run | node | acknowledged | completed | lost | undrained | stale accepted |"
-              + " overlapping holds | duplicates | agents hit | max window (s) | exit status |"
-              + " rejoin outage (s) |\n");
-      out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+              + " overlapping holds | ended early | duplicates | agents hit | max window (s) | the node's agents"
+              + " | served again (s) | others' longest wait (s) | exit status | rejoin outage (s)"
+              + " | note |\n");
+      out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
       for (FaultRun.Result r : rows) {
         Verdict v = r.verdict();
         FaultWindow window = mainWindow(r);
         out.append(
             String.format(
-                "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |%n",
+                "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s"
+                    + " | %s |%n",
                 r.run(),
                 r.node(),
                 v.acknowledged(),
@@ -35,21 +37,48 @@ public final class FaultTable {
                 v.undrained().size(),
                 v.staleAccepted().size(),
                 v.overlappingHolds().size(),
+                v.endedEarly().size(),
                 v.duplicateCompletions().size() + v.duplicateAccepts().size(),
                 window == null ? "-" : Integer.toString(window.agentsAffected()),
                 window == null ? "-" : seconds(window.maxWindowMs()),
+                window == null ? "-" : Integer.toString(window.hostedAgents()),
+                servedAgain(r, window),
+                window == null ? "-" : seconds(window.othersMaxWaitMs()),
                 r.exitStatus().isEmpty() ? "-" : r.exitStatus(),
-                rejoin(r)));
+                rejoin(r),
+                r.note().isEmpty() ? "-" : r.note()));
       }
     }
     out.append(
         String.format(
-            "%nwindow: from the fault to an affected agent's first acknowledged publish; kill-9"
-                + " and sigstop are held to %d s. rejoin outage: after the killed or frozen node"
-                + " was started again, from an agent's first failed publish to its next"
-                + " acknowledged one (reported, not held).%n",
-            boundMs / 1000));
+            "%nwindow: from the fault to an affected agent's first acknowledged publish. the"
+                + " node's agents: those its shard region hosted just before the fault (every"
+                + " agent when the database or two nodes are lost); served again: from the fault"
+                + " until the last of them was first acknowledged again, held to %d s for node"
+                + " faults. others' longest wait: the longest any other agent's notification waited"
+                + " for its acknowledgement after the fault, held to %.1f s for node faults."
+                + " rejoin outage: after the killed or frozen node was started again, from an"
+                + " agent's first failed publish to its next acknowledged one (reported, not held).%n",
+            boundMs / 1000, othersBoundMs / 1000.0));
     return out.toString();
+  }
+
+  /**
+   * When the faulty node's agents were served again: after the fault, or, when two nodes were lost
+   * (no one may be served until they return), after the nodes were started again.
+   */
+  private static String servedAgain(FaultRun.Result result, FaultWindow window) {
+    if (window == null) {
+      return "-";
+    }
+    if (result.kind() != FaultKind.TWO_NODES_LOST) {
+      return seconds(window.hostedWindowMs());
+    }
+    return result.verdict().windows().stream()
+        .filter(w -> w.kind().equals("restart"))
+        .findFirst()
+        .map(w -> seconds(w.maxWindowMs()) + " after the restart")
+        .orElse("never");
   }
 
   /**
@@ -79,7 +108,7 @@ public final class FaultTable {
         .orElse("-");
   }
 
-  static String seconds(long ms) {
+  public static String seconds(long ms) {
     return ms == Long.MAX_VALUE ? "never" : String.format("%.1f", ms / 1000.0);
   }
 }

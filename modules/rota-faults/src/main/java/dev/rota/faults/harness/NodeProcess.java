@@ -13,10 +13,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * One Rota node as its own JVM, started from the runnable jar with {@code config/cluster-node.conf}
  * and {@code ROTA_*} environment variables, logging to a file of the run. Faults act on the
- * process: SIGKILL, SIGSTOP/SIGCONT, SIGTERM.
+ * process: SIGKILL, SIGSTOP/SIGCONT, SIGTERM. A node may listen on an address other than loopback
+ * (its own network namespace, entered through a launcher prefix such as {@code ip netns exec}).
  */
 public final class NodeProcess {
   private final int index;
+  private final String host;
+  private final List<String> launcher;
   private final int httpPort;
   private final int managementPort;
   private final int clusterPort;
@@ -36,7 +39,33 @@ public final class NodeProcess {
       Path config,
       Path dir,
       Map<String, String> environment) {
+    this(
+        index,
+        "127.0.0.1",
+        List.of(),
+        httpPort,
+        managementPort,
+        clusterPort,
+        jar,
+        config,
+        dir,
+        environment);
+  }
+
+  NodeProcess(
+      int index,
+      String host,
+      List<String> launcher,
+      int httpPort,
+      int managementPort,
+      int clusterPort,
+      Path jar,
+      Path config,
+      Path dir,
+      Map<String, String> environment) {
     this.index = index;
+    this.host = host;
+    this.launcher = List.copyOf(launcher);
     this.httpPort = httpPort;
     this.managementPort = managementPort;
     this.clusterPort = clusterPort;
@@ -48,6 +77,11 @@ public final class NodeProcess {
 
   public int index() {
     return index;
+  }
+
+  /** The address its API, management and cluster ports listen on. */
+  public String host() {
+    return host;
   }
 
   public int httpPort() {
@@ -68,7 +102,7 @@ public final class NodeProcess {
     try {
       Files.createDirectories(dir);
       Path log = dir.resolve("node-" + index + "-" + starts + ".log");
-      List<String> command = new ArrayList<>();
+      List<String> command = new ArrayList<>(launcher);
       command.add(ProcessHandle.current().info().command().orElse("java"));
       command.add("-Xmx384m");
       command.add("-XX:+UseSerialGC");

@@ -10,9 +10,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * Raw HTTP on loopback, every call with its own timeout, for what the SDK does not cover: Pekko
- * Management's {@code /ready} and {@code /cluster/members}, and the bare status codes a node
- * answers while it starts ({@code NodeLifecycleTest}). The workload itself uses the SDK.
+ * Raw HTTP to a node (loopback unless it has an address of its own), every call with its own
+ * timeout, for what the SDK does not cover: Pekko Management's {@code /ready} and {@code
+ * /cluster/members}, and the bare status codes a node answers while it starts ({@code
+ * NodeLifecycleTest}). The workload itself uses the SDK.
  */
 public final class RotaApi {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,8 +38,19 @@ public final class RotaApi {
    */
   public Response send(int port, String method, String path, String json, Duration timeout)
       throws IOException {
+    return send("127.0.0.1", port, method, path, json, timeout);
+  }
+
+  /**
+   * Sends one request to {@code host:port}.
+   *
+   * @throws IOException when no answer came (refused, reset, timed out)
+   */
+  public Response send(
+      String host, int port, String method, String path, String json, Duration timeout)
+      throws IOException {
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(timeout);
+        HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path)).timeout(timeout);
     if (json == null) {
       request.method(method, HttpRequest.BodyPublishers.noBody());
     } else {

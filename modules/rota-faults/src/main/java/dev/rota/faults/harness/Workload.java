@@ -47,17 +47,6 @@ import java.util.function.Function;
 public final class Workload {
   static final int LEASE_SECONDS = 5;
 
-  /**
-   * Short, so that a publish stuck on a request the cluster lost answers soon and the window per
-   * agent is measured to about a second; an unanswered publish is retried with its dedupe key.
-   */
-  private static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(1);
-
-  private static final Duration REPORT_TIMEOUT = Duration.ofSeconds(3);
-
-  /** Added to a claim's wait: how long its answer may take beyond the wait. */
-  private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(10);
-
   private static final int CLAIM_WAIT_SECONDS = 1;
   private static final Duration PUBLISH_INTERVAL = Duration.ofMillis(1000);
   private static final double STALL_PROBABILITY = 0.03;
@@ -66,11 +55,15 @@ public final class Workload {
   private final History history;
   private final List<String> agents = new ArrayList<>();
   private final int runners;
-  private final Map<Integer, Clients> clients = new ConcurrentHashMap<>();
+  private final Map<String, NodeClients> clients = new ConcurrentHashMap<>();
   private final List<Thread> producerThreads = new ArrayList<>();
   private final List<Thread> runnerThreads = new ArrayList<>();
+  private final List<Thread> strayThreads = new ArrayList<>();
   private volatile boolean producing;
   private volatile boolean running;
+  private volatile boolean straying;
+  private volatile int leaseSeconds = LEASE_SECONDS;
+  private volatile boolean longTurns;
 
   public Workload(FaultCluster cluster, History history, int agents, int runners) {
     this.cluster = cluster;
@@ -108,6 +101,69 @@ public final class Workload {
       thread.setDaemon(true);
       runnerThreads.add(thread);
       thread.start();
+    }
+  }
+
+  /**
+   * Leases of 20 s and turns of 5–15 s from now on (instead of 5 s and 50–600 ms): most runners
+   * hold a lease at any moment, and a lease outlives a failover (about 9 s), so a fault on a node
+   * hands live leases, and runners still at work, over to another node (the clock-skew fault).
+   */
+  public void longTurns() {
+    leaseSeconds = 20;
+    longTurns = true;
+  }
+
+  /** Back to the usual short leases and turns (before draining: long turns drain too slowly). */
+  public void shortTurns() {
+    leaseSeconds = LEASE_SECONDS;
+    longTurns = false;
+  }
+
+  /**
+   * Starts posting through {@code node} only, whatever its state (a node cut off from the others
+   * that its clients still reach): a thread that sends one notification after another to the agents
+   * in turn, each with a key of its own ({@code stray-<n>}) and no retry. What it acknowledges must
+   * not be lost like any other notification; its failures are recorded too.
+   */
+  public void startStray(NodeProcess node) {
+    straying = true;
+    Thread thread = new Thread(() -> stray(node), "stray-" + node.index());
+    thread.setDaemon(true);
+    strayThreads.add(thread);
+    thread.start();
+  }
+
+  public void stopStray() {
+    straying = false;
+    join(strayThreads);
+    strayThreads.clear();
+  }
+
+  private void stray(NodeProcess node) {
+    int sequence = 0;
+    while (straying) {
+      String agent = agents.get(sequence % agents.size());
+      String key = "stray-" + node.index() + "-" + sequence++;
+      Notification notification =
+          Notification.of("fault", JsonNodeFactory.instance.objectNode().put("k", key))
+              .dedupeKey(key);
+      long start = System.currentTimeMillis();
+      Outcome outcome;
+      String id = null;
+      String detail;
+      try {
+        id = clients(node).patient.notify(agent, notification).notificationId();
+        outcome = Outcome.OK;
+        detail = "202";
+      } catch (RotaException e) {
+        outcome = Outcome.FAILED;
+        detail = detail(e);
+      }
+      history.add(
+          new Published(
+              agent, key, node.index(), start, System.currentTimeMillis(), outcome, id, detail));
+      FaultCluster.sleep(Duration.ofMillis(100));
     }
   }
 
@@ -178,7 +234,7 @@ public final class Workload {
             clients(node)
                 .claims
                 .claim(
-                    runnerId, RunnerMode.NOTIFICATION, Set.of(), CLAIM_WAIT_SECONDS, LEASE_SECONDS);
+                    runnerId, RunnerMode.NOTIFICATION, Set.of(), CLAIM_WAIT_SECONDS, leaseSeconds);
         if (result.refused()) {
           // Degraded (its stalls expired leases in a row) or drained: the answer comes at once,
           // so wait rather than ask again in a tight loop.
@@ -198,6 +254,7 @@ public final class Workload {
         keys.add(notification.payload().path("k").asText());
       }
       long expiresAt = millis(assignment.expiresAt());
+      long answered = System.currentTimeMillis();
       history.add(
           new Granted(
               runnerId,
@@ -208,20 +265,24 @@ public final class Workload {
               expiresAt,
               keys,
               start,
-              System.currentTimeMillis()));
-      work(runnerId, assignment.leaseId(), assignment.agentId(), expiresAt);
+              answered));
+      // The runner's own deadline: the lease's length from the claim's sending, on the suite's
+      // clock; the server's expiresAt is on the granting node's clock, which may run off.
+      long lengthMs = expiresAt - millis(assignment.grantedAt());
+      work(runnerId, assignment.leaseId(), assignment.agentId(), start + lengthMs, lengthMs);
     }
   }
 
   /** Runs one activation: a short "turn", sometimes a heartbeat, rarely a stall; then completes. */
-  private void work(String runnerId, String leaseId, String agentId, long expiresAt) {
+  private void work(String runnerId, String leaseId, String agentId, long deadline, long lengthMs) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     if (random.nextDouble() < STALL_PROBABILITY) {
-      FaultCluster.sleep(Duration.ofMillis(LEASE_SECONDS * 1000L + 1500));
+      FaultCluster.sleep(Duration.ofMillis(leaseSeconds * 1000L + 1500));
     } else {
-      FaultCluster.sleep(Duration.ofMillis(random.nextLong(50, 300)));
+      FaultCluster.sleep(
+          Duration.ofMillis(longTurns ? random.nextLong(5000, 15000) : random.nextLong(50, 300)));
       if (random.nextDouble() < 0.3) {
-        expiresAt = Math.max(expiresAt, heartbeat(runnerId, leaseId));
+        deadline = Math.max(deadline, heartbeat(runnerId, leaseId, lengthMs));
         FaultCluster.sleep(Duration.ofMillis(random.nextLong(50, 300)));
       }
     }
@@ -245,15 +306,18 @@ public final class Workload {
       history.add(
           new CompleteAttempt(
               leaseId, agentId, node.index(), start, System.currentTimeMillis(), outcome));
-      if (outcome != Outcome.FAILED || System.currentTimeMillis() > expiresAt + 3000) {
+      if (outcome != Outcome.FAILED || System.currentTimeMillis() > deadline + 3000) {
         return;
       }
       FaultCluster.sleep(Duration.ofMillis(200));
     }
   }
 
-  /** One heartbeat; the new expiry when it succeeded, else 0. */
-  private long heartbeat(String runnerId, String leaseId) {
+  /**
+   * One heartbeat; the runner's new deadline when it succeeded (the lease's length from the
+   * heartbeat's sending, on the suite's clock), else 0.
+   */
+  private long heartbeat(String runnerId, String leaseId, long lengthMs) {
     NodeProcess node = cluster.pick();
     if (node == null) {
       return 0;
@@ -271,7 +335,7 @@ public final class Workload {
       outcome = Outcome.FAILED;
     }
     history.add(new Renewed(leaseId, start, System.currentTimeMillis(), outcome, expiresAt));
-    return expiresAt;
+    return outcome == Outcome.OK ? start + lengthMs : 0;
   }
 
   /**
@@ -352,9 +416,11 @@ public final class Workload {
     throw new IllegalStateException(what + " did not succeed in 50 attempts");
   }
 
-  /** The SDK's clients of one node (its port stays the same across restarts). */
-  private Clients clients(NodeProcess node) {
-    return clients.computeIfAbsent(node.httpPort(), Clients::new);
+  /** The SDK's clients of one node (its address stays the same across restarts). */
+  private NodeClients clients(NodeProcess node) {
+    return clients.computeIfAbsent(
+        node.host() + ":" + node.httpPort(),
+        address -> new NodeClients(URI.create("http://" + address)));
   }
 
   /** What the history records of a request that got no acknowledgement. */
@@ -364,30 +430,6 @@ public final class Workload {
       return cause == null ? "Connection" : cause.getClass().getSimpleName();
     }
     return Integer.toString(e.status());
-  }
-
-  /**
-   * Three clients of one node, differing only in how long they wait for an answer; none retries.
-   */
-  private static final class Clients {
-    final RotaClient publish;
-    final RotaClient claims;
-    final RotaClient reports;
-
-    Clients(int port) {
-      URI uri = URI.create("http://127.0.0.1:" + port);
-      publish = client(uri, PUBLISH_TIMEOUT);
-      claims = client(uri, CLAIM_TIMEOUT);
-      reports = client(uri, REPORT_TIMEOUT);
-    }
-
-    private static RotaClient client(URI uri, Duration readTimeout) {
-      return RotaClient.builder(uri)
-          .connectTimeout(Duration.ofSeconds(1))
-          .readTimeout(readTimeout)
-          .retries(0)
-          .build();
-    }
   }
 
   private static long millis(Instant instant) {

@@ -20,6 +20,8 @@ import java.util.List;
   @JsonSubTypes.Type(value = Event.Fault.class, name = "fault"),
   @JsonSubTypes.Type(value = Event.DeadLetter.class, name = "dead-letter"),
   @JsonSubTypes.Type(value = Event.FinalInbox.class, name = "final-inbox"),
+  @JsonSubTypes.Type(value = Event.Placement.class, name = "placement"),
+  @JsonSubTypes.Type(value = Event.ClockSkew.class, name = "clock-skew"),
 })
 public sealed interface Event {
 
@@ -118,6 +120,30 @@ public sealed interface Event {
 
   /** At the end, after draining: what an agent still had unread, and whether it was leased. */
   record FinalInbox(String agentId, int unread, boolean leased, long atMs) implements Event {
+    @Override
+    public long at() {
+      return atMs;
+    }
+  }
+
+  /**
+   * Just before a fault: the agents whose shards node {@code node} hosted, as its Pekko Management
+   * ({@code /cluster/shards/Agent}) reported them. The checker splits a fault's waits into those of
+   * the faulty node's agents and those of every other agent.
+   */
+  record Placement(int node, List<String> agents, long atMs) implements Event {
+    @Override
+    public long at() {
+      return atMs;
+    }
+  }
+
+  /**
+   * Node {@code node}'s wall clock ran {@code offsetMs} off the machine's for the whole run
+   * (libfaketime). Its server times ({@code grantedAt}, {@code expiresAt}) are then on its own
+   * clock; the checker maps each back to the machine's clock before comparing it with anything.
+   */
+  record ClockSkew(int node, long offsetMs, long atMs) implements Event {
     @Override
     public long at() {
       return atMs;

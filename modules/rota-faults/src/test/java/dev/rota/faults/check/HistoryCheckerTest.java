@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.rota.faults.history.Event;
+import dev.rota.faults.history.Event.ClockSkew;
 import dev.rota.faults.history.Event.CompleteAttempt;
 import dev.rota.faults.history.Event.DeadLetter;
 import dev.rota.faults.history.Event.Fault;
 import dev.rota.faults.history.Event.FinalInbox;
 import dev.rota.faults.history.Event.Granted;
 import dev.rota.faults.history.Event.Outcome;
+import dev.rota.faults.history.Event.Placement;
 import dev.rota.faults.history.Event.Published;
 import dev.rota.faults.history.Event.Renewed;
 import dev.rota.faults.history.History;
@@ -151,6 +153,21 @@ class HistoryCheckerTest {
   }
 
   @Test
+  void aLeaseRefusedToItsRunnerBeforeItsExpiryEndedEarly() {
+    List<Event> h = clean();
+    // L3 (held until 20 s) is refused at 17 s to a heartbeat: the cluster ended it 3 s early.
+    h.add(new Renewed("L3", 16_900, 17_000, Outcome.LOST, 0));
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(1, verdict.endedEarly().size(), verdict.endedEarly().toString());
+    assertTrue(verdict.endedEarly().get(0).contains("lease L3 refused at 17000, 3000 ms"));
+    assertFalse(verdict.safe());
+    // The same refusal after the expiry is the lease ending on time.
+    List<Event> late = clean();
+    late.add(new Renewed("L3", 20_100, 20_200, Outcome.LOST, 0));
+    assertTrue(HistoryChecker.check(late).safe());
+  }
+
+  @Test
   void aKeyAcknowledgedUnderTwoIdsIsADuplicate() {
     List<Event> h = clean();
     h.add(published("b", "b-1", 14_000, Outcome.OK, "n4-again"));
@@ -195,13 +212,121 @@ class HistoryCheckerTest {
   }
 
   @Test
+  void waitsAreSplitByTheHostAtTheFault() {
+    List<Event> h = clean();
+    h.add(new Placement(2, List.of("b"), 9_900));
+    h.add(new Placement(1, List.of("a"), 9_900));
+    Verdict.FaultWindow window = HistoryChecker.check(h).windows().get(0);
+    assertEquals(1, window.hostedAgents());
+    assertEquals("b", window.worstHostedAgent());
+    assertEquals(13_950 - 10_000, window.hostedWindowMs());
+    assertEquals("a", window.worstOtherAgent());
+    assertEquals(50, window.othersMaxWaitMs()); // a-2, acknowledged in 50 ms
+    assertTrue(window.othersWithin(2_000));
+    assertTrue(window.hostedWithin(10_000));
+  }
+
+  @Test
+  void anotherNodesAgentHeldBackByTheFaultFailsTheOthersBound() {
+    List<Event> h = clean();
+    h.add(new Placement(2, List.of("b"), 9_900));
+    // a is hosted elsewhere, yet its next notification waits 3 s (one failed attempt).
+    h.add(published("a", "a-3", 11_000, Outcome.FAILED, null));
+    h.add(published("a", "a-3", 14_000, Outcome.OK, "n6"));
+    Verdict.FaultWindow window = HistoryChecker.check(h).windows().get(0);
+    assertEquals(14_050 - 11_000, window.othersMaxWaitMs());
+    assertEquals("a", window.worstOtherAgent());
+    assertFalse(window.othersWithin(2_000));
+  }
+
+  @Test
+  void aNotificationInFlightAtTheFaultWaitsFromTheFault() {
+    List<Event> h = clean();
+    h.add(new Placement(2, List.of("b"), 9_900));
+    // First sent at 9.5 s, before the fault, answered only at 12.55 s: 2.55 s after the fault.
+    h.add(published("a", "a-3", 9_500, Outcome.FAILED, null));
+    h.add(published("a", "a-3", 12_500, Outcome.OK, "n6"));
+    Verdict.FaultWindow window = HistoryChecker.check(h).windows().get(0);
+    assertEquals(12_550 - 10_000, window.othersMaxWaitMs());
+  }
+
+  @Test
+  void theFaultyNodesAgentServedLateFailsTheHostedBound() {
+    List<Event> h = clean();
+    h.add(new Placement(2, List.of("b"), 9_900));
+    h.removeIf(e -> e instanceof Published p && "n4".equals(p.notificationId()));
+    h.add(published("b", "b-1", 21_000, Outcome.OK, "n4"));
+    Verdict.FaultWindow window = HistoryChecker.check(h).windows().get(0);
+    assertEquals(21_050 - 10_000, window.hostedWindowMs());
+    assertFalse(window.hostedWithin(10_000));
+    // Never served again: no bound holds.
+    List<Event> never = clean();
+    never.add(new Placement(2, List.of("b"), 9_900));
+    never.removeIf(e -> e instanceof Published p && "n4".equals(p.notificationId()));
+    assertFalse(HistoryChecker.check(never).windows().get(0).hostedWithin(Long.MAX_VALUE - 1));
+  }
+
+  @Test
+  void withoutAPlacementTheAgentsTheFaultTookAwayAreTheFaultyNodes() {
+    Verdict.FaultWindow window = HistoryChecker.check(clean()).windows().get(0);
+    assertEquals(1, window.hostedAgents());
+    assertEquals("b", window.worstHostedAgent());
+  }
+
+  /**
+   * The issue's case: a lease granted on a node whose clock is 30 s behind is taken over by a node
+   * with the right clock and granted again 0.7 s before it really ends. On the granting node's own
+   * times the first lease ended 30 s earlier; on the machine's clock they overlap.
+   */
+  @Test
+  void aLeaseGrantedOnASlowClockAndGrantedAgainEarlyOverlaps() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("c", "c-0", 39_000, Outcome.OK, "n1"));
+    // Granted at 40 s by node 3, whose clock says 10 s; a 5 s lease, not completed yet.
+    h.add(new Granted("r1", 3, "S1", "c", 10_000, 15_000, List.of("c-0"), 39_990, 40_010));
+    // Granted again at 44.3 s by node 1 (right clock): 0.7 s before S1 ends.
+    h.add(new Granted("r2", 1, "S2", "c", 44_300, 49_300, List.of("c-0"), 44_290, 44_310));
+    h.add(new CompleteAttempt("S2", "c", 1, 44_500, 44_550, Outcome.OK));
+    h.add(new CompleteAttempt("S1", "c", 1, 46_000, 46_050, Outcome.LOST));
+    h.add(new FinalInbox("c", 0, false, 60_000));
+    assertTrue(HistoryChecker.check(h).safe(), "without the skew the server times hide it");
+
+    h.add(new ClockSkew(3, -30_000, 0));
+    h.add(new ClockSkew(2, 30_000, 0));
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(1, verdict.overlappingHolds().size(), verdict.overlappingHolds().toString());
+    assertTrue(verdict.overlappingHolds().get(0).contains("while S1"));
+  }
+
+  @Test
+  void skewedClocksThatKeepLeasesApartPass() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("c", "c-0", 39_000, Outcome.OK, "n1"));
+    h.add(new Granted("r1", 3, "S1", "c", 10_000, 15_000, List.of("c-0"), 39_990, 40_010));
+    // Renewed on node 2 (30 s ahead) at 42 s until 47 s on the machine's clock.
+    h.add(new Renewed("S1", 41_990, 42_010, Outcome.OK, 77_000));
+    h.add(new Granted("r2", 1, "S2", "c", 47_100, 52_100, List.of("c-0"), 47_090, 47_110));
+    h.add(new CompleteAttempt("S2", "c", 1, 47_500, 47_550, Outcome.OK));
+    h.add(new FinalInbox("c", 0, false, 60_000));
+    h.add(new ClockSkew(3, -30_000, 0));
+    h.add(new ClockSkew(2, 30_000, 0));
+    assertTrue(HistoryChecker.check(h).safe(), HistoryChecker.check(h).violations().toString());
+    // The same renewal seen on the machine's clock ends at 47 s; a grant at 46 s overlaps.
+    h.removeIf(e -> e instanceof Granted g && g.leaseId().equals("S2"));
+    h.add(new Granted("r2", 1, "S2", "c", 46_000, 51_000, List.of("c-0"), 45_990, 46_010));
+    assertEquals(1, HistoryChecker.check(h).overlappingHolds().size());
+  }
+
+  @Test
   void aHistoryFileReadsBackToTheSameVerdict(@TempDir Path dir) throws Exception {
     History history = new History();
     clean().forEach(history::add);
+    history.add(new Placement(2, List.of("b"), 9_900));
+    history.add(new ClockSkew(3, -30_000, 0));
     Path file = dir.resolve("history.jsonl");
     history.write(file);
-    assertEquals(clean().size(), Files.readAllLines(file).size());
-    assertEquals(HistoryChecker.check(clean()), HistoryChecker.check(History.read(file)));
+    assertEquals(clean().size() + 2, Files.readAllLines(file).size());
+    assertEquals(HistoryChecker.check(history.events()), HistoryChecker.check(History.read(file)));
   }
 
   private static Published published(

@@ -1,0 +1,283 @@
+package dev.rota.faults.harness;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.rota.client.AgentSpec;
+import dev.rota.client.Assignment;
+import dev.rota.client.ClaimResult;
+import dev.rota.client.Notification;
+import dev.rota.client.RotaClient;
+import dev.rota.client.RotaException;
+import dev.rota.client.RunnerMode;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Acknowledged means durable: one node from the runnable jar, eight threads posting notifications
+ * to eight agents as fast as the node acknowledges them, and {@code kill -9} of the node while they
+ * post, five times, each time started again on the same data. At the end every notification that
+ * was answered 202 must be in its agent's inbox: the test claims and completes them all and
+ * compares their keys with the acknowledged ones.
+ *
+ * <p>On H2 (the README's node: the embedded default, a file database under the data directory) and
+ * on PostgreSQL (the suite's embedded server, durable settings). A notification posted while the
+ * node died may or may not be there (its 202 never came); only the acknowledged ones are counted.
+ */
+class KillWhileAcknowledgingTest {
+  private static final int AGENTS = 8;
+  private static final int KILLS = 5;
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
+
+  private final RotaApi api = new RotaApi();
+
+  @Test
+  void everyAcknowledgedNotificationSurvivesKillsOnH2() {
+    Path dir = out().resolve("kill-ack-h2");
+    NodeProcess node = node(dir, config("dev.conf"), Map.of());
+    killWhilePosting(node, "H2");
+  }
+
+  @Test
+  void everyAcknowledgedNotificationSurvivesKillsOnPostgres() {
+    Path dir = out().resolve("kill-ack-postgres");
+    try (FaultPostgres db = FaultPostgres.start(dir.resolve("postgres"))) {
+      NodeProcess node =
+          node(
+              dir,
+              config("postgres.conf"),
+              Map.of("ROTA_DB_URL", db.jdbcUrl(), "ROTA_DB_USER", "postgres"));
+      killWhilePosting(node, "PostgreSQL");
+    }
+  }
+
+  private void killWhilePosting(NodeProcess node, String database) {
+    List<String> agents = new ArrayList<>();
+    for (int i = 0; i < AGENTS; i++) {
+      agents.add("ack-" + i);
+    }
+    RotaClient client =
+        RotaClient.builder(URI.create("http://127.0.0.1:" + node.httpPort()))
+            .connectTimeout(Duration.ofSeconds(1))
+            .readTimeout(Duration.ofSeconds(10))
+            .retries(0)
+            .build();
+    Map<String, String> acknowledged = new ConcurrentHashMap<>(); // key -> agent
+    List<Integer> perKill = new ArrayList<>();
+    List<Integer> unreadAfterRestart = new ArrayList<>();
+    try {
+      node.start();
+      awaitReady(node);
+      AgentSpec spec = AgentSpec.create().maxInboxDepth(100_000).maxAttempts(100);
+      for (String agent : agents) {
+        client.registerAgent(agent, spec);
+      }
+      for (int kill = 1; kill <= KILLS; kill++) {
+        int before = acknowledged.size();
+        postUntilKilled(node, client, agents, kill, acknowledged);
+        perKill.add(acknowledged.size() - before);
+        node.start();
+        awaitReady(node);
+        unreadAfterRestart.add(unread(client, agents));
+      }
+      Map<String, Set<String>> found = drain(client, agents);
+      List<String> lost = new ArrayList<>();
+      Map<Integer, Integer> lostPerKill = new HashMap<>();
+      acknowledged.forEach(
+          (key, agent) -> {
+            if (!found.getOrDefault(agent, Set.of()).contains(key)) {
+              lost.add(key);
+              lostPerKill.merge(Integer.parseInt(key.split("/")[1]), 1, Integer::sum);
+            }
+          });
+      String summary =
+          String.format(
+              "%s: %d kills, %d notifications acknowledged (per kill %s; unread after each"
+                  + " restart %s), %d lost (by kill %s)",
+              database,
+              KILLS,
+              acknowledged.size(),
+              perKill,
+              unreadAfterRestart,
+              lost.size(),
+              lostPerKill);
+      System.out.println("[kill-ack] " + summary);
+      assertTrue(perKill.stream().allMatch(n -> n > 0), "a kill came before any 202: " + summary);
+      assertTrue(
+          lost.isEmpty(),
+          summary + "; e.g. " + lost.stream().sorted().limit(10).toList() + " (logs: " + out());
+    } finally {
+      client.close();
+      node.destroy();
+    }
+  }
+
+  /**
+   * Posts from one thread per agent until the node is killed, 1.5–3 s after the posting started;
+   * every 202 goes into {@code acknowledged}. The key is {@code agent/kill/sequence}.
+   */
+  private static void postUntilKilled(
+      NodeProcess node,
+      RotaClient client,
+      List<String> agents,
+      int kill,
+      Map<String, String> acknowledged) {
+    AtomicBoolean posting = new AtomicBoolean(true);
+    List<Thread> threads = new ArrayList<>();
+    for (String agent : agents) {
+      Thread thread =
+          new Thread(
+              () -> {
+                int sequence = 0;
+                while (posting.get()) {
+                  String key = agent + "/" + kill + "/" + sequence++;
+                  try {
+                    client.notify(
+                        agent,
+                        Notification.of(
+                            "ack", JsonNodeFactory.instance.objectNode().put("k", key)));
+                    acknowledged.put(key, agent);
+                  } catch (RotaException e) {
+                    FaultCluster.sleep(Duration.ofMillis(20)); // the node is gone or refusing
+                  }
+                }
+              },
+              "post-" + agent);
+      thread.setDaemon(true);
+      threads.add(thread);
+      thread.start();
+    }
+    FaultCluster.sleep(Duration.ofMillis(ThreadLocalRandom.current().nextLong(1500, 3000)));
+    node.kill9();
+    if (node.awaitExit(Duration.ofSeconds(10)).isEmpty()) {
+      throw new IllegalStateException(node + " did not die on SIGKILL");
+    }
+    posting.set(false);
+    for (Thread thread : threads) {
+      try {
+        thread.join(15_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Claims and completes until every agent's inbox is empty; the keys each agent's activations
+   * carried. A claim may find nothing while the restarted node still loads its scheduling index, so
+   * an empty claim ends the drain only once the agents' views show no unread notification.
+   */
+  private static Map<String, Set<String>> drain(RotaClient client, List<String> agents) {
+    Map<String, Set<String>> found = new HashMap<>();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (true) {
+      ClaimResult result = client.claim("drainer", RunnerMode.NOTIFICATION, Set.of(), 1, 300);
+      if (result.assigned()) {
+        Assignment assignment = result.assignment();
+        for (Assignment.Item item : assignment.notifications()) {
+          found
+              .computeIfAbsent(assignment.agentId(), a -> new HashSet<>())
+              .add(item.payload().path("k").asText());
+        }
+        client.complete(assignment.leaseId(), "drainer", null);
+        continue;
+      }
+      int unread = unread(client, agents);
+      if (unread == 0) {
+        return found;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            unread + " notifications still unread and not granted 60 s after the last restart");
+      }
+    }
+  }
+
+  private static int unread(RotaClient client, List<String> agents) {
+    return agents.stream().mapToInt(a -> client.getAgent(a).inbox().unread()).sum();
+  }
+
+  /** Until {@code /ready} is 200 and the API answers a lookup (404 is an answer). */
+  private void awaitReady(NodeProcess node) {
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!node.alive()) {
+        throw new IllegalStateException(
+            node + " exited with " + node.awaitExit(Duration.ZERO) + " while starting");
+      }
+      try {
+        if (api.send(node.managementPort(), "GET", "/ready", null, Duration.ofSeconds(2)).status()
+            == 200) {
+          int status =
+              api.send(node.httpPort(), "GET", "/v1/agents/probe", null, Duration.ofSeconds(3))
+                  .status();
+          if (status == 200 || status == 404) {
+            return;
+          }
+        }
+      } catch (IOException notYet) {
+        // Not listening yet.
+      }
+      FaultCluster.sleep(Duration.ofMillis(100));
+    }
+    throw new IllegalStateException(node + " was not ready within " + READY_TIMEOUT);
+  }
+
+  /** A single node forming its own cluster, with its data under {@code dir}. */
+  private static NodeProcess node(Path dir, Path config, Map<String, String> database) {
+    deleteRecursively(dir.resolve("node")); // a fresh database, not the last run's
+    int http = FaultCluster.freePort();
+    int management = FaultCluster.freePort();
+    int cluster = FaultCluster.freePort();
+    Map<String, String> env = new HashMap<>(database);
+    env.put("ROTA_CLUSTER_HOST", "127.0.0.1");
+    env.put("ROTA_CLUSTER_PORT", Integer.toString(cluster));
+    env.put("ROTA_HTTP_PORT", Integer.toString(http));
+    env.put("ROTA_MANAGEMENT_PORT", Integer.toString(management));
+    return new NodeProcess(
+        1, http, management, cluster, jar(), config.toAbsolutePath(), dir.resolve("node"), env);
+  }
+
+  private static void deleteRecursively(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot delete " + dir + ": " + e, e);
+    }
+  }
+
+  private static Path out() {
+    return Path.of(System.getProperty("rota.faults.out", "target/faults"));
+  }
+
+  private static Path jar() {
+    return Path.of(System.getProperty("rota.faults.jar", "../rota-server/target/rota-server.jar"))
+        .toAbsolutePath();
+  }
+
+  /** A file of the repository's {@code config/}, next to the cluster node's overlay. */
+  private static Path config(String name) {
+    return Path.of(System.getProperty("rota.faults.config", "../../config/cluster-node.conf"))
+        .toAbsolutePath()
+        .resolveSibling(name);
+  }
+}
