@@ -201,7 +201,9 @@ def test_outcomes_and_exceptions_become_failures(rota: Rota, agent_id: str) -> N
             raise RuntimeError("model timeout")
         return Outcome.snooze(120, "come back later")
 
-    with Runner(rota, handle, listener=recorder, **runner_options(agent_id)):
+    # Two slots: a retry avoids the slot that failed it for 30 s (decision 69), the other takes it.
+    options = runner_options(agent_id, concurrency=2)
+    with Runner(rota, handle, listener=recorder, **options):
         wait_until("two activations are reported", lambda: len(recorder.reported) == 2)
 
     assert attempts == [1, 2]

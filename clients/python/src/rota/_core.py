@@ -3,6 +3,7 @@ how an answer becomes a value or an exception. Only the sending differs between 
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -85,6 +86,14 @@ def segment(value: str) -> str:
 
 def agent_path(agent_id: str) -> str:
     return f"/v1/agents/{segment(agent_id)}"
+
+
+def runner_path(runner_id: str) -> str:
+    return f"/v1/runners/{segment(runner_id)}"
+
+
+def admin_runner_path(runner_id: str) -> str:
+    return f"/admin/runners/{segment(runner_id)}"
 
 
 def lease_path(lease_id: str) -> str:
@@ -220,6 +229,20 @@ def claim_call(
     if lease_seconds is not None:
         body["leaseSeconds"] = lease_seconds
     return with_body("POST", "/v1/claims", body, safe=False, timeout=wait_seconds + timeout)
+
+
+def health_body(degraded: bool, reason: str | None, seconds: float | None) -> JsonObject:
+    """The body of ``POST /v1/runners/{runnerId}/health``: ``{"degraded": true, "reason": ...,
+    "seconds": n}``, or ``{"degraded": false}`` (a recovery takes no reason nor duration)."""
+    if not degraded:
+        return {"degraded": False}
+    if seconds is None:
+        raise ValueError("seconds is required when reporting degraded")
+    body: JsonObject = {"degraded": True}
+    if reason is not None:
+        body["reason"] = reason
+    body["seconds"] = max(1, math.ceil(seconds))
+    return body
 
 
 def heartbeat_body(runner_id: str | None) -> JsonObject:

@@ -151,6 +151,117 @@ class ClaimResult:
         )
 
 
+def _float_or_none(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True)
+class Degraded:
+    """Why and until when a runner is degraded: its own reason, or Rota's."""
+
+    reason: str
+    since: datetime | None
+    until: datetime | None
+
+    @staticmethod
+    def from_json(raw: Any) -> Degraded | None:
+        if not isinstance(raw, dict):
+            return None
+        return Degraded(
+            reason=str(raw.get("reason", "")),
+            since=parse_time(raw.get("since")),
+            until=parse_time(raw.get("until")),
+        )
+
+
+@dataclass(frozen=True)
+class RunnerStats:
+    """A runner's activations that ended within the stats window (1 h by default); the times
+    are None until one completed or failed."""
+
+    completed: int = 0
+    failed: int = 0
+    expired: int = 0
+    mean_activation_seconds: float | None = None
+    p95_activation_seconds: float | None = None
+    last_error: str | None = None
+    last_error_at: datetime | None = None
+
+    @staticmethod
+    def from_json(raw: Any) -> RunnerStats:
+        if not isinstance(raw, dict):
+            return RunnerStats()
+        return RunnerStats(
+            completed=int(raw.get("completed") or 0),
+            failed=int(raw.get("failed") or 0),
+            expired=int(raw.get("expired") or 0),
+            mean_activation_seconds=_float_or_none(raw.get("meanActivationSeconds")),
+            p95_activation_seconds=_float_or_none(raw.get("p95ActivationSeconds")),
+            last_error=_str_or_none(raw.get("lastError")),
+            last_error_at=parse_time(raw.get("lastErrorAt")),
+        )
+
+
+@dataclass(frozen=True)
+class RunnerView:
+    """One runner of ``GET /admin/runners``.
+
+    ``status`` is ``idle``, ``executing``, ``degraded`` or ``draining``; ``node`` is None for an
+    external runner; ``degraded`` is set only while the runner is degraded.
+    """
+
+    runner_id: str
+    node: str | None
+    mode: str | None
+    capabilities: tuple[str, ...]
+    status: str
+    lease_id: str | None
+    last_seen_at: datetime | None
+    stats: RunnerStats
+    degraded: Degraded | None
+    raw: JsonObject = field(repr=False)
+
+    @staticmethod
+    def from_json(raw: JsonObject) -> RunnerView:
+        lease_id = _str_or_none(raw.get("leaseId"))
+        status = raw.get("status")
+        return RunnerView(
+            runner_id=str(raw.get("runnerId")),
+            node=_str_or_none(raw.get("node")),
+            mode=_str_or_none(raw.get("mode")),
+            capabilities=tuple(str(c) for c in raw.get("capabilities") or ()),
+            # A node from before runner health sends no status: idle or executing then.
+            status=str(status) if status else ("executing" if lease_id else "idle"),
+            lease_id=lease_id,
+            last_seen_at=parse_time(raw.get("lastSeenAt")),
+            stats=RunnerStats.from_json(raw.get("stats")),
+            degraded=Degraded.from_json(raw.get("degraded")),
+            raw=raw,
+        )
+
+
+@dataclass(frozen=True)
+class RunnerHealth:
+    """A runner's state after a health report, a drain or a restore: ``status`` is ``healthy``,
+    ``degraded`` (with ``degraded`` saying why and until when) or ``draining``."""
+
+    runner_id: str
+    status: str
+    degraded: Degraded | None = None
+
+    @staticmethod
+    def from_json(raw: JsonObject) -> RunnerHealth:
+        return RunnerHealth(
+            runner_id=str(raw.get("runnerId")),
+            status=str(raw.get("status")),
+            degraded=Degraded.from_json(raw.get("degraded")),
+        )
+
+
 @dataclass(frozen=True)
 class Event:
     """One event of ``GET /v1/events``: its SSE id (the resume cursor), type and JSON body."""

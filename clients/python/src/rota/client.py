@@ -17,7 +17,9 @@ from ._models import (
     FailAction,
     JsonObject,
     NotifyResult,
+    RunnerHealth,
     RunnerMode,
+    RunnerView,
 )
 from ._sse import SseDecoder
 
@@ -179,10 +181,21 @@ class Rota:
         pools: list[JsonObject] = page.get("pools", [])
         return pools
 
-    def runners(self) -> list[JsonObject]:
+    def runners(self) -> list[RunnerView]:
+        """Every runner seen lately, with its ``status``, ``stats`` and (while degraded) why."""
         page = self._json(core.Call("GET", "/admin/runners", safe=True))
-        found: list[JsonObject] = page.get("runners", [])
-        return found
+        return [RunnerView.from_json(r) for r in page.get("runners", []) if isinstance(r, dict)]
+
+    def drain_runner(self, runner_id: str) -> RunnerHealth:
+        """Gives the runner no new work until :meth:`restore_runner`; its current lease runs on.
+        Its claims are answered ``none`` with reason ``draining``."""
+        path = core.admin_runner_path(runner_id) + "/drain"
+        return RunnerHealth.from_json(self._json(core.Call("POST", path, safe=True)))
+
+    def restore_runner(self, runner_id: str) -> RunnerHealth:
+        """Clears the runner's degradation or drain: it gets work again."""
+        path = core.admin_runner_path(runner_id) + "/restore"
+        return RunnerHealth.from_json(self._json(core.Call("POST", path, safe=True)))
 
     def pause(self) -> bool:
         """Pauses the whole system: claims answer ``paused``; running activations finish."""
@@ -239,6 +252,22 @@ class Rota:
             runner_id, mode, capabilities, wait_seconds, lease_seconds, self.timeout
         )
         return ClaimResult.from_json(self._json(call))
+
+    def report_health(
+        self,
+        runner_id: str,
+        degraded: bool,
+        *,
+        reason: str | None = None,
+        seconds: float | None = None,
+    ) -> RunnerHealth:
+        """Reports the runner degraded for ``seconds`` (required then; 1 s to the node's
+        ``rota.runner-health.max-report-seconds``), with a ``reason`` (at most 500 characters),
+        or healthy again (``degraded=False``; ends a degradation, not a drain). While degraded
+        its claims are answered ``none`` with reason ``degraded``. Role runner."""
+        body = core.health_body(degraded, reason, seconds)
+        call = core.with_body("POST", core.runner_path(runner_id) + "/health", body, safe=True)
+        return RunnerHealth.from_json(self._json(call))
 
     def heartbeat(self, lease_id: str, runner_id: str | None = None) -> JsonObject:
         """Extends the lease by its own length from now; :class:`rota.LeaseLost` if lost."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from ._context import CancelReason, Context
 from ._errors import ConnectionFailed, LeaseLost, LeaseNotHeld, NotFound, RotaError, Unavailable
-from ._models import Activation, Outcome, RunnerMode
+from ._models import Activation, Outcome, RunnerHealth, RunnerMode
 from .aio import AsyncRota
 from .client import Rota
 
@@ -30,6 +30,14 @@ completes the turn, an :class:`Outcome` says how it ended, an exception retries 
 
 _MAX_ERROR_BACKOFF = 10.0
 _MIN_EMPTY_CLAIM = 1.0
+_REFUSED_WAIT = 5.0
+"""How long a slot waits after a refusal that names no ``retryAfterSeconds``."""
+
+
+def _slot_ids(runner_id: str, concurrency: int) -> list[str]:
+    if concurrency == 1:
+        return [runner_id]
+    return [f"{runner_id}-{i}" for i in range(1, concurrency + 1)]
 
 
 class RunnerListener:
@@ -46,6 +54,10 @@ class RunnerListener:
 
     def on_cancelled(self, activation: Activation, reason: CancelReason) -> None:
         pass
+
+    def on_refused(self, slot_id: str, reason: str) -> None:
+        """A claim of the slot was answered ``none`` with a ``reason`` (``degraded`` or
+        ``draining``): the slot waits the server's ``retryAfterSeconds`` before asking again."""
 
     def on_error(self, what: str, error: BaseException) -> None:
         log.warning("rota runner: %s failed: %s", what, error)
@@ -76,6 +88,12 @@ class AsyncRunner:
     handler is stopped (a coroutine is cancelled, a plain function sees its context cancelled)
     and nothing is reported for it. Otherwise the handler's outcome is reported: ``None``
     completes, an :class:`Outcome` says how, an exception retries with its text.
+
+    A runner that cannot do good work (a revoked key, a full disk) says so with
+    :meth:`report_health`: its claims are then answered ``none`` with reason ``degraded`` until
+    the degradation ends. On such an answer (also when Rota degraded the runner after failures in
+    a row, or an admin drained it) a slot waits ``retryAfterSeconds`` before it asks again, ending
+    early when the runner stops or reports itself healthy.
 
     :meth:`stop` (or SIGTERM / SIGINT with ``handle_signals``) stops claiming, gives running
     handlers ``shutdown_grace`` seconds to finish and report, then cancels the rest and hands
@@ -128,11 +146,38 @@ class AsyncRunner:
         self._grace_override: float | None = None
         self._claims: dict[str, asyncio.Task[Any]] = {}
         self._running: dict[str, _Running] = {}
+        self._healthy: asyncio.Event | None = None
 
     @property
     def busy(self) -> int:
         """How many handlers are running now."""
         return len(self._running)
+
+    @property
+    def slot_ids(self) -> list[str]:
+        """The runner ids the slots claim as: ``runner_id``, or ``<runner_id>-i`` for several."""
+        return _slot_ids(self.runner_id, self.concurrency)
+
+    async def report_health(
+        self, degraded: bool, *, reason: str | None = None, seconds: float | None = None
+    ) -> list[RunnerHealth]:
+        """Reports every slot of the runner degraded for ``seconds`` (with a ``reason``), so that
+        Rota gives it no work meanwhile; or healthy again (``degraded=False``), which also wakes
+        the slots waiting out a refusal. Callable before :meth:`run`, from a handler, or from
+        outside (a health probe); an error of the report is raised to the caller."""
+        states = [
+            await self.client.report_health(slot, degraded, reason=reason, seconds=seconds)
+            for slot in self.slot_ids
+        ]
+        if not degraded:
+            self._wake_refused()
+        return states
+
+    def _wake_refused(self) -> None:
+        """Wakes the slots waiting out a refusal (on the loop's thread)."""
+        healthy, self._healthy = self._healthy, None
+        if healthy is not None:
+            healthy.set()
 
     def stop(self, grace: float | None = None) -> None:
         """Asks the runner to stop (from any thread, or a signal handler); :meth:`run` returns
@@ -171,7 +216,7 @@ class AsyncRunner:
                 self._loop.remove_signal_handler(sig)
 
     def _slot_id(self, i: int) -> str:
-        return self.runner_id if self.concurrency == 1 else f"{self.runner_id}-{i}"
+        return self.slot_ids[i - 1]
 
     def _is_stopping(self) -> bool:
         return self._stopping is not None and self._stopping.is_set()
@@ -200,6 +245,10 @@ class AsyncRunner:
     async def _slot(self, slot_id: str) -> None:
         backoff = 0.5
         while not self._is_stopping():
+            # Taken before the claim: a healthy report made while it is answered still wakes.
+            if self._healthy is None:
+                self._healthy = asyncio.Event()
+            healthy = self._healthy
             sent = time.monotonic()
             claim = asyncio.create_task(
                 self.client.claim(
@@ -239,18 +288,31 @@ class AsyncRunner:
                     await self._hand_back_lease(result.activation, slot_id, f"runner error: {e!r}")
             elif result.status == "paused":
                 await self._pause(max(1.0, min(self.wait_seconds, 5.0)))
-            elif result.retry_after_seconds is not None:
-                await self._pause(result.retry_after_seconds)
+            elif result.reason is not None or result.retry_after_seconds is not None:
+                # Degraded or draining: ask again when told, or at once after reporting healthy.
+                self._guard(self.listener.on_refused, slot_id, result.reason or "unknown")
+                wait = result.retry_after_seconds
+                await self._pause(_REFUSED_WAIT if wait is None else wait, healthy)
             elif received - sent < _MIN_EMPTY_CLAIM:
                 # Nothing, at once (no long poll, or a node that is shutting down): asking again
                 # right away would spin.
                 await self._pause(_MIN_EMPTY_CLAIM - (received - sent))
 
-    async def _pause(self, seconds: float) -> None:
-        """Waits, ending early when the runner stops."""
+    async def _pause(self, seconds: float, wake: asyncio.Event | None = None) -> None:
+        """Waits, ending early when the runner stops (or ``wake`` is set)."""
         assert self._stopping is not None
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+        if wake is None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+            return
+        waits = [asyncio.ensure_future(self._stopping.wait()), asyncio.ensure_future(wake.wait())]
+        try:
+            await asyncio.wait(
+                waits, timeout=max(0.0, seconds), return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            for w in waits:
+                w.cancel()
 
     def _lease_length(self, activation: Activation) -> float:
         length = activation.lease_seconds
@@ -479,6 +541,29 @@ class Runner:
     @property
     def busy(self) -> int:
         return self._async.busy if self._async else 0
+
+    @property
+    def slot_ids(self) -> list[str]:
+        """The runner ids the slots claim as: ``runner_id``, or ``<runner_id>-i`` for several."""
+        return _slot_ids(self.runner_id, int(self._options["concurrency"]))
+
+    def report_health(
+        self, degraded: bool, *, reason: str | None = None, seconds: float | None = None
+    ) -> list[RunnerHealth]:
+        """Reports every slot degraded for ``seconds`` (with a ``reason``) or healthy again,
+        which also wakes the slots waiting out a refusal; see :meth:`AsyncRunner.report_health`.
+        Blocking: call it from a plain-function handler, a health probe's thread, or before
+        :meth:`start` (not from a coroutine handler: use ``await`` on the :class:`AsyncRunner`)."""
+        states = [
+            self._client.report_health(slot, degraded, reason=reason, seconds=seconds)
+            for slot in self.slot_ids
+        ]
+        runner = self._async
+        loop = runner._loop if runner is not None else None
+        if not degraded and runner is not None and loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(runner._wake_refused)
+        return states
 
     def run(self) -> None:
         """Runs until stopped (SIGTERM/SIGINT handled when on the main thread)."""
