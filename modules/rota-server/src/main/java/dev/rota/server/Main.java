@@ -44,6 +44,7 @@ public final class Main {
         "rota-log-stop",
         () -> {
           logStopped(log, shutdown.getShutdownReason());
+          haltIfStuck(exitStatus(shutdown.getShutdownReason()));
           return java.util.concurrent.CompletableFuture.completedFuture(
               org.apache.pekko.Done.getInstance());
         });
@@ -51,6 +52,35 @@ public final class Main {
     // On SIGTERM this waits for the JVM's shutdown hooks; otherwise it ends the process.
     System.exit(exitStatus(shutdown.getShutdownReason()));
   }
+
+  /**
+   * A node that stops for a failure (downed: status 3) must end, so that its supervisor can start
+   * it again; but the actor system's termination can hang: after a one-way partition Artery waits
+   * to flush outbound streams the partition stalls, and a downed node's JVM was seen to stay 24 s
+   * after it said it was exiting. The node has served and written nothing since it was downed, so
+   * if it has not ended {@value #HALT_AFTER_SECONDS} s after saying so, it halts with its status. A
+   * requested stop (status 0, SIGTERM) is left to the JVM's shutdown hooks.
+   */
+  private static void haltIfStuck(int status) {
+    if (status == 0) {
+      return;
+    }
+    Thread watchdog =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(HALT_AFTER_SECONDS * 1000L);
+              } catch (InterruptedException e) {
+                return;
+              }
+              Runtime.getRuntime().halt(status);
+            },
+            "rota-exit-watchdog");
+    watchdog.setDaemon(true);
+    watchdog.start();
+  }
+
+  private static final int HALT_AFTER_SECONDS = 5;
 
   private static void logStopped(Logger log, Optional<CoordinatedShutdown.Reason> reason) {
     int status = exitStatus(reason);
