@@ -64,17 +64,7 @@ final class DeadLettersCommand implements Runnable {
 
     @Override
     public void run() {
-      try (RotaClient client = options.client()) {
-        for (String id : ids) {
-          client.redrive(id);
-          if (options.json) {
-            options.printJson(Map.of("redriven", id));
-          } else {
-            options.out().println("redriven " + id);
-            options.out().flush();
-          }
-        }
-      }
+      eachId(options, ids, "redriven", RotaClient::redrive);
     }
   }
 
@@ -89,15 +79,24 @@ final class DeadLettersCommand implements Runnable {
 
     @Override
     public void run() {
-      try (RotaClient client = options.client()) {
-        for (String id : ids) {
-          client.discard(id);
-          if (options.json) {
-            options.printJson(Map.of("discarded", id));
-          } else {
-            options.out().println("discarded " + id);
-            options.out().flush();
-          }
+      eachId(options, ids, "discarded", RotaClient::discard);
+    }
+  }
+
+  /** Does {@code action} to each dead letter in turn, saying {@code done} of each as it goes. */
+  private static void eachId(
+      ConnectionOptions options,
+      List<String> ids,
+      String done,
+      java.util.function.BiConsumer<RotaClient, String> action) {
+    try (RotaClient client = options.client()) {
+      for (String id : ids) {
+        action.accept(client, id);
+        if (options.json) {
+          options.printJson(Map.of(done, id));
+        } else {
+          options.out().println(done + " " + id);
+          options.out().flush();
         }
       }
     }
