@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * The whole HTTP API of a node: every resource's routes joined, with authentication ({@link
  * ApiAuth}) handed to each resource, cross-site requests refused before any ({@link
  * CrossSiteGuard}) and errors mapped in one place ({@link ApiErrors}), so any request — including
- * an unknown path or a wrong method — is answered in the JSON shape of API.md.
+ * an unknown path or a wrong method — is answered with the Error body of openapi.yaml.
  */
 public final class RotaRoutes extends AllDirectives {
   private static final Logger log = LoggerFactory.getLogger(RotaRoutes.class);
