@@ -109,6 +109,22 @@ public final class HttpFuzzer {
         RawHttp.send(port, "POST", "/v1/leases/" + leaseId + "/complete", body);
       }
     }
+    // A claim with a hostile but valid runner id holds its lease for a runner of no list:
+    // /admin/runners names every holder with its lease.
+    try {
+      JsonNode runners =
+          JSON.readTree(RawHttp.send(port, "GET", "/admin/runners", null).body()).path("runners");
+      for (JsonNode runner : runners) {
+        if (runner.path("leaseId").isTextual()) {
+          String body =
+              JSON.createObjectNode().put("runnerId", runner.path("runnerId").asText()).toString();
+          RawHttp.send(
+              port, "POST", "/v1/leases/" + runner.path("leaseId").asText() + "/complete", body);
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("reading /admin/runners after the run failed", e);
+    }
   }
 
   private void remember(Response response) {
