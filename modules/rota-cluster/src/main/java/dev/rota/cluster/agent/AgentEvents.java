@@ -15,6 +15,44 @@ import java.util.List;
 public final class AgentEvents {
   private AgentEvents() {}
 
+  /**
+   * The state after {@code event}: what the agent's event handler applies, in recovery and after a
+   * write alike, so it only calls methods on the (immutable) state.
+   */
+  static AgentState apply(AgentState s, Event event, AgentSettings settings) {
+    if (event instanceof NotificationReceived e) {
+      return s.notified(e.notification(), settings.dedupeWindow(), settings.maxDedupeKeys());
+    } else if (event instanceof LeaseGranted e) {
+      return s.leaseGranted(e.lease());
+    } else if (event instanceof LeaseRenewed e) {
+      return s.leaseExtended(e.expiresAt());
+    } else if (event instanceof ActivationCompleted e) {
+      return s.completed(e.at());
+    } else if (event instanceof ActivationFailed e) {
+      return s.failed(e.action(), e.error(), e.at(), e.snoozedUntil(), "activation.failed")
+          .withoutDeadLetters(e.droppedDeadLetters());
+    } else if (event instanceof LeaseExpired e) {
+      return s.failed(
+              FailureAction.RETRY, LeaseCommands.LEASE_EXPIRED, e.at(), null, "lease.expired")
+          .withoutDeadLetters(e.droppedDeadLetters());
+    } else if (event instanceof AgentRegistered e) {
+      return s.registered(e.config(), e.at());
+    } else if (event instanceof AgentUpdated e) {
+      return s.configured(e.config(), e.at());
+    } else if (event instanceof AgentDeregistered e) {
+      return s.deregistered(e.at());
+    } else if (event instanceof AgentPaused e) {
+      return s.pausedAt(e.at(), true);
+    } else if (event instanceof AgentResumed e) {
+      return s.pausedAt(e.at(), false);
+    } else if (event instanceof DeadLetterRedriven e) {
+      return s.redriven(e.deadLetterId(), e.at());
+    } else if (event instanceof DeadLetterDiscarded e) {
+      return s.discarded(e.deadLetterId(), e.at());
+    }
+    throw new IllegalStateException("no handler for " + event.getClass().getName());
+  }
+
   /** Every agent event; {@code at} is when it happened. */
   public sealed interface Event extends CborSerializable {
     Instant at();

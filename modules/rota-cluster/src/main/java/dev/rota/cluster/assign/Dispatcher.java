@@ -13,7 +13,6 @@ import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.core.model.ActivationKind;
-import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Notification;
 import dev.rota.core.scheduling.HeadsBoard;
 import java.time.Duration;
@@ -597,17 +596,11 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
 
   /** A lease granted for a request that already gave up: hand the agent back unchanged. */
   private void giveBack(AgentEntity.Granted granted) {
-    String leaseId = granted.lease().leaseId();
     sharding
         .entityRefFor(AgentEntity.ENTITY_TYPE_KEY, ActivationJson.agentIdOf(granted.lease()))
         .tell(
-            new AgentEntity.Fail(
-                leaseId,
-                granted.lease().runnerId(),
-                FailureAction.SNOOZE,
-                "runner stopped waiting",
-                0,
-                getContext().getSystem().ignoreRef()));
+            AgentEntity.Release.of(
+                granted, "runner stopped waiting", getContext().getSystem().ignoreRef()));
   }
 
   /** How long a denial for retry avoidance keeps an agent from being ranked for its runner. */

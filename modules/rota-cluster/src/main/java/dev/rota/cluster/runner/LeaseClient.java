@@ -3,7 +3,6 @@ package dev.rota.cluster.runner;
 import dev.rota.cluster.Asks;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Reply;
-import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Ids;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
@@ -48,13 +47,12 @@ final class LeaseClient<T> {
   }
 
   /**
-   * Gives a lease back unused: a snooze of zero frees the agent and uses up no attempt. For a
-   * runner that is stopping, so the answer is not one of its messages.
+   * Gives a lease back unused ({@link AgentEntity.Release}): the agent is free at once and no
+   * attempt is used up. For a runner that is stopping, so the answer is not one of its messages.
    */
   CompletionStage<Reply> handBack(String leaseId, String why) {
-    Outcome giveBack = new Outcome.Failed(FailureAction.SNOOZE, why, 0);
-    Function<ActorRef<Reply>, AgentEntity.Command> command = command(leaseId, giveBack);
-    return agent(leaseId).ask(command::apply, askTimeout);
+    return agent(leaseId)
+        .ask(replyTo -> new AgentEntity.Release(leaseId, runnerId, why, replyTo), askTimeout);
   }
 
   private Function<ActorRef<Reply>, AgentEntity.Command> command(String leaseId, Outcome outcome) {

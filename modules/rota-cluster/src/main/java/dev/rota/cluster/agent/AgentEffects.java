@@ -1,0 +1,100 @@
+package dev.rota.cluster.agent;
+
+import dev.rota.cluster.agent.AgentEntity.ErrorCode;
+import dev.rota.cluster.agent.AgentEntity.Rejected;
+import dev.rota.cluster.agent.AgentEvents.ActivationFailed;
+import dev.rota.cluster.agent.AgentEvents.Event;
+import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
+import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
+import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
+import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.core.model.AgentState;
+import dev.rota.core.model.TextRules.Violation;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
+import org.apache.pekko.persistence.typed.javadsl.EffectFactories;
+
+/**
+ * What an agent's command groups share: its effects, its clock and its one way of writing, after
+ * which the change listener and this node's counters hear of every persisted event.
+ */
+final class AgentEffects {
+  private final AgentEntity entity;
+  private final String agentId;
+  private final ActorContext<AgentEntity.Command> context;
+  private final Clock clock;
+  private final AgentChangeListener listener;
+  private final RotaMetrics metrics;
+
+  AgentEffects(
+      AgentEntity entity,
+      String agentId,
+      ActorContext<AgentEntity.Command> context,
+      Clock clock,
+      AgentChangeListener listener,
+      RotaMetrics metrics) {
+    this.entity = entity;
+    this.agentId = agentId;
+    this.context = context;
+    this.clock = clock;
+    this.listener = listener;
+    this.metrics = metrics;
+  }
+
+  String agentId() {
+    return agentId;
+  }
+
+  Instant now() {
+    return clock.instant();
+  }
+
+  /** The sequence number of the agent's last event. */
+  long seqNr() {
+    return entity.lastSequenceNumber(context);
+  }
+
+  EffectFactories<Event, AgentState> effect() {
+    return entity.Effect();
+  }
+
+  /** Persists {@code event}; the listener and this node's counters hear of it once it is. */
+  EffectBuilder<Event, AgentState> persist(Event event) {
+    return effect()
+        .persist(event)
+        .thenRun(s -> listener.changed(s, seqNr()))
+        .thenRun(s -> count(event));
+  }
+
+  /** Persists {@code events} in one atomic write. */
+  EffectBuilder<Event, AgentState> persist(List<Event> events) {
+    return effect()
+        .persist(events)
+        .thenRun(s -> listener.changed(s, seqNr()))
+        .thenRun(s -> events.forEach(this::count));
+  }
+
+  /** This node's counters of what was persisted (docs/operations.md). */
+  private void count(Event event) {
+    if (event instanceof NotificationReceived) {
+      metrics.notificationAccepted(false);
+    } else if (event instanceof LeaseGranted e) {
+      metrics.leaseGranted(e.lease().kind());
+    } else if (event instanceof LeaseExpired e) {
+      metrics.leaseExpired(e.deadLettered() == null ? 0 : e.deadLettered().size());
+    } else if (event instanceof ActivationFailed e) {
+      metrics.deadLettered(e.deadLettered() == null ? 0 : e.deadLettered().size());
+    }
+  }
+
+  Rejected notFound() {
+    return new Rejected(ErrorCode.NOT_FOUND, "no agent " + agentId);
+  }
+
+  static Rejected invalid(Violation violation) {
+    return new Rejected(ErrorCode.INVALID, violation.message());
+  }
+}

@@ -1,0 +1,163 @@
+package dev.rota.cluster.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.cluster.agent.AgentEntity.Accepted;
+import dev.rota.cluster.agent.AgentEntity.AcceptedAll;
+import dev.rota.cluster.agent.AgentEntity.ErrorCode;
+import dev.rota.cluster.agent.AgentEntity.Notify;
+import dev.rota.cluster.agent.AgentEntity.NotifyAll;
+import dev.rota.cluster.agent.AgentEntity.NotifyItem;
+import dev.rota.cluster.agent.AgentEntity.Rejected;
+import dev.rota.cluster.agent.AgentEntity.Reply;
+import dev.rota.cluster.agent.AgentEvents.Event;
+import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
+import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.core.model.AgentState;
+import dev.rota.core.model.Ids;
+import dev.rota.core.model.Notification;
+import dev.rota.core.model.TextRules;
+import dev.rota.core.model.TextRules.Kind;
+import dev.rota.core.model.TextRules.Violation;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
+
+/**
+ * An agent's inbox commands: one notification, or several persisted in one atomic write. Each is
+ * refused when invalid or the inbox is full (by count or by bytes), and answered with the earlier
+ * notification when its dedupe key was seen within the window.
+ */
+final class InboxCommands {
+  private final AgentEffects entity;
+  private final AgentSettings settings;
+  private final RotaMetrics metrics;
+
+  /** The inbox whose size {@link #sizedBytes} is: sizes are summed again only when it changed. */
+  private List<Notification> sizedInbox;
+
+  private long sizedBytes;
+
+  InboxCommands(AgentEffects entity, AgentSettings settings, RotaMetrics metrics) {
+    this.entity = entity;
+    this.settings = settings;
+    this.metrics = metrics;
+  }
+
+  ReplyEffect<Event, AgentState> onNotify(AgentState state, Notify cmd) {
+    Optional<Violation> bad = unstorable(cmd.type(), cmd.payload(), cmd.dedupeKey());
+    if (bad.isPresent()) {
+      metrics.notificationRefused("invalid");
+      return entity.effect().reply(cmd.replyTo(), AgentEffects.invalid(bad.get()));
+    }
+    Instant now = entity.now();
+    var duplicate = state.duplicateOf(cmd.dedupeKey(), now, settings.dedupeWindow());
+    if (duplicate.isPresent()) {
+      metrics.notificationAccepted(true);
+      return entity
+          .effect()
+          .reply(
+              cmd.replyTo(),
+              new Accepted(duplicate.get().notificationId(), state.inbox().size(), true));
+    }
+    if (state.inboxFull()) {
+      metrics.notificationRefused("inbox_full");
+      return entity.effect().reply(cmd.replyTo(), inboxFull(state));
+    }
+    Notification n =
+        new Notification(Ids.randomId(), cmd.type(), cmd.payload(), cmd.dedupeKey(), now, 0);
+    long bytesBefore = inboxBytes(state);
+    long bytesAfter = bytesBefore + n.estimatedBytes();
+    if (bytesAfter > settings.maxInboxBytes()) {
+      metrics.notificationRefused("inbox_full");
+      return entity.effect().reply(cmd.replyTo(), inboxBytesFull());
+    }
+    return entity
+        .persist(new NotificationReceived(n))
+        .thenRun(s -> sized(s, bytesAfter))
+        .thenReply(cmd.replyTo(), s -> new Accepted(n.notificationId(), s.inbox().size(), false));
+  }
+
+  ReplyEffect<Event, AgentState> onNotifyAll(AgentState state, NotifyAll cmd) {
+    Instant now = entity.now();
+    AgentState after = state;
+    List<Event> events = new ArrayList<>(cmd.items().size());
+    List<Reply> replies = new ArrayList<>(cmd.items().size());
+    long bytes = inboxBytes(state);
+    for (NotifyItem item : cmd.items()) {
+      var duplicate = after.duplicateOf(item.dedupeKey(), now, settings.dedupeWindow());
+      Optional<Violation> bad = unstorable(item.type(), item.payload(), item.dedupeKey());
+      if (bad.isPresent()) {
+        metrics.notificationRefused("invalid");
+        replies.add(AgentEffects.invalid(bad.get()));
+      } else if (duplicate.isPresent()) {
+        metrics.notificationAccepted(true);
+        replies.add(new Accepted(duplicate.get().notificationId(), after.inbox().size(), true));
+      } else if (after.inboxFull()) {
+        metrics.notificationRefused("inbox_full");
+        replies.add(inboxFull(after));
+      } else {
+        Notification n =
+            new Notification(Ids.randomId(), item.type(), item.payload(), item.dedupeKey(), now, 0);
+        if (bytes + n.estimatedBytes() > settings.maxInboxBytes()) {
+          metrics.notificationRefused("inbox_full");
+          replies.add(inboxBytesFull());
+          continue;
+        }
+        bytes += n.estimatedBytes();
+        after = after.notified(n, settings.dedupeWindow(), settings.maxDedupeKeys());
+        events.add(new NotificationReceived(n));
+        replies.add(new Accepted(n.notificationId(), after.inbox().size(), false));
+      }
+    }
+    long bytesAfter = bytes;
+    AcceptedAll reply = new AcceptedAll(replies);
+    if (events.isEmpty()) {
+      return entity.effect().reply(cmd.replyTo(), reply);
+    }
+    return entity
+        .persist(events)
+        .thenRun(s -> sized(s, bytesAfter))
+        .thenReply(cmd.replyTo(), s -> reply);
+  }
+
+  /**
+   * The first string of a notification the journal or the read model could not hold. The HTTP edge
+   * refuses these already; this guards every other way in, since an event the journal rejects would
+   * stop this entity.
+   */
+  private static Optional<Violation> unstorable(String type, JsonNode payload, String dedupeKey) {
+    return TextRules.check("type", type, Kind.NAME)
+        .or(() -> TextRules.check("dedupeKey", dedupeKey, Kind.NAME))
+        .or(() -> TextRules.firstViolation(payload, "payload", Kind.TEXT));
+  }
+
+  private Rejected inboxFull(AgentState state) {
+    return new Rejected(
+        ErrorCode.INBOX_FULL,
+        "inbox of " + entity.agentId() + " is full (" + state.config().maxInboxDepth() + ")");
+  }
+
+  private Rejected inboxBytesFull() {
+    return new Rejected(
+        ErrorCode.INBOX_FULL,
+        "inbox of "
+            + entity.agentId()
+            + " holds its most bytes of unread notifications ("
+            + settings.maxInboxBytes()
+            + ")");
+  }
+
+  private long inboxBytes(AgentState state) {
+    if (state.inbox() != sizedInbox) {
+      sized(state, state.inboxBytes());
+    }
+    return sizedBytes;
+  }
+
+  private void sized(AgentState state, long bytes) {
+    sizedInbox = state.inbox();
+    sizedBytes = bytes;
+  }
+}
