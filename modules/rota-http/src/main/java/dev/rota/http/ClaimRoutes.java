@@ -1,60 +1,36 @@
 package dev.rota.http;
 
+import dev.rota.cluster.assign.Claim;
+import dev.rota.cluster.assign.ClaimSettings;
 import dev.rota.cluster.assign.Dispatcher;
-import dev.rota.cluster.assign.WorkProtocol.Assigned;
-import dev.rota.cluster.assign.WorkProtocol.RequestWork;
-import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.http.api.ClaimRequest;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
-import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.Route;
-import scala.concurrent.ExecutionContextExecutor;
 
 /**
- * The claim resource of API.md (role runner): {@code POST /v1/claims} asks this node's dispatcher
- * for one activation on behalf of an external runner, waiting up to {@code waitSeconds} for work
- * (long poll). The dispatcher answers the moment work appears.
+ * The claim resource (role runner; docs/api.md): {@code POST /v1/claims} asks this node's
+ * dispatcher for one activation on behalf of an external runner, waiting up to {@code waitSeconds}
+ * for work (long poll). The claim's life, its states and its time-outs are the {@link Claim}'s in
+ * {@code assign}; this route parses the request and writes the answer.
  *
  * <p>A claim without a wait is answered as one response: the reply, or 503 if the dispatcher has
  * not answered within {@code rota.http.ask-timeout} (the server's request timeout is lifted to that
- * bound). A long poll is answered 200 at once and its body follows when the dispatcher answers, or
- * is {@code {"status": "none"}} after {@code waitSeconds} plus the ask timeout; meanwhile the body
- * carries a space a second (JSON whitespace), which keeps idle timeouts from cutting it and tells
- * the route when the runner's connection is gone ({@link GrantDelivery}).
- *
- * <p>No lease is granted to nobody (issue 11): a grant for a long poll whose connection closed, and
- * a grant that arrives after the route answered, are handed back at once with a snooze of 0 s,
- * which uses no attempt. Only a runner that dies after its assignment left leaves its lease to
- * expire.
+ * bound). A long poll is answered 200 at once and its body follows ({@link GrantDelivery}).
  */
 public final class ClaimRoutes extends AllDirectives {
-  /** Room for the server to answer after the ask's own timeout, with the API's 503. */
-  private static final Duration REQUEST_TIMEOUT_MARGIN = Duration.ofSeconds(5);
-
-  /**
-   * How much longer than the route waits the ask itself waits, so that a grant that comes after the
-   * route answered 503 still reaches this route and is handed back instead of dead-lettered.
-   */
-  private static final Duration LATE_GRANT_WAIT = Duration.ofSeconds(30);
-
   private final ActorRef<Dispatcher.Command> dispatcher;
-  private final Scheduler scheduler;
+  private final ActorSystem<?> system;
+  private final ClaimSettings claims;
   private final GrantDelivery delivery;
-  private final ExecutionContextExecutor executor;
   private final ApiAuth auth;
-  private final Duration askTimeout;
   private final long maxBodyBytes;
   private final long defaultLeaseSeconds;
   private final int maxLongPolls;
@@ -71,11 +47,11 @@ public final class ClaimRoutes extends AllDirectives {
       HttpSettings settings,
       long defaultLeaseSeconds) {
     this.dispatcher = dispatcher;
-    this.scheduler = system.scheduler();
+    this.system = system;
     this.auth = auth;
-    this.askTimeout = settings.askTimeout();
-    this.delivery = new GrantDelivery(system, askTimeout);
-    this.executor = system.executionContext();
+    this.claims =
+        ClaimSettings.from(system.settings().config()).withAnswerMargin(settings.askTimeout());
+    this.delivery = new GrantDelivery(system, claims);
     this.maxBodyBytes = settings.maxBodyBytes();
     this.defaultLeaseSeconds = defaultLeaseSeconds;
     this.maxLongPolls = settings.maxLongPolls();
@@ -83,7 +59,7 @@ public final class ClaimRoutes extends AllDirectives {
 
   /** The longest a claim can take to answer: the longest wait plus the ask timeout. */
   public Duration longestAnswer() {
-    return Duration.ofSeconds(ClaimRequest.MAX_WAIT_SECONDS).plus(askTimeout);
+    return Claim.answerWithin(Duration.ofSeconds(ClaimRequest.MAX_WAIT_SECONDS), claims);
   }
 
   public Route route() {
@@ -98,14 +74,22 @@ public final class ClaimRoutes extends AllDirectives {
         maxBodyBytes,
         body -> {
           ClaimRequest.Claim claim = body.validated(defaultLeaseSeconds);
-          Duration wait = Duration.ofSeconds(claim.waitSeconds());
-          Duration answerWithin = wait.plus(askTimeout);
+          Claim.Request request =
+              new Claim.Request(
+                  claim.runnerId(),
+                  claim.mode(),
+                  claim.capabilities(),
+                  Duration.ofSeconds(claim.waitSeconds()),
+                  claim.leaseSeconds());
           if (claim.waitSeconds() > 0) {
-            return complete(delivery.longPoll(waiting(() -> ask(claim, wait)), answerWithin));
+            return complete(delivery.longPoll(waiting(request)));
           }
+          Duration answerWithin = Claim.answerWithin(request.maxWait(), claims);
           return withRequestTimeout(
-              answerWithin.plus(REQUEST_TIMEOUT_MARGIN),
-              () -> onSuccess(answerNow(ask(claim, wait), answerWithin), this::complete));
+              answerWithin.plus(claims.requestTimeoutMargin()),
+              () ->
+                  onSuccess(
+                      answerNow(Claim.ask(system, dispatcher, claims, request)), this::complete));
         });
   }
 
@@ -113,7 +97,7 @@ public final class ClaimRoutes extends AllDirectives {
    * Counts a long poll while it waits for the dispatcher; past {@code rota.http.max-long-polls}
    * such claims at once, another is answered 503 at once rather than holding one more connection.
    */
-  private CompletionStage<WorkReply> waiting(Supplier<CompletionStage<WorkReply>> ask) {
+  private Claim waiting(Claim.Request request) {
     if (longPolls.incrementAndGet() > maxLongPolls) {
       longPolls.decrementAndGet();
       throw ApiException.unavailable(
@@ -122,7 +106,9 @@ public final class ClaimRoutes extends AllDirectives {
               + " waiting claims (rota.http.max-long-polls); try again later");
     }
     try {
-      return ask.get().whenComplete((reply, failure) -> longPolls.decrementAndGet());
+      Claim claim = Claim.ask(system, dispatcher, claims, request);
+      claim.replied().whenComplete((reply, failure) -> longPolls.decrementAndGet());
+      return claim;
     } catch (RuntimeException e) {
       longPolls.decrementAndGet();
       throw e;
@@ -134,61 +120,29 @@ public final class ClaimRoutes extends AllDirectives {
     return longPolls.get();
   }
 
-  /**
-   * Asks the dispatcher. The ask waits {@link #LATE_GRANT_WAIT} longer than the route does, so that
-   * a grant that comes after the route answered still arrives here and is handed back.
-   */
-  private CompletionStage<WorkReply> ask(ClaimRequest.Claim claim, Duration wait) {
-    return AskPattern.ask(
-        dispatcher,
-        (ActorRef<WorkReply> replyTo) ->
-            new RequestWork(
-                claim.runnerId(),
-                null,
-                claim.mode(),
-                claim.capabilities(),
-                wait,
-                claim.leaseSeconds(),
-                replyTo),
-        wait.plus(askTimeout).plus(LATE_GRANT_WAIT),
-        scheduler);
-  }
-
-  /** The strict answer of a claim without a wait: the reply within {@code answerWithin}, or 503. */
-  private CompletionStage<HttpResponse> answerNow(
-      CompletionStage<WorkReply> reply, Duration answerWithin) {
-    CompletableFuture<HttpResponse> answer = new CompletableFuture<>();
-    AtomicBoolean answered = new AtomicBoolean();
-    Cancellable timeout =
-        scheduler.scheduleOnce(
-            answerWithin,
-            () -> {
-              if (answered.compareAndSet(false, true)) {
-                answer.completeExceptionally(
+  /** The strict answer of a claim without a wait: the reply, or 503 when it has none in time. */
+  private CompletionStage<HttpResponse> answerNow(Claim claim) {
+    CompletableFuture<HttpResponse> response = new CompletableFuture<>();
+    claim
+        .answer()
+        .whenComplete(
+            (reply, failure) -> {
+              if (failure instanceof Claim.Unanswered unanswered) {
+                response.completeExceptionally(
                     ApiException.unavailable(
                         "this node's dispatcher did not answer within "
-                            + answerWithin.toSeconds()
+                            + unanswered.within().toSeconds()
                             + " s; try again later"));
+              } else if (failure != null) {
+                response.completeExceptionally(failure);
+              } else {
+                try {
+                  response.complete(GrantDelivery.strict(reply));
+                } catch (RuntimeException e) {
+                  response.completeExceptionally(e);
+                }
               }
-            },
-            executor);
-    reply.whenComplete(
-        (r, failure) -> {
-          timeout.cancel();
-          if (!answered.compareAndSet(false, true)) {
-            if (r instanceof Assigned late) {
-              delivery.late(late.granted());
-            }
-          } else if (failure != null) {
-            answer.completeExceptionally(failure);
-          } else {
-            try {
-              answer.complete(GrantDelivery.strict(r));
-            } catch (RuntimeException e) {
-              answer.completeExceptionally(e);
-            }
-          }
-        });
-    return answer;
+            });
+    return response;
   }
 }

@@ -3,15 +3,12 @@ package dev.rota.cluster.assign;
 import com.typesafe.config.Config;
 import java.time.Duration;
 
-/** The {@code rota.scheduling} and {@code rota.coordinator} settings. */
+/**
+ * The {@code rota.scheduling} and {@code rota.coordinator} settings of a partition's coordinator; a
+ * claim's own time-outs are {@link ClaimSettings}.
+ */
 public record CoordinatorSettings(
-    int partitions,
-    Duration inboxMaxWait,
-    Duration reconcileInterval,
-    Duration claimTimeout,
-    int claimTries,
-    int heads,
-    Duration settle) {
+    int partitions, Duration inboxMaxWait, Duration reconcileInterval, int heads) {
 
   public static CoordinatorSettings from(Config config) {
     Config rota = config.getConfig("rota");
@@ -19,9 +16,6 @@ public record CoordinatorSettings(
         rota.getInt("partitions"),
         rota.getDuration("scheduling.inbox-max-wait"),
         rota.getDuration("coordinator.reconcile-interval"),
-        rota.getDuration("coordinator.claim-timeout"),
-        rota.getInt("coordinator.claim-tries"),
-        rota.getInt("coordinator.heads"),
-        rota.getDuration("coordinator.settle"));
+        rota.getInt("coordinator.heads"));
   }
 }

@@ -1,34 +1,28 @@
 package dev.rota.cluster.assign;
 
-import dev.rota.cluster.Asks;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.cluster.assign.PendingClaims.Pending;
 import dev.rota.cluster.assign.WorkProtocol.Assigned;
 import dev.rota.cluster.assign.WorkProtocol.NoWork;
 import dev.rota.cluster.assign.WorkProtocol.Paused;
 import dev.rota.cluster.assign.WorkProtocol.Refused;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
-import dev.rota.cluster.health.RunnerBlock;
+import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.health.RunnerHealth;
-import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.system.SystemControl;
-import dev.rota.core.model.ActivationKind;
-import dev.rota.core.model.Notification;
 import dev.rota.core.scheduling.HeadsBoard;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -38,7 +32,6 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.actor.typed.pubsub.Topic;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
-import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 
 /**
  * The node-local front for runners: applies the assignment rule across all partitions from the
@@ -49,6 +42,11 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
  * the next-best agents rather than the same one. A request nothing fits waits here, in arrival
  * order, until a publication brings fitting work or its wait runs out. It also follows the system
  * pause switch and remembers the runners it has seen.
+ *
+ * <p>Its state is kept by purpose: {@link PartitionHeads} (the board), {@link HiddenAgents} (whom
+ * not to rank), {@link PendingClaims} (claims not answered yet), {@link RunnerBlocks} and {@link
+ * RunnersSeen}; its time-outs are {@link ClaimSettings}; it speaks to agents through {@link
+ * AgentClaims}. Every "none" it answers is decided in {@link #none}.
  */
 public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
 
@@ -85,9 +83,6 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     RECHECK_AVOIDED
   }
 
-  /** An agent that turned {@code runnerId} away: not ranked for it before {@code untilNanos}. */
-  private record Avoided(String runnerId, long untilNanos) {}
-
   private record WaitOver(long requestId) implements Command {}
 
   private record PauseChanged(SystemControl.PauseState state) implements Command {}
@@ -101,55 +96,21 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
    */
   private record Drain(ActorRef<Done> replyTo) implements Command {}
 
-  private static final class Pending {
-    final RequestWork request;
-    final long deadlineNanos;
-    long startedNanos;
-    int tries;
-    boolean claiming;
-    boolean awaiting;
-    boolean expired;
-
-    Pending(RequestWork request, Duration settle) {
-      this.request = request;
-      this.startedNanos = System.nanoTime();
-      Duration wait = request.maxWait() == null ? Duration.ZERO : request.maxWait();
-      // Even a request that asked not to wait waits out the coordination window, so that work
-      // acknowledged before it asked (a notification's 202) is published in time to be seen.
-      this.deadlineNanos = startedNanos + Math.max(settle.toNanos(), wait.toNanos());
-    }
-
-    String key() {
-      return request.mode() + " " + request.capabilities();
-    }
-  }
-
-  /**
-   * An agent this dispatcher claimed or was denied: heads of it at {@code upTo} or older are stale.
-   * {@link Long#MAX_VALUE} while the claim is in flight or its outcome unknown.
-   */
-  private record Hidden(long upTo, long sinceNanos) {}
-
-  /** A version of a partition's publication, to ignore one older than what the board holds. */
-  private record Version(long epoch, long seq) {
-    boolean isAfter(Version other) {
-      return epoch != other.epoch ? epoch > other.epoch : seq > other.seq;
-    }
-  }
-
-  public static Behavior<Command> create(Coordinators coordinators, CoordinatorSettings settings) {
+  public static Behavior<Command> create(
+      Coordinators coordinators, CoordinatorSettings coordinator, ClaimSettings settings) {
     return Behaviors.setup(
-        ctx -> Behaviors.withTimers(timers -> new Dispatcher(ctx, timers, coordinators, settings)));
+        ctx ->
+            Behaviors.withTimers(
+                timers -> new Dispatcher(ctx, timers, coordinators, coordinator, settings)));
   }
 
   /** Spawns this node's dispatcher, registered for heads and for cluster-wide runner listings. */
   public static ActorRef<Command> init(
-      ActorSystem<?> system, Coordinators coordinators, CoordinatorSettings settings) {
+      ActorSystem<?> system, Coordinators coordinators, CoordinatorSettings coordinator) {
+    ClaimSettings settings = ClaimSettings.from(system.settings().config());
     ActorRef<Command> ref =
         system.systemActorOf(
-            create(coordinators, settings),
-            "rota-dispatcher",
-            org.apache.pekko.actor.typed.Props.empty());
+            create(coordinators, coordinator, settings), "rota-dispatcher", Props.empty());
     system.receptionist().tell(Receptionist.register(SERVICE_KEY, ref));
     CoordinatedShutdown.get(system)
         .addTask(
@@ -157,52 +118,19 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
             "rota-dispatcher-drain",
             () ->
                 AskPattern.<Command, Done>ask(
-                    ref, Drain::new, Duration.ofSeconds(5), system.scheduler()));
+                    ref, Drain::new, settings.drainTimeout(), system.scheduler()));
     return ref;
   }
 
-  /** The most runners a dispatcher remembers for listings (docs/configuration.md, limits). */
-  public static final int MAX_REMEMBERED_RUNNERS = 10_000;
-
   private final TimerScheduler<Command> timers;
-  private final Coordinators coordinators;
-  private final CoordinatorSettings settings;
-  private final ClusterSharding sharding;
-  private final RotaMetrics metrics;
-  private final HeadsBoard board;
-  private final Map<Integer, Version> versions = new HashMap<>();
-  private final Map<String, Hidden> hidden = new HashMap<>();
-  private final Map<Long, Pending> pending = new HashMap<>();
-  private final Map<String, Avoided> avoided = new HashMap<>();
+  private final ClaimSettings settings;
+  private final AgentClaims agents;
+  private final PartitionHeads heads;
+  private final HiddenAgents hidden = new HiddenAgents();
+  private final PendingClaims claims = new PendingClaims();
+  private final RunnersSeen runners = new RunnersSeen();
+  private final RunnerBlocks blocks;
 
-  /** The runners that get no work, as the runner health singleton last published them. */
-  private Map<String, RunnerBlock> blocks = Map.of();
-
-  /** The most a blocked runner is told to wait before it asks again. */
-  private final Duration blockedRetryAfter;
-
-  /** Requests nothing fitted, in arrival order. */
-  private final LinkedHashMap<Long, Pending> waiting = new LinkedHashMap<>();
-
-  /** Partitions asked for their heads and not heard from since. */
-  private final Set<Integer> refreshing = new HashSet<>();
-
-  /**
-   * The runners seen, least recently seen first; at most {@link #MAX_REMEMBERED_RUNNERS}, so that
-   * clients inventing a runner id per request cannot grow a node's memory without bound.
-   */
-  private final Map<String, RunnerSeen> runners =
-      new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, RunnerSeen> eldest) {
-          return size() > MAX_REMEMBERED_RUNNERS;
-        }
-      };
-
-  private final List<RequestWork> early = new ArrayList<>();
-  private final long startedNanos = System.nanoTime();
-  private boolean directoryComplete;
-  private long nextId;
   private boolean paused;
   private boolean draining;
 
@@ -210,27 +138,22 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
       ActorContext<Command> context,
       TimerScheduler<Command> timers,
       Coordinators coordinators,
-      CoordinatorSettings settings) {
+      CoordinatorSettings coordinator,
+      ClaimSettings settings) {
     super(context);
     this.timers = timers;
-    this.coordinators = coordinators;
     this.settings = settings;
-    this.sharding = ClusterSharding.get(context.getSystem());
-    this.metrics = RotaMetrics.get(context.getSystem());
-    this.board = new HeadsBoard(settings.inboxMaxWait());
-    this.blockedRetryAfter =
-        context
-            .getSystem()
-            .settings()
-            .config()
-            .getDuration("rota.runner-health.blocked-retry-after");
+    this.blocks = new RunnerBlocks(settings.blockedRetryAfter());
+    this.agents = new AgentClaims(context, coordinators, settings.agentTimeout());
+    this.heads =
+        new PartitionHeads(coordinators, coordinator.inboxMaxWait(), settings.directoryGrace());
     ActorRef<SystemControl.PauseState> pauseAdapter =
         context.messageAdapter(SystemControl.PauseState.class, PauseChanged::new);
     SystemControl.topic(context.getSystem()).tell(Topic.subscribe(pauseAdapter));
     ActorRef<RunnerHealth.Blocks> blocksAdapter =
         context.messageAdapter(RunnerHealth.Blocks.class, BlocksChanged::new);
     RunnerHealth.topic(context.getSystem()).tell(Topic.subscribe(blocksAdapter));
-    timers.startTimerWithFixedDelay(Tick.FORGET, FORGET_HIDDEN_AFTER);
+    timers.startTimerWithFixedDelay(Tick.FORGET, settings.forgetHiddenAfter());
   }
 
   @Override
@@ -251,60 +174,38 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   }
 
   private Behavior<Command> onRequest(RequestWork request) {
-    runners.remove(request.runnerId());
-    runners.put(
-        request.runnerId(),
-        new RunnerSeen(
-            request.runnerId(),
-            request.node(),
-            request.mode().wireName(),
-            request.capabilities(),
-            Instant.now()));
+    runners.seen(request, Instant.now());
     if (draining) {
-      request.replyTo().tell(new NoWork());
+      none(request);
       return this;
     }
     if (paused) {
       request.replyTo().tell(new Paused());
       return this;
     }
-    RunnerBlock block = blocks.get(request.runnerId());
-    Instant now = Instant.now();
-    if (block != null && block.inForce(now)) {
-      request
-          .replyTo()
-          .tell(
-              new Refused(
-                  block.status().wireName(), block.retryAfterSeconds(now, blockedRetryAfter)));
+    Refused refused = blocks.refusal(request.runnerId(), Instant.now());
+    if (refused != null) {
+      request.replyTo().tell(refused);
       return this;
     }
-    if (!directoryComplete && !checkDirectory()) {
+    if (!heads.complete()) {
       // Just started: wait until every partition has published, or requests would be answered
       // from a partial view of the agents.
-      early.add(request);
-      timers.startSingleTimer(Tick.CHECK_DIRECTORY, Tick.CHECK_DIRECTORY, DIRECTORY_POLL);
+      claims.holdEarly(request);
+      timers.startSingleTimer(Tick.CHECK_DIRECTORY, Tick.CHECK_DIRECTORY, settings.directoryPoll());
       return this;
     }
-    long id = nextId++;
-    Pending p = new Pending(request, settings.settle());
-    pending.put(id, p);
-    if (!serve(id, p)) {
-      waitFor(id, p);
+    Pending p = claims.add(request, settings.settle());
+    if (!serve(p)) {
+      waitFor(p);
     }
     return this;
   }
 
-  private Behavior<Command> onHeads(Heads heads) {
-    Version version = new Version(heads.epoch(), heads.seq());
-    Version known = versions.get(heads.partition());
-    if (known != null && !version.isAfter(known)) {
-      refreshing.remove(heads.partition()); // an answer to a refresh when nothing changed
-      return this;
+  private Behavior<Command> onHeads(Heads published) {
+    if (heads.accept(published)) {
+      serveWaiting();
     }
-    versions.put(heads.partition(), version);
-    board.put(heads.partition(), heads.groups());
-    refreshing.remove(heads.partition());
-    serveWaiting();
     return this;
   }
 
@@ -312,67 +213,49 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
    * Ranks the board for the request and claims the agent it ranks first. Returns false when the
    * request has to wait: nothing fits, or a partition must publish before the rule can be applied.
    */
-  private boolean serve(long id, Pending p) {
+  private boolean serve(Pending p) {
     RequestWork work = p.request;
+    long nowNanos = System.nanoTime();
     HeadsBoard.Decision decision =
-        board.decide(
+        heads.decide(
             work.mode(),
             work.capabilities(),
             Instant.now(),
-            head -> usable(head) && !avoids(head, work.runnerId()));
+            head -> hidden.usable(head, work.runnerId(), nowNanos));
     if (decision instanceof HeadsBoard.Take take) {
-      claim(id, p, take);
+      claim(p, take);
       return true;
     }
     p.awaiting = decision instanceof HeadsBoard.Await;
     if (decision instanceof HeadsBoard.Await await) {
-      refresh(await.partition());
+      heads.refresh(await.partition(), getContext().getSelf());
     }
     return false;
   }
 
-  private boolean usable(HeadsBoard.Head head) {
-    Hidden h = hidden.get(head.agent().agentId());
-    return h == null || head.version() > h.upTo();
-  }
-
-  /**
-   * The agent denied this runner a moment ago because it failed the agent's last attempt: rank
-   * others for it until {@link #AVOID_RECHECK} has passed, then ask the agent again.
-   */
-  private boolean avoids(HeadsBoard.Head head, String runnerId) {
-    Avoided a = avoided.get(head.agent().agentId());
-    return a != null && a.runnerId().equals(runnerId) && System.nanoTime() < a.untilNanos();
-  }
-
-  private void claim(long id, Pending p, HeadsBoard.Take take) {
-    RequestWork work = p.request;
+  private void claim(Pending p, HeadsBoard.Take take) {
     String agentId = take.pick().agent().agentId();
-    hidden.put(agentId, new Hidden(Long.MAX_VALUE, System.nanoTime()));
+    hidden.hideUntilNewer(agentId, System.nanoTime());
     p.claiming = true;
-    Asks.ask(
-        getContext(),
-        AgentEntity.Reply.class,
-        sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agentId),
-        settings.claimTimeout(),
-        replyTo ->
-            new AgentEntity.Claim(
-                work.runnerId(), work.mode(), work.capabilities(), work.leaseSeconds(), replyTo),
-        (reply, failure) -> new ClaimAnswered(id, agentId, take.partition(), reply, failure));
+    agents.ask(
+        p,
+        agentId,
+        (reply, failure) -> new ClaimAnswered(p.id, agentId, take.partition(), reply, failure));
   }
 
   private Behavior<Command> onClaimAnswered(ClaimAnswered answer) {
-    Pending p = pending.get(answer.requestId());
+    Pending p = claims.get(answer.requestId());
     if (p != null) {
       p.claiming = false;
     }
     long now = System.nanoTime();
     if (answer.reply() instanceof AgentEntity.Granted granted) {
-      hidden.put(answer.agentId(), new Hidden(granted.seqNr(), now));
+      hidden.hide(answer.agentId(), granted.seqNr(), now);
       if (p == null) {
-        giveBack(granted);
+        agents.giveBack(granted);
       } else {
-        finish(answer.requestId(), p, new Assigned(granted));
+        agents.count(p, granted);
+        answer(p, new Assigned(granted));
       }
       return this;
     }
@@ -380,85 +263,60 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
         && AgentEntity.AVOIDING_RUNNER.equals(denied.reason())
         && p != null) {
       // Only this runner is turned away: the agent stays visible to every other runner.
-      hidden.remove(answer.agentId());
-      avoided.put(
-          answer.agentId(), new Avoided(p.request.runnerId(), now + AVOID_RECHECK.toNanos()));
-      timers.startSingleTimer(Tick.RECHECK_AVOIDED, Tick.RECHECK_AVOIDED, AVOID_RECHECK);
+      hidden.avoid(answer.agentId(), p.request.runnerId(), now + settings.avoidRecheck().toNanos());
+      timers.startSingleTimer(Tick.RECHECK_AVOIDED, Tick.RECHECK_AVOIDED, settings.avoidRecheck());
     } else if (answer.reply() instanceof AgentEntity.Denied denied) {
       // Another node's runner was first, or the partition's picture was behind: the agent's own
       // answer corrects it, here and at its coordinator.
-      hidden.put(answer.agentId(), new Hidden(denied.seqNr(), now));
-      coordinators
-          .of(answer.partition())
-          .ifPresent(
-              c ->
-                  c.tell(
-                      new Coordinator.AgentChanged(
-                          denied.schedule(), denied.seqNr(), denied.registered())));
+      hidden.hide(answer.agentId(), denied.seqNr(), now);
+      agents.correct(answer.partition(), denied);
     } else {
       // No answer in time: the agent may or may not have granted. Keep it hidden until its
       // partition shows a newer version of it; a grant nobody took expires and is rescued.
-      hidden.put(answer.agentId(), new Hidden(Long.MAX_VALUE, now));
+      hidden.hideUntilNewer(answer.agentId(), now);
     }
     if (p == null) {
       return this;
     }
     if (p.expired) {
-      pending.remove(answer.requestId());
-      p.request.replyTo().tell(new NoWork());
-    } else if (++p.tries >= settings.claimTries() || !serve(answer.requestId(), p)) {
-      waitFor(answer.requestId(), p);
+      none(p);
+    } else if (++p.tries >= settings.agentTries() || !serve(p)) {
+      waitFor(p);
     }
     return this;
   }
 
   /** Serves waiting requests in arrival order; one that does not fit stops its kind's turn. */
   private void serveWaiting() {
-    if (waiting.isEmpty()) {
-      return;
-    }
     Set<String> stuck = new HashSet<>();
-    for (Map.Entry<Long, Pending> e : List.copyOf(waiting.entrySet())) {
-      Pending p = e.getValue();
-      if (stuck.contains(p.key())) {
+    for (Pending p : claims.waiting()) {
+      if (stuck.contains(p.kind())) {
         continue;
       }
       p.tries = 0;
-      if (serve(e.getKey(), p)) {
-        waiting.remove(e.getKey());
-        timers.cancel(e.getKey());
+      if (serve(p)) {
+        claims.unpark(p);
+        timers.cancel(p.id);
       } else {
-        stuck.add(p.key());
+        stuck.add(p.kind());
       }
     }
   }
 
-  private void waitFor(long id, Pending p) {
+  private void waitFor(Pending p) {
     long remaining = p.deadlineNanos - System.nanoTime();
     if (draining || (remaining <= 0 && !p.awaiting)) {
-      // Out of time, or the node is shutting down: answer now rather than wait.
-      pending.remove(id);
-      p.request.replyTo().tell(new NoWork());
+      none(p);
       return;
     }
-    waiting.put(id, p);
+    claims.park(p);
     // A request out of time that waits for a partition's heads waits for them briefly.
-    long wait = remaining > 0 ? remaining : AWAIT_HEADS.toNanos();
-    timers.startSingleTimer(id, new WaitOver(id), Duration.ofNanos(wait));
-  }
-
-  private void refresh(int partition) {
-    if (refreshing.add(partition)) {
-      coordinators
-          .of(partition)
-          .ifPresentOrElse(
-              c -> c.tell(new Coordinator.Refresh(getContext().getSelf())),
-              () -> refreshing.remove(partition));
-    }
+    Duration wait = remaining > 0 ? Duration.ofNanos(remaining) : settings.awaitHeads();
+    timers.startSingleTimer(p.id, new WaitOver(p.id), wait);
   }
 
   private Behavior<Command> onWaitOver(WaitOver over) {
-    Pending p = pending.get(over.requestId());
+    Pending p = claims.get(over.requestId());
     if (p == null) {
       return this;
     }
@@ -466,48 +324,30 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
       p.expired = true;
       return this;
     }
-    pending.remove(over.requestId());
-    waiting.remove(over.requestId());
-    p.request.replyTo().tell(new NoWork());
+    none(p);
     return this;
   }
 
   private Behavior<Command> onCheckDirectory() {
-    if (checkDirectory()) {
-      List<RequestWork> held = List.copyOf(early);
-      early.clear();
-      held.forEach(this::onRequest);
+    if (heads.complete()) {
+      claims.takeEarly().forEach(this::onRequest);
     } else {
-      timers.startSingleTimer(Tick.CHECK_DIRECTORY, Tick.CHECK_DIRECTORY, DIRECTORY_POLL);
+      timers.startSingleTimer(Tick.CHECK_DIRECTORY, Tick.CHECK_DIRECTORY, settings.directoryPoll());
     }
     return this;
   }
 
-  /** True once every partition has published, or the start-up grace has passed regardless. */
-  private boolean checkDirectory() {
-    boolean all = true;
-    for (int partition = 0; partition < coordinators.partitions() && all; partition++) {
-      all = board.knows(partition);
-    }
-    directoryComplete = all || System.nanoTime() - startedNanos > DIRECTORY_GRACE.toNanos();
-    return directoryComplete;
-  }
-
-  /** Forgets hidden agents answered long ago; a stale head of one costs at most a denial. */
+  /** Forgets hidden agents answered long ago, and runners that stopped asking long ago. */
   private Behavior<Command> onForget() {
-    long cutoff = System.nanoTime() - FORGET_HIDDEN_AFTER.toNanos();
-    hidden.values().removeIf(h -> h.sinceNanos() < cutoff);
-    Instant runnersCutoff = Instant.now().minus(FORGET_RUNNERS_AFTER);
-    runners.values().removeIf(r -> r.lastSeenAt().isBefore(runnersCutoff));
+    hidden.forgetHiddenBefore(System.nanoTime() - settings.forgetHiddenAfter().toNanos());
+    runners.forget(Instant.now().minus(settings.forgetRunnersAfter()));
     return this;
   }
 
   /** Avoidances run out: waiting requests of the avoided runners may now be served. */
   private Behavior<Command> onRecheckAvoided() {
-    long now = System.nanoTime();
-    avoided.values().removeIf(a -> a.untilNanos() <= now);
-    if (!avoided.isEmpty()) {
-      timers.startSingleTimer(Tick.RECHECK_AVOIDED, Tick.RECHECK_AVOIDED, AVOID_RECHECK);
+    if (hidden.forgetAvoidedBy(System.nanoTime())) {
+      timers.startSingleTimer(Tick.RECHECK_AVOIDED, Tick.RECHECK_AVOIDED, settings.avoidRecheck());
     }
     serveWaiting();
     return this;
@@ -518,20 +358,12 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
    * at once.
    */
   private Behavior<Command> onBlocksChanged(BlocksChanged changed) {
-    blocks = changed.blocks().blocks();
+    blocks.update(changed.blocks());
     Instant now = Instant.now();
-    for (Map.Entry<Long, Pending> e : List.copyOf(waiting.entrySet())) {
-      RequestWork request = e.getValue().request;
-      RunnerBlock block = blocks.get(request.runnerId());
-      if (block != null && block.inForce(now)) {
-        waiting.remove(e.getKey());
-        pending.remove(e.getKey());
-        timers.cancel(e.getKey());
-        request
-            .replyTo()
-            .tell(
-                new Refused(
-                    block.status().wireName(), block.retryAfterSeconds(now, blockedRetryAfter)));
+    for (Pending p : claims.waiting()) {
+      Refused refused = blocks.refusal(p.request.runnerId(), now);
+      if (refused != null) {
+        answer(p, refused);
       }
     }
     return this;
@@ -541,76 +373,49 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     paused = changed.state().paused();
     getContext().getLog().info("System {}", paused ? "paused" : "resumed");
     if (paused) {
-      answerWaiting(new Paused());
+      claims.waiting().forEach(p -> answer(p, new Paused()));
     }
     return this;
   }
 
   private Behavior<Command> onDrain(Drain drain) {
     draining = true;
-    int answered = early.size();
-    early.forEach(request -> request.replyTo().tell(new NoWork()));
-    early.clear();
-    answered += answerWaiting(new NoWork());
-    getContext().getLog().info("Node shutting down: answered {} waiting claims 'none'", answered);
+    List<RequestWork> early = claims.takeEarly();
+    early.forEach(this::none);
+    List<Pending> waiting = claims.waiting();
+    waiting.forEach(this::none);
+    getContext()
+        .getLog()
+        .info(
+            "Node shutting down: answered {} waiting claims 'none'", early.size() + waiting.size());
     drain.replyTo().tell(Done.getInstance());
     return this;
   }
 
-  private int answerWaiting(WorkProtocol.WorkReply reply) {
-    int answered = waiting.size();
-    for (Map.Entry<Long, Pending> e : waiting.entrySet()) {
-      pending.remove(e.getKey());
-      timers.cancel(e.getKey());
-      e.getValue().request.replyTo().tell(reply);
-    }
-    waiting.clear();
-    return answered;
-  }
-
   private Behavior<Command> onGetRunners(GetRunners get) {
     // Forget runners that stopped asking long ago, so listings show the live ones.
-    Instant cutoff = Instant.now().minus(FORGET_RUNNERS_AFTER);
-    runners.values().removeIf(r -> r.lastSeenAt().isBefore(cutoff));
-    get.replyTo().tell(new Runners(List.copyOf(runners.values())));
+    runners.forget(Instant.now().minus(settings.forgetRunnersAfter()));
+    get.replyTo().tell(new Runners(runners.list()));
     return this;
   }
 
-  private void finish(long id, Pending p, Assigned assigned) {
-    pending.remove(id);
-    waiting.remove(id);
-    timers.cancel(id);
-    AgentEntity.Granted granted = assigned.granted();
-    Duration claim = Duration.ofNanos(System.nanoTime() - p.startedNanos);
-    Duration wait =
-        granted.lease().kind() == ActivationKind.INBOX
-            ? granted.notifications().stream()
-                .map(Notification::receivedAt)
-                .min(Instant::compareTo)
-                .map(oldest -> Duration.between(oldest, granted.lease().grantedAt()))
-                .orElse(null)
-            : null;
-    metrics.assigned(granted.lease().kind(), claim, wait);
-    p.request.replyTo().tell(assigned);
+  /**
+   * Every "none" of this node is decided here: the claim's wait ran out with nothing fitting (also
+   * while an agent was being asked for it), or the node is shutting down. A route that has heard
+   * nothing by the wait plus its margin answers "none" itself ({@link Claim}).
+   */
+  private void none(Pending p) {
+    answer(p, new NoWork());
   }
 
-  /** A lease granted for a request that already gave up: hand the agent back unchanged. */
-  private void giveBack(AgentEntity.Granted granted) {
-    sharding
-        .entityRefFor(AgentEntity.ENTITY_TYPE_KEY, ActivationJson.agentIdOf(granted.lease()))
-        .tell(
-            AgentEntity.Release.of(
-                granted, "runner stopped waiting", getContext().getSystem().ignoreRef()));
+  /** {@link #none(Pending)} for a request that was never numbered: the node is shutting down. */
+  private void none(RequestWork request) {
+    request.replyTo().tell(new NoWork());
   }
 
-  /** How long a denial for retry avoidance keeps an agent from being ranked for its runner. */
-  private static final Duration AVOID_RECHECK = Duration.ofSeconds(1);
-
-  /** How long a request out of time still waits for a partition it must hear from. */
-  private static final Duration AWAIT_HEADS = Duration.ofSeconds(1);
-
-  private static final Duration FORGET_HIDDEN_AFTER = Duration.ofSeconds(30);
-  private static final Duration FORGET_RUNNERS_AFTER = Duration.ofHours(1);
-  private static final Duration DIRECTORY_POLL = Duration.ofMillis(20);
-  private static final Duration DIRECTORY_GRACE = Duration.ofSeconds(30);
+  private void answer(Pending p, WorkReply reply) {
+    claims.remove(p);
+    timers.cancel(p.id);
+    p.request.replyTo().tell(reply);
+  }
 }

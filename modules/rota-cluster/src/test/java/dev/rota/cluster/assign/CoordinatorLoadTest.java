@@ -50,14 +50,7 @@ class CoordinatorLoadTest {
               1));
     }
     CoordinatorSettings settings =
-        new CoordinatorSettings(
-            1,
-            Duration.ofMinutes(5),
-            Duration.ofHours(1),
-            Duration.ofSeconds(5),
-            3,
-            4,
-            Duration.ofMillis(10));
+        new CoordinatorSettings(1, Duration.ofMinutes(5), Duration.ofHours(1), 4);
     ActorRef<Coordinator.Command> coordinator =
         LoggingTestKit.info("Coordinator 0 ready with " + n + " agents")
             .expect(

@@ -1,0 +1,84 @@
+package dev.rota.cluster.assign;
+
+import dev.rota.core.model.RunnerMode;
+import dev.rota.core.scheduling.HeadsBoard;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * A dispatcher's picture of every partition: the newest heads each coordinator published ({@link
+ * HeadsBoard}), which partitions it asked to publish again, and whether it has heard from all of
+ * them since it started.
+ */
+final class PartitionHeads {
+  /** A version of a partition's publication, to ignore one older than what the board holds. */
+  private record Version(long epoch, long seq) {
+    boolean isAfter(Version other) {
+      return epoch != other.epoch ? epoch > other.epoch : seq > other.seq;
+    }
+  }
+
+  private final Coordinators coordinators;
+  private final HeadsBoard board;
+  private final Map<Integer, Version> versions = new HashMap<>();
+
+  /** Partitions asked for their heads and not heard from since. */
+  private final Set<Integer> refreshing = new HashSet<>();
+
+  private final long startedNanos = System.nanoTime();
+  private final Duration grace;
+  private boolean complete;
+
+  /** {@code grace}: how long to wait for every partition before ranking from the ones heard. */
+  PartitionHeads(Coordinators coordinators, Duration inboxMaxWait, Duration grace) {
+    this.coordinators = coordinators;
+    this.board = new HeadsBoard(inboxMaxWait);
+    this.grace = grace;
+  }
+
+  /** Puts a publication on the board; false when it is not newer than the one there. */
+  boolean accept(Dispatcher.Heads heads) {
+    refreshing.remove(heads.partition());
+    Version version = new Version(heads.epoch(), heads.seq());
+    Version known = versions.get(heads.partition());
+    if (known != null && !version.isAfter(known)) {
+      return false; // an answer to a refresh when nothing changed
+    }
+    versions.put(heads.partition(), version);
+    board.put(heads.partition(), heads.groups());
+    return true;
+  }
+
+  HeadsBoard.Decision decide(
+      RunnerMode mode, Set<String> capabilities, Instant now, Predicate<HeadsBoard.Head> usable) {
+    return board.decide(mode, capabilities, now, usable);
+  }
+
+  /** Asks the partition's coordinator to publish again, unless it was asked already. */
+  void refresh(int partition, ActorRef<Dispatcher.Command> dispatcher) {
+    if (refreshing.add(partition)) {
+      coordinators
+          .of(partition)
+          .ifPresentOrElse(
+              c -> c.tell(new Coordinator.Refresh(dispatcher)), () -> refreshing.remove(partition));
+    }
+  }
+
+  /** True once every partition has published, or the start-up grace has passed regardless. */
+  boolean complete() {
+    if (!complete) {
+      boolean all = true;
+      for (int partition = 0; partition < coordinators.partitions() && all; partition++) {
+        all = board.knows(partition);
+      }
+      complete = all || System.nanoTime() - startedNanos > grace.toNanos();
+    }
+    return complete;
+  }
+}
