@@ -608,6 +608,31 @@ class AgentEntityTest {
   }
 
   @Test
+  void aReleaseFreesTheAgentAtOnceAndIsStoredAsTheSnoozeOfZeroItAlwaysWas() {
+    register(AgentConfigPatch.empty());
+    notify("a", null);
+    Granted g = claim(RunnerMode.HYBRID);
+    var intruder =
+        kit.<Reply>runCommand(
+            r -> new AgentEntity.Release(g.lease().leaseId(), "intruder", "never took it", r));
+    assertEquals(
+        ErrorCode.LEASE_NOT_HELD, assertInstanceOf(Rejected.class, intruder.reply()).code());
+    assertTrue(intruder.hasNoEvents());
+
+    var released =
+        kit.<Reply>runCommand(r -> AgentEntity.Release.of(g, "runner never took it: gone", r));
+    assertInstanceOf(Done.class, released.reply());
+    var event = released.eventOfType(AgentEvents.ActivationFailed.class);
+    assertEquals(FailureAction.SNOOZE, event.action());
+    assertEquals("runner never took it: gone", event.error());
+    assertEquals(T0, event.snoozedUntil());
+    AgentState s = kit.getState();
+    assertNull(s.lease());
+    assertEquals(0, s.inbox().get(0).attempts());
+    assertEquals(1, claim(RunnerMode.HYBRID).lease().attempt());
+  }
+
+  @Test
   void redrivePutsDeadLetterBackWithFreshAttempts() {
     register(maxAttempts(1));
     notify("a", null);
