@@ -47,7 +47,7 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * The single writer for one agent: its config, inbox, dead letters and lease. Because all of an
  * agent's commands pass through here one at a time, a claim is atomic without locks: at most one
  * lease is granted at a time, and any command naming an older lease id is refused (fencing). The
- * rules themselves live in {@link AgentState}; this class validates, persists and replies.
+ * rules themselves live in {@link AgentState}; the agent validates, persists and replies.
  *
  * <p>This file holds the agent's protocol and wiring; its commands are handled by group: {@link
  * AdminCommands} (the agent's own life and dead letters), {@link InboxCommands} (notifications) and

@@ -34,12 +34,16 @@ import org.slf4j.LoggerFactory;
  * wait with {@link Unanswered} (the route's 503).
  *
  * <pre>
- *            dispatcher: lease                 connection takes it
- *   Waiting ──────────────────────▶ Offered ──────────────────────▶ Taken
- *      │  dispatcher: none/paused/       │ connection ends first
- *      │  refused, or out of time        ▼
- *      ├───────────────────────▶ Answered   Gone ◀── connection ends while Waiting
- *   a lease that finds Answered or Gone is handed back; so is one Offered when it ends Gone
+ *               a lease                       its connection takes it
+ *   Waiting ────────────────────▶ Offered ─────────────────────────────▶ Taken
+ *     │  │                           │
+ *     │  │ its connection ends       │ its connection ends first: the lease goes back
+ *     │  └────────────────────▶ Gone ◀┘
+ *     │ none, paused, refused, or no answer in time
+ *     └───────────────────────▶ Answered
+ *
+ *   A claim without a wait goes from Waiting to Taken with its lease (one response).
+ *   A lease that comes to a claim already Answered or Gone goes back at once.
  * </pre>
  */
 public final class Claim {
