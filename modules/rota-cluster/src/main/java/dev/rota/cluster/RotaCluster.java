@@ -2,6 +2,7 @@ package dev.rota.cluster;
 
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentSettings;
+import dev.rota.cluster.agent.ShardHomes;
 import dev.rota.cluster.assign.Coordinator;
 import dev.rota.cluster.assign.CoordinatorSettings;
 import dev.rota.cluster.assign.Coordinators;
@@ -68,6 +69,7 @@ public record RotaCluster(
     CoordinatorSettings coordinatorSettings = CoordinatorSettings.from(system.settings().config());
     Coordinators coordinators = Coordinators.track(system, agentSettings.partitions());
     AgentEntity.init(system, agentSettings, coordinators.pushingListener());
+    ShardHomes.start(system);
     Coordinator.init(system, coordinatorSettings, loader);
     ActorRef<LeaseRescuer.Command> rescuer =
         readModel == null ? null : LeaseRescuer.init(system, readModel);

@@ -256,14 +256,17 @@ public final class AgentEntity
             Entity.of(
                 ENTITY_TYPE_KEY,
                 ctx ->
-                    Behaviors.supervise(
-                            create(
-                                ctx.getEntityId(),
-                                settings,
-                                listener,
-                                Clock.systemUTC(),
-                                System::nanoTime))
-                        .onFailure(EventRejectedException.class, SupervisorStrategy.restart())));
+                    ShardHomes.isProbe(ctx.getEntityId())
+                        ? ShardHomes.probe()
+                        : Behaviors.supervise(
+                                create(
+                                    ctx.getEntityId(),
+                                    settings,
+                                    listener,
+                                    Clock.systemUTC(),
+                                    System::nanoTime))
+                            .onFailure(
+                                EventRejectedException.class, SupervisorStrategy.restart())));
   }
 
   /**
