@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
- * The client of Rota's HTTP API (API.md) for producers, admins and runners. Thread-safe; share one
+ * The client of the HTTP API (docs/api.md) for producers, admins, runners. Thread-safe; share one
  * per process. Each call blocks its thread; the client starts no thread of its own (an event
  * {@linkplain #subscribe subscription} runs on one thread that it owns and stops).
  *
@@ -32,7 +32,7 @@ import java.util.function.Consumer;
  * }
  * }</pre>
  *
- * <p>Errors are {@link RotaException} subclasses, one per API.md code. Requests that cannot
+ * <p>Errors are {@link RotaException} subclasses, one per error code. Requests that cannot
  * duplicate anything are retried on 503 {@code unavailable} and on connection failures, waiting the
  * server's {@code Retry-After} (capped) or a growing back-off: reads, registrations, pause and
  * resume, deletions, and notifications that carry a {@code dedupeKey}. A notification without one,

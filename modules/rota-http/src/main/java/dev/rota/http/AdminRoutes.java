@@ -43,7 +43,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin resource of API.md (role admin) under {@code /admin}: stats, the system pause switch,
+ * The admin resource of docs/api.md (role admin), {@code /admin}: stats, the system pause switch,
  * runners, pools ({@link PoolRoutes}), dead letters, their redrive and their discard. Stats,
  * runners and dead letters read the read model on the blocking dispatcher; a node started without
  * one (or a read model that fails) answers them 503 {@code unavailable}. Pause, resume, redrive and

@@ -36,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent resource of API.md (role producer): register, show, list, deregister, notify,
+ * The agent resource of docs/api.md (role producer): register, show, list, deregister, notify,
  * pause/resume and history under {@code /v1/agents}. Each request is one ask of the agent's entity
  * through {@link AgentGateway}, except the listing: it takes its order and, where it can, each
  * agent's view from an {@link AgentDirectory} (the read model, as of the projection's lag), and

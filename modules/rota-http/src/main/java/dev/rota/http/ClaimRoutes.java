@@ -23,7 +23,7 @@ import org.apache.pekko.http.javadsl.server.Route;
 import scala.concurrent.ExecutionContextExecutor;
 
 /**
- * The claim resource of API.md (role runner): {@code POST /v1/claims} asks this node's dispatcher
+ * The claim resource of docs/api.md (runner): {@code POST /v1/claims} asks this node's dispatcher
  * for one activation on behalf of an external runner, waiting up to {@code waitSeconds} for work
  * (long poll). The dispatcher answers the moment work appears.
  *

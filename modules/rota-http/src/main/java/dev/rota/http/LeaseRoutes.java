@@ -22,7 +22,7 @@ import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * The lease resource of API.md (role runner): heartbeat, complete and fail under {@code
+ * The lease resource of docs/api.md (role runner): heartbeat, complete and fail under {@code
  * /v1/leases/{leaseId}}. A lease id names its agent, so each request is one ask of that agent, on
  * whichever node it lives. An id that names no agent, or an agent that does not exist, is 404
  * {@code not_found}; an existing agent whose current live lease is not this one (it expired, was

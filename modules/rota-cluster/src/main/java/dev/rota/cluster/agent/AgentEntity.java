@@ -234,7 +234,7 @@ public final class AgentEntity
 
   public record Rejected(ErrorCode code, String message) implements Reply {}
 
-  /** The errors of API.md that an agent itself can decide. */
+  /** The errors of the API (docs/api.md) that an agent itself can decide. */
   public enum ErrorCode {
     /** The command carries something the journal or the read model cannot hold. */
     INVALID,

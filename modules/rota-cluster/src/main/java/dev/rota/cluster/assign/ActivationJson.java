@@ -14,7 +14,7 @@ import dev.rota.core.model.ScheduleFire;
 import java.time.Instant;
 
 /**
- * Renders a granted lease as the assignment object of {@code API.md} ({@code POST /v1/claims}), the
+ * Renders a granted lease as the assignment object of docs/api.md ({@code POST /v1/claims}), the
  * one JSON shape a runner ever sees: external runners get it from the claim route, in-cluster
  * executors on stdin or as a webhook body. Times are ISO-8601 in UTC; a notification's {@code
  * attempt} is the delivery number, one more than the attempts it has used up. Payloads and metadata

@@ -127,7 +127,7 @@ public final class HeadsBoard {
       }
     }
     if (mode.takesStaleness()) {
-      // A due schedule ranks after the inbox and before staleness (DESIGN §2).
+      // A due schedule ranks after the inbox and before staleness (decision 33).
       Decision scheduled =
           decideIn(
               cursors(offered, usable, GroupHeads::scheduled, GroupHeads::scheduledComplete),

@@ -14,7 +14,7 @@ import java.util.TreeSet;
 
 /**
  * The in-memory view a partition's coordinator keeps of its agents, answering "who runs next" by
- * the assignment rule of DESIGN §2: inbox first (most unread, then oldest unread, then priority; a
+ * the assignment rule of the README: inbox first (most unread, then oldest unread, then priority; a
  * notification older than {@code inboxMaxWait} jumps the line), then due schedules (earliest fire
  * first, not held back by {@code minActivationInterval}), stalest last (never activated first, then
  * oldest {@code lastActivatedAt}, skipping agents within their {@code minActivationInterval}).

@@ -13,7 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The assignment rule of DESIGN §2 written the obvious way: scan every row, filter, take the least.
+ * The assignment rule of README.md written the obvious way: scan every row, filter, take the least.
  * It shares no code with {@link SchedulingIndex} (not its orders, not its time arithmetic), so that
  * the randomized test compares two independent readings of the rule.
  */

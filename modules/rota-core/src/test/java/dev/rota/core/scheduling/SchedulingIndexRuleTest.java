@@ -13,7 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The assignment rule of DESIGN §2: inbox order, the max-wait jump, staleness order, modes. */
+/** The assignment rule of the README: inbox order, the max-wait jump, staleness order, modes. */
 class SchedulingIndexRuleTest {
 
   private static final Duration MAX_WAIT = Duration.ofMinutes(10);

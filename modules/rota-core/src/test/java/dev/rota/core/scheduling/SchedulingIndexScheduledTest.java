@@ -15,7 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** Scheduled turns in the rule (DESIGN §2, ADR-011): after the inbox, before staleness. */
+/** Scheduled turns in the rule (decision 33, ADR-011): after the inbox, before staleness. */
 class SchedulingIndexScheduledTest {
 
   private static final Duration MAX_WAIT = Duration.ofMinutes(10);
