@@ -2,7 +2,9 @@ package dev.rota.core.model;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The rules of an agent's history: newest first, capped, and what a retry reads from it. */
@@ -40,6 +42,20 @@ final class AgentHistory {
       return Optional.ofNullable(entry.details().get("runnerId"));
     }
     return Optional.empty();
+  }
+
+  /** What the history keeps of a grant. */
+  static Map<String, String> grantDetails(Lease l) {
+    Map<String, String> details = new LinkedHashMap<>();
+    details.put("leaseId", l.leaseId());
+    details.put("runnerId", l.runnerId());
+    details.put("kind", l.kind().wireName());
+    details.put("notifications", String.valueOf(l.notificationIds().size()));
+    if (l.schedule() != null) {
+      details.put("schedule", l.schedule().name());
+      details.put("firedAt", l.schedule().firedAt().toString());
+    }
+    return details;
   }
 
   /** {@code text} cut to {@code max} characters, an ellipsis marking the cut. */

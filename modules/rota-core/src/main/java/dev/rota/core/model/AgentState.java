@@ -96,14 +96,9 @@ public record AgentState(
 
   /** The first notification under this key, if it is unread or arrived within the window. */
   public Optional<DedupeEntry> duplicateOf(String dedupeKey, Instant now, Duration window) {
-    if (dedupeKey == null) {
-      return Optional.empty();
-    }
-    DedupeEntry entry = dedupe.get(dedupeKey).orElse(null);
-    if (entry == null) {
-      return Optional.empty();
-    }
-    return InboxRules.keyHolds(entry, inbox, now, window) ? Optional.of(entry) : Optional.empty();
+    DedupeEntry entry = dedupeKey == null ? null : dedupe.get(dedupeKey).orElse(null);
+    boolean holds = entry != null && InboxRules.keyHolds(entry, inbox, now, window);
+    return holds ? Optional.of(entry) : Optional.empty();
   }
 
   public Optional<DeadLetter> deadLetter(String deadLetterId) {
@@ -240,16 +235,7 @@ public record AgentState(
     AgentStateBuilder b = toBuilder();
     b.lease = l;
     b.fencingCounter = Math.max(fencingCounter, l.fencingToken());
-    Map<String, String> details = new LinkedHashMap<>();
-    details.put("leaseId", l.leaseId());
-    details.put("runnerId", l.runnerId());
-    details.put("kind", l.kind().wireName());
-    details.put("notifications", String.valueOf(l.notificationIds().size()));
-    if (l.schedule() != null) {
-      details.put("schedule", l.schedule().name());
-      details.put("firedAt", l.schedule().firedAt().toString());
-    }
-    return b.build().recorded("lease.granted", l.grantedAt(), details);
+    return b.build().recorded("lease.granted", l.grantedAt(), AgentHistory.grantDetails(l));
   }
 
   public AgentState leaseExtended(Instant expiresAt) {
