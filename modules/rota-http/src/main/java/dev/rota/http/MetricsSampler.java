@@ -78,7 +78,7 @@ public final class MetricsSampler {
             rota.readModel(),
             new ClusterGateway(rota, settings.askTimeout()),
             settings.askTimeout());
-    if (dev.rota.cluster.journal.RotaJournal.writesReadModelOf(config)) {
+    if (dev.rota.cluster.readmodel.JournalSink.writesReadModelOf(config)) {
       sampler.tags = List.of(); // written with the events: never behind them (decision 27)
     }
     return system
