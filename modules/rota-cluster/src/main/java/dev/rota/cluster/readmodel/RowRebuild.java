@@ -101,10 +101,10 @@ public final class RowRebuild {
         String agentId = agent.agentId();
         int i = 1;
         s.setString(i++, Sql.fit(agent.config().name(), 256));
-        s.setString(i++, AgentScheduleWriter.capabilities(agentId, agent.config()));
+        s.setString(i++, ScheduleColumns.capabilities(agentId, agent.config()));
         s.setInt(i++, agent.config().priority());
         s.setLong(i++, agent.config().minActivationIntervalSeconds());
-        s.setString(i++, AgentScheduleWriter.configJson(agentId, agent.config()));
+        s.setString(i++, ScheduleColumns.configJson(agentId, agent.config()));
         s.setInt(i++, agent.unread());
         Sql.setInstant(s, i++, agent.oldestUnreadAt());
         Sql.setInstant(s, i++, agent.lastActivatedAt());
