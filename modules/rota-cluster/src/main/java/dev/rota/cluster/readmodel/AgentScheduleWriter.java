@@ -39,10 +39,11 @@ import org.slf4j.LoggerFactory;
  * the writer's slot (or partition), so no two transactions race on a row: an update that finds no
  * row can insert without an upsert.
  *
- * <p>The guard cannot see past a deregistration, which deletes the row: re-delivering an agent's
- * events from before it would bring the row back. The projection's offsets prevent that; to rebuild
- * the read model, empty {@code agent_schedule}, {@code dead_letter} and {@code rota_counter}
- * together with the offsets.
+ * <p>The guard cannot see past a deregistration, which deletes the row: applying an agent's events
+ * from before it again would bring the row back. The journal applies each event once, in its own
+ * transaction, and the projection's offsets do the same for it; to rebuild the read model with the
+ * projection, empty {@code agent_schedule}, {@code dead_letter} and {@code rota_counter} together
+ * with the offsets.
  */
 final class AgentScheduleWriter implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AgentScheduleWriter.class);
