@@ -319,7 +319,7 @@ public final class ReadModel {
 
   /**
    * A row of {@link #SCHEDULE_COLUMNS}, read by position: a coordinator's load reads a million of
-   * them, and a lookup by name per column was 7 % of a million-agent restart's CPU.
+   * them, and looking each column up by name is a visible share of a million-agent restart's CPU.
    */
   private static ScheduleRow scheduleRow(ResultSet rs, Map<String, Set<String>> capabilitySets)
       throws SQLException {
