@@ -14,6 +14,7 @@ import dev.rota.cluster.pool.PoolScaler;
 import dev.rota.cluster.pool.PoolScalerSettings;
 import dev.rota.cluster.readmodel.AgentScheduleProjection;
 import dev.rota.cluster.readmodel.JdbcPartitionLoader;
+import dev.rota.cluster.readmodel.JournalSink;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.rescue.LeaseRescuer;
 import dev.rota.cluster.system.SystemControl;
@@ -52,7 +53,7 @@ public record RotaCluster(
         new JdbcPartitionLoader(
             readModel, system.dispatchers().lookup(DispatcherSelector.blocking()));
     AgentSettings agentSettings = AgentSettings.from(system.settings().config());
-    if (!dev.rota.cluster.journal.RotaJournal.writesReadModelOf(system.settings().config())) {
+    if (!JournalSink.writesReadModelOf(system.settings().config())) {
       AgentScheduleProjection.init(system, dataSource, agentSettings);
     }
     return start(system, loader, readModel);
