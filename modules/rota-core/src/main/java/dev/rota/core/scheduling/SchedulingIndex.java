@@ -32,7 +32,7 @@ import java.util.TreeSet;
 public final class SchedulingIndex {
 
   /**
-   * Counts for backlog and scaling decisions, as of the {@code now} they were taken at.
+   * Counts of the index's agents, as of the {@code now} they were taken at.
    *
    * @param registered agents in the index
    * @param withInbox agents with unread notifications, whatever their state

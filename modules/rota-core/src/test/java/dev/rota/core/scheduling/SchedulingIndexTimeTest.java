@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** When a coordinator should wake parked requests, and the counts it reports. */
+/** When the rule's answer over the index may change by time alone, and the index's counts. */
 class SchedulingIndexTimeTest {
 
   private static final Duration MAX_WAIT = Duration.ofMinutes(10);
