@@ -8,7 +8,8 @@ import com.tngtech.archunit.lang.ArchRule;
 
 /**
  * Rota's main code against its architecture (decision 78). rota-server sees the main classes of
- * core, cluster, http and itself, so the rules run here; rota-client checks its own in its module.
+ * core, cluster, http and itself, so the rules run here; rota-client and rota-cli check theirs in
+ * their modules.
  */
 @AnalyzeClasses(packages = "dev.rota", importOptions = ArchitectureTest.MainCodeOnly.class)
 class ArchitectureTest {
