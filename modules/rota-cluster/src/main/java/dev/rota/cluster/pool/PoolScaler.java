@@ -2,6 +2,7 @@ package dev.rota.cluster.pool;
 
 import dev.rota.cluster.Asks;
 import dev.rota.cluster.CborSerializable;
+import dev.rota.cluster.ClusterAsk;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.readmodel.ReadModel;
