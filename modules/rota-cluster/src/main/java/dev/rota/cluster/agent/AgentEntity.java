@@ -215,7 +215,7 @@ public final class AgentEntity
   public record Denied(String reason, AgentSchedule schedule, boolean registered, long seqNr)
       implements Reply {
     public Denied(String reason, AgentState state, long seqNr) {
-      this(reason, state.toSchedule(), state.registered(), seqNr);
+      this(reason, AgentSchedule.of(state), state.registered(), seqNr);
     }
   }
 
@@ -579,7 +579,7 @@ public final class AgentEntity
               cmd.replyTo(),
               new Denied(
                   eligibility.deniedReason(),
-                  state.toSchedule(),
+                  AgentSchedule.of(state),
                   state.registered(),
                   lastSequenceNumber(context)));
     }
@@ -594,7 +594,7 @@ public final class AgentEntity
               cmd.replyTo(),
               new Denied(
                   AVOIDING_RUNNER,
-                  state.toSchedule(),
+                  AgentSchedule.of(state),
                   state.registered(),
                   lastSequenceNumber(context)));
     }

@@ -1,6 +1,5 @@
 package dev.rota.core.model;
 
-import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -155,22 +154,6 @@ public record AgentState(
 
   public List<Notification> carried(Lease l) {
     return InboxRules.carried(inbox, l);
-  }
-
-  /** What the assignment rule needs, for the coordinator's index and the read model. */
-  public AgentSchedule toSchedule() {
-    return new AgentSchedule(
-        agentId,
-        Set.copyOf(config.capabilities()),
-        config.priority(),
-        inbox.size(),
-        oldestUnreadAt().orElse(null),
-        lastActivatedAt,
-        config.minActivationInterval(),
-        lease != null,
-        paused,
-        snoozedUntil,
-        nextFireAt());
   }
 
   // ---- transitions ----
