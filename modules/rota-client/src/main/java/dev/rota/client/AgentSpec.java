@@ -76,7 +76,7 @@ public final class AgentSpec {
   }
 
   /**
-   * The schedules array of API.md, as JSON; sent only when set (older servers reject it). Replaces
+   * The agent's schedules array, as JSON; sent only when set (older servers reject it). Replaces
    * the agent's schedules; an empty array removes them.
    */
   public AgentSpec schedules(JsonNode schedules) {

@@ -115,7 +115,7 @@ final class HttpTransport {
     return c;
   }
 
-  /** Reads an error body into an exception; a body that is not API.md's shape still gives one. */
+  /** Reads an error body into an exception; a body not in docs/api.md's shape still gives one. */
   static RotaException error(Response response) {
     String code = "http_" + response.status();
     String message = new String(response.body(), StandardCharsets.UTF_8).strip();

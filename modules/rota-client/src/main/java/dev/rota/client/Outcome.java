@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * What an {@link ActivationHandler} reports: the activation completed, or failed with one of
- * API.md's actions.
+ * docs/api.md's actions.
  *
  * <ul>
  *   <li>{@link #complete()}: every carried notification is read;
@@ -54,7 +54,7 @@ public sealed interface Outcome permits Outcome.Completed, Outcome.Failed {
    */
   record Failed(Action action, String error, Duration snooze) implements Outcome {}
 
-  /** The failure actions of API.md. */
+  /** The failure actions of docs/api.md. */
   enum Action {
     RETRY,
     CANCEL,

@@ -1,16 +1,19 @@
 package dev.rota.client;
 
+import static dev.rota.client.Calls.agentPath;
+import static dev.rota.client.Calls.body;
+import static dev.rota.client.Calls.encode;
+import static dev.rota.client.Calls.eventsPath;
+import static dev.rota.client.Calls.leasePath;
+import static dev.rota.client.Calls.read;
+
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.rota.client.Calls.Retry;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
- * The client of Rota's HTTP API (API.md) for producers, admins and runners. Thread-safe; share one
+ * The client of the HTTP API (docs/api.md) for producers, admins, runners. Thread-safe; share one
  * per process. Each call blocks its thread; the client starts no thread of its own (an event
  * {@linkplain #subscribe subscription} runs on one thread that it owns and stops).
  *
@@ -32,7 +35,7 @@ import java.util.function.Consumer;
  * }
  * }</pre>
  *
- * <p>Errors are {@link RotaException} subclasses, one per API.md code. Requests that cannot
+ * <p>Errors are {@link RotaException} subclasses, one per error code. Requests that cannot
  * duplicate anything are retried on 503 {@code unavailable} and on connection failures, waiting the
  * server's {@code Retry-After} (capped) or a growing back-off: reads, registrations, pause and
  * resume, deletions, and notifications that carry a {@code dedupeKey}. A notification without one,
@@ -47,18 +50,15 @@ public final class RotaClient implements AutoCloseable {
 
   private final HttpTransport http;
   private final Duration readTimeout;
-  private final int retries;
-  private final Duration initialBackoff;
-  private final Duration maxBackoff;
+  private final Calls calls;
   private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
-  private volatile boolean closed;
 
   private RotaClient(Builder builder) {
     this.http = new HttpTransport(builder.baseUri, builder.token, builder.connectTimeout);
     this.readTimeout = builder.readTimeout;
-    this.retries = builder.retries;
-    this.initialBackoff = builder.initialBackoff;
-    this.maxBackoff = builder.maxBackoff;
+    this.calls =
+        new Calls(
+            http, builder.readTimeout, builder.retries, builder.initialBackoff, builder.maxBackoff);
   }
 
   /** A client of the node (or load balancer) at {@code baseUri}, e.g. {@code http://host:8080}. */
@@ -75,14 +75,14 @@ public final class RotaClient implements AutoCloseable {
 
   /** Registers an agent, or updates it: fields absent from {@code spec} keep their values. */
   public Agent registerAgent(String agentId, AgentSpec spec) {
-    return read(call("PUT", agentPath(agentId), body(spec), Retry.ANY), Agent.class);
+    return read(calls.call("PUT", agentPath(agentId), body(spec), Retry.ANY), Agent.class);
   }
 
   /**
    * @throws RotaException.NotFound if no such agent is registered
    */
   public Agent getAgent(String agentId) {
-    return read(call("GET", agentPath(agentId), null, Retry.ANY), Agent.class);
+    return read(calls.call("GET", agentPath(agentId), null, Retry.ANY), Agent.class);
   }
 
   /** One page of agents; follow {@link AgentPage#next()} with {@link AgentQuery#after}. */
@@ -96,7 +96,7 @@ public final class RotaClient implements AutoCloseable {
     if (query.after() != null) {
       path.append("&after=").append(encode(query.after()));
     }
-    return read(call("GET", path.toString(), null, Retry.ANY), AgentPage.class);
+    return read(calls.call("GET", path.toString(), null, Retry.ANY), AgentPage.class);
   }
 
   /**
@@ -106,16 +106,16 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.NotFound if no such agent is registered
    */
   public void deleteAgent(String agentId) {
-    call("DELETE", agentPath(agentId), null, Retry.ANY_DELETE);
+    calls.call("DELETE", agentPath(agentId), null, Retry.ANY_DELETE);
   }
 
   /** Pauses one agent: it is not activated until {@link #resumeAgent}. */
   public Agent pauseAgent(String agentId) {
-    return read(call("POST", agentPath(agentId) + "/pause", null, Retry.ANY), Agent.class);
+    return read(calls.call("POST", agentPath(agentId) + "/pause", null, Retry.ANY), Agent.class);
   }
 
   public Agent resumeAgent(String agentId) {
-    return read(call("POST", agentPath(agentId) + "/resume", null, Retry.ANY), Agent.class);
+    return read(calls.call("POST", agentPath(agentId) + "/resume", null, Retry.ANY), Agent.class);
   }
 
   /**
@@ -124,12 +124,14 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.NotFound for an unknown agent, or from a server without the endpoint
    */
   public Explanation explain(String agentId) {
-    return read(call("GET", agentPath(agentId) + "/explain", null, Retry.ANY), Explanation.class);
+    return read(
+        calls.call("GET", agentPath(agentId) + "/explain", null, Retry.ANY), Explanation.class);
   }
 
   /** The agent's recent events, newest first, as the server's JSON objects. */
   public List<JsonNode> history(String agentId, int limit) {
-    byte[] body = call("GET", agentPath(agentId) + "/history?limit=" + limit, null, Retry.ANY);
+    byte[] body =
+        calls.call("GET", agentPath(agentId) + "/history?limit=" + limit, null, Retry.ANY);
     return read(body, HISTORY).getOrDefault("events", List.of());
   }
 
@@ -141,25 +143,26 @@ public final class RotaClient implements AutoCloseable {
    */
   public NotifyResult notify(String agentId, Notification notification) {
     Retry retry = notification.dedupeKey() != null ? Retry.ANY : Retry.UNSENT;
-    byte[] body = call("POST", agentPath(agentId) + "/notifications", body(notification), retry);
+    byte[] body =
+        calls.call("POST", agentPath(agentId) + "/notifications", body(notification), retry);
     return read(body, NotifyResult.class);
   }
 
   // ---- admin ----
 
   public Stats stats() {
-    return read(call("GET", "admin/stats", null, Retry.ANY), Stats.class);
+    return read(calls.call("GET", "admin/stats", null, Retry.ANY), Stats.class);
   }
 
   /** Pauses the whole system: running activations finish, claims answer {@code paused}. */
   public boolean pause() {
-    return read(call("POST", "admin/pause", null, Retry.ANY), JsonNode.class)
+    return read(calls.call("POST", "admin/pause", null, Retry.ANY), JsonNode.class)
         .path("paused")
         .asBoolean();
   }
 
   public boolean resume() {
-    return read(call("POST", "admin/resume", null, Retry.ANY), JsonNode.class)
+    return read(calls.call("POST", "admin/resume", null, Retry.ANY), JsonNode.class)
         .path("paused")
         .asBoolean();
   }
@@ -171,21 +174,15 @@ public final class RotaClient implements AutoCloseable {
    * @param limit at most this many; null for the server's default
    */
   public List<DeadLetter> deadLetters(String agentId, Integer limit) {
-    List<String> params = new ArrayList<>();
-    if (agentId != null) {
-      params.add("agentId=" + encode(agentId));
-    }
-    if (limit != null) {
-      params.add("limit=" + limit);
-    }
-    String path = "admin/dead-letters" + (params.isEmpty() ? "" : "?" + String.join("&", params));
-    return read(call("GET", path, null, Retry.ANY), DEAD_LETTERS)
+    String path = Requests.deadLettersPath(agentId, limit);
+    return read(calls.call("GET", path, null, Retry.ANY), DEAD_LETTERS)
         .getOrDefault("deadLetters", List.of());
   }
 
   /** Puts a dead letter back into its agent's inbox with fresh attempts. */
   public void redrive(String deadLetterId) {
-    call("POST", "admin/dead-letters/" + encode(deadLetterId) + "/redrive", null, Retry.UNSENT);
+    calls.call(
+        "POST", "admin/dead-letters/" + encode(deadLetterId) + "/redrive", null, Retry.UNSENT);
   }
 
   /**
@@ -195,12 +192,12 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.NotFound if there is no such dead letter
    */
   public void discard(String deadLetterId) {
-    call("DELETE", "admin/dead-letters/" + encode(deadLetterId), null, Retry.ANY_DELETE);
+    calls.call("DELETE", "admin/dead-letters/" + encode(deadLetterId), null, Retry.ANY_DELETE);
   }
 
   /** {@code GET /admin/pools} as the server's JSON. */
   public JsonNode pools() {
-    return read(call("GET", "admin/pools", null, Retry.ANY), JsonNode.class);
+    return read(calls.call("GET", "admin/pools", null, Retry.ANY), JsonNode.class);
   }
 
   /**
@@ -211,36 +208,29 @@ public final class RotaClient implements AutoCloseable {
    */
   public JsonNode reportHealth(
       String runnerId, boolean degraded, String reason, Duration duration) {
-    ObjectNode request = Json.MAPPER.createObjectNode();
-    request.put("degraded", degraded);
-    if (degraded) {
-      if (reason != null) {
-        request.put("reason", reason);
-      }
-      request.put("seconds", Math.max(1, duration.toSeconds()));
-    }
+    ObjectNode request = Requests.health(degraded, reason, duration);
     return read(
-        call("POST", "v1/runners/" + encode(runnerId) + "/health", body(request), Retry.ANY),
+        calls.call("POST", "v1/runners/" + encode(runnerId) + "/health", body(request), Retry.ANY),
         JsonNode.class);
   }
 
   /** Gives the runner no new work until it is restored; its current lease runs on. */
   public JsonNode drainRunner(String runnerId) {
     return read(
-        call("POST", "admin/runners/" + encode(runnerId) + "/drain", null, Retry.ANY),
+        calls.call("POST", "admin/runners/" + encode(runnerId) + "/drain", null, Retry.ANY),
         JsonNode.class);
   }
 
   /** Clears a runner's degradation or drain. */
   public JsonNode restoreRunner(String runnerId) {
     return read(
-        call("POST", "admin/runners/" + encode(runnerId) + "/restore", null, Retry.ANY),
+        calls.call("POST", "admin/runners/" + encode(runnerId) + "/restore", null, Retry.ANY),
         JsonNode.class);
   }
 
   /** {@code GET /admin/runners} as the server's JSON. */
   public JsonNode runners() {
-    return read(call("GET", "admin/runners", null, Retry.ANY), JsonNode.class);
+    return read(calls.call("GET", "admin/runners", null, Retry.ANY), JsonNode.class);
   }
 
   /**
@@ -257,7 +247,7 @@ public final class RotaClient implements AutoCloseable {
    * }</pre>
    */
   public EventStream events(EventQuery query) {
-    requireOpen();
+    calls.requireOpen();
     EventStream stream = new EventStream(http, eventsPath(query), query.since(), open::remove);
     open.add(stream);
     return stream;
@@ -286,16 +276,10 @@ public final class RotaClient implements AutoCloseable {
       Set<String> capabilities,
       int waitSeconds,
       Integer leaseSeconds) {
-    ObjectNode request = Json.MAPPER.createObjectNode();
-    request.put("runnerId", runnerId);
-    request.put("mode", mode.wireName());
-    request.set("capabilities", Json.MAPPER.valueToTree(capabilities));
-    request.put("waitSeconds", waitSeconds);
-    if (leaseSeconds != null) {
-      request.put("leaseSeconds", leaseSeconds);
-    }
+    ObjectNode request = Requests.claim(runnerId, mode, capabilities, waitSeconds, leaseSeconds);
     Duration timeout = Duration.ofSeconds(waitSeconds).plus(readTimeout);
-    return read(call("POST", "v1/claims", body(request), Retry.UNSENT, timeout), ClaimResult.class);
+    return read(
+        calls.call("POST", "v1/claims", body(request), Retry.UNSENT, timeout), ClaimResult.class);
   }
 
   /**
@@ -306,9 +290,9 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public Instant heartbeat(String leaseId, String runnerId) {
-    ObjectNode request = Json.MAPPER.createObjectNode();
-    request.put("runnerId", runnerId);
-    byte[] body = call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT);
+    ObjectNode request = Requests.byRunner(runnerId);
+    byte[] body =
+        calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT);
     String expiresAt = read(body, JsonNode.class).path("expiresAt").asText(null);
     return expiresAt == null ? null : Instant.parse(expiresAt);
   }
@@ -322,12 +306,11 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void complete(String leaseId, String runnerId, JsonNode result) {
-    ObjectNode request = Json.MAPPER.createObjectNode();
-    request.put("runnerId", runnerId);
+    ObjectNode request = Requests.byRunner(runnerId);
     if (result != null) {
       request.set("result", result);
     }
-    call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
+    calls.call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
   }
 
   /**
@@ -343,145 +326,20 @@ public final class RotaClient implements AutoCloseable {
     if (!(outcome instanceof Outcome.Failed failed)) {
       throw new IllegalArgumentException("not a failure: " + outcome);
     }
-    ObjectNode request = Json.MAPPER.createObjectNode();
-    request.put("runnerId", runnerId);
-    request.put("action", failed.action().wireName());
-    if (failed.error() != null) {
-      request.put("error", failed.error());
-    }
-    if (failed.action() == Outcome.Action.SNOOZE) {
-      request.put("snoozeSeconds", failed.snooze().toSeconds());
-    }
-    call("POST", leasePath(leaseId) + "/fail", body(request), Retry.UNSENT);
+    ObjectNode request = Requests.fail(runnerId, failed);
+    calls.call("POST", leasePath(leaseId) + "/fail", body(request), Retry.UNSENT);
   }
 
   /** Closes every open event stream and subscription; later calls throw. */
   @Override
   public void close() {
-    closed = true;
+    calls.close();
     for (AutoCloseable stream : List.copyOf(open)) {
       try {
         stream.close();
       } catch (Exception ignored) {
         // closing is best effort
       }
-    }
-  }
-
-  // ---- plumbing ----
-
-  /** When a failed call may be repeated. */
-  private enum Retry {
-    /** The request cannot duplicate anything: retry on 503 and every connection failure. */
-    ANY,
-    /** As ANY; a 404 after a lost answer means the first try deleted it. */
-    ANY_DELETE,
-    /** Retry only when nothing was accepted: 503, or no connection could be opened. */
-    UNSENT
-  }
-
-  private byte[] call(String method, String path, byte[] body, Retry retry) {
-    return call(method, path, body, retry, readTimeout);
-  }
-
-  private byte[] call(String method, String path, byte[] body, Retry retry, Duration timeout) {
-    requireOpen();
-    Duration backoff = initialBackoff;
-    boolean answerLost = false;
-    for (int attempt = 0; ; attempt++) {
-      RotaException failure;
-      try {
-        HttpTransport.Response response = http.call(method, path, body, timeout);
-        if (response.status() < 300) {
-          return response.body();
-        }
-        if (retry == Retry.ANY_DELETE && answerLost && response.status() == 404) {
-          return response.body();
-        }
-        failure = HttpTransport.error(response);
-      } catch (RotaException.Connection e) {
-        failure = e;
-        answerLost |= e.requestSent();
-      }
-      if (attempt >= retries || closed || !retriable(failure, retry)) {
-        throw failure;
-      }
-      Duration wait = failure.retryAfter().orElse(backoff);
-      sleep(wait.compareTo(maxBackoff) > 0 ? maxBackoff : wait);
-      backoff =
-          backoff.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : backoff.multipliedBy(2);
-    }
-  }
-
-  private static boolean retriable(RotaException failure, Retry retry) {
-    if (failure instanceof RotaException.Unavailable) {
-      return true;
-    }
-    if (failure instanceof RotaException.Connection connection) {
-      return retry != Retry.UNSENT || !connection.requestSent();
-    }
-    return false;
-  }
-
-  private static void sleep(Duration wait) {
-    try {
-      Thread.sleep(wait.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new RotaException.Connection("interrupted while waiting to retry", true, e);
-    }
-  }
-
-  private void requireOpen() {
-    if (closed) {
-      throw new IllegalStateException("RotaClient is closed");
-    }
-  }
-
-  private static String eventsPath(EventQuery query) {
-    List<String> params = new ArrayList<>();
-    if (query.agentId() != null) {
-      params.add("agentId=" + encode(query.agentId()));
-    }
-    if (!query.types().isEmpty()) {
-      params.add("types=" + encode(String.join(",", query.types())));
-    }
-    return "v1/events" + (params.isEmpty() ? "" : "?" + String.join("&", params));
-  }
-
-  private static String agentPath(String agentId) {
-    return "v1/agents/" + encode(agentId);
-  }
-
-  private static String leasePath(String leaseId) {
-    return "v1/leases/" + encode(leaseId);
-  }
-
-  private static String encode(String value) {
-    return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
-  }
-
-  private static byte[] body(Object value) {
-    try {
-      return Json.MAPPER.writeValueAsBytes(value);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static <T> T read(byte[] body, Class<T> type) {
-    try {
-      return Json.MAPPER.readValue(body, type);
-    } catch (IOException e) {
-      throw new RotaException(200, "bad_answer", "unreadable answer: " + e.getMessage(), null, e);
-    }
-  }
-
-  private static <T> T read(byte[] body, TypeReference<T> type) {
-    try {
-      return Json.MAPPER.readValue(body, type);
-    } catch (IOException e) {
-      throw new RotaException(200, "bad_answer", "unreadable answer: " + e.getMessage(), null, e);
     }
   }
 

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * A request Rota refused, or one that never got an answer. Every error body of API.md ({@code
+ * A request Rota refused, or one that never got an answer. Every error body of the API ({@code
  * {"error": "<code>", "message": "..."}}) becomes the subclass of its code, so callers catch what
  * they can handle:
  *
@@ -37,7 +37,7 @@ public class RotaException extends RuntimeException {
     return status;
   }
 
-  /** API.md's error code ({@code invalid}, {@code not_found}, ...); {@code connection} for I/O. */
+  /** The API's error code ({@code invalid}, {@code not_found}, ...); {@code connection} for I/O. */
   public String code() {
     return code;
   }

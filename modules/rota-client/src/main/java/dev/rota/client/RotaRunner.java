@@ -49,29 +49,26 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class RotaRunner implements AutoCloseable {
   private static final AtomicInteger INSTANCES = new AtomicInteger();
-  private static final Duration MAX_ERROR_BACKOFF = Duration.ofSeconds(10);
 
-  /** How often a slot waiting out a refusal looks whether its runner reported healthy. */
-  private static final Duration HEALTH_CHECK = Duration.ofMillis(200);
-
-  private final RotaClient client;
-  private final ActivationHandler handler;
-  private final RunnerListener listener;
+  // Package-private fields: what the runner's Slots share.
+  final RotaClient client;
+  final ActivationHandler handler;
+  final RunnerListener listener;
   private final String runnerId;
-  private final RunnerMode mode;
-  private final Set<String> capabilities;
+  final RunnerMode mode;
+  final Set<String> capabilities;
   private final int slots;
-  private final Integer leaseSeconds;
-  private final int waitSeconds;
-  private final double heartbeatFraction;
-  private final Duration heartbeatInterval;
+  final Integer leaseSeconds;
+  final int waitSeconds;
+  final double heartbeatFraction;
+  final Duration heartbeatInterval;
   private final Duration shutdownGrace;
   private final List<Thread> slotThreads = new ArrayList<>();
   private final List<String> slotIds = new ArrayList<>();
-  private final AtomicInteger healthyReports = new AtomicInteger();
-  private final List<LeaseKeeper> running = new ArrayList<>();
-  private final CountDownLatch stopping = new CountDownLatch(1);
-  private final ScheduledExecutorService timers;
+  final AtomicInteger healthyReports = new AtomicInteger();
+  final List<LeaseKeeper> running = new ArrayList<>();
+  final CountDownLatch stopping = new CountDownLatch(1);
+  final ScheduledExecutorService timers;
 
   private RotaRunner(Builder b) {
     this.client = b.client;
@@ -103,7 +100,8 @@ public final class RotaRunner implements AutoCloseable {
     for (int i = 1; i <= slots; i++) {
       String slotId = slots == 1 ? runnerId : runnerId + "-" + i;
       slotIds.add(slotId);
-      Thread t = new Thread(() -> slotLoop(slotId), "rota-runner-" + instance + "-slot-" + i);
+      Slot slot = new Slot(this, slotId);
+      Thread t = new Thread(slot::loop, "rota-runner-" + instance + "-slot-" + i);
       t.setDaemon(true);
       slotThreads.add(t);
     }
@@ -131,119 +129,8 @@ public final class RotaRunner implements AutoCloseable {
     return this;
   }
 
-  private boolean isStopping() {
+  boolean isStopping() {
     return stopping.getCount() == 0;
-  }
-
-  private void slotLoop(String slotId) {
-    Duration backoff = Duration.ofMillis(500);
-    while (!isStopping()) {
-      ClaimResult result;
-      try {
-        result = client.claim(slotId, mode, capabilities, waitSeconds, leaseSeconds);
-        backoff = Duration.ofMillis(500);
-      } catch (RuntimeException e) {
-        listener.onError("claim", e);
-        pause(backoff);
-        backoff =
-            backoff.multipliedBy(2).compareTo(MAX_ERROR_BACKOFF) > 0
-                ? MAX_ERROR_BACKOFF
-                : backoff.multipliedBy(2);
-        continue;
-      }
-      if (result.assigned()) {
-        if (isStopping()) {
-          handBack(slotId, result.assignment(), "runner stopping");
-        } else {
-          run(slotId, result.assignment());
-        }
-      } else if (result.paused()) {
-        pause(Duration.ofSeconds(Math.max(1, Math.min(waitSeconds, 5))));
-      } else if (result.refused()) {
-        // Degraded or draining: ask again when told, or at once after reporting healthy.
-        listener.onRefused(slotId, result.reason());
-        pauseUntilHealthChanges(
-            Duration.ofSeconds(
-                result.retryAfterSeconds() == null ? 5 : result.retryAfterSeconds()));
-      }
-    }
-  }
-
-  private void run(String slotId, Assignment assignment) {
-    long claimedAt = System.nanoTime();
-    LeaseKeeper keeper = new LeaseKeeper(assignment, slotId, Thread.currentThread(), claimedAt);
-    synchronized (running) {
-      running.add(keeper);
-    }
-    try {
-      listener.onClaimed(assignment);
-      keeper.start();
-      Outcome outcome;
-      try {
-        outcome = handler.handle(new Activation(assignment, keeper.token, slotId));
-        if (outcome == null) {
-          outcome = Outcome.retry("handler returned no outcome");
-        }
-      } catch (Throwable t) {
-        outcome = Outcome.retry(String.valueOf(t));
-      } finally {
-        keeper.handlerDone();
-      }
-      CancellationToken.Reason reason = keeper.token.reason();
-      if (reason == null) {
-        report(keeper, outcome);
-      } else {
-        if (reason == CancellationToken.Reason.SHUTDOWN) {
-          handBack(slotId, assignment, "runner stopped before the activation finished");
-        }
-        listener.onCancelled(assignment, reason);
-      }
-    } finally {
-      synchronized (running) {
-        running.remove(keeper);
-      }
-    }
-  }
-
-  private void report(LeaseKeeper keeper, Outcome outcome) {
-    Assignment assignment = keeper.assignment;
-    boolean answerLost = false;
-    while (true) {
-      try {
-        if (outcome instanceof Outcome.Completed completed) {
-          client.complete(assignment.leaseId(), keeper.slotId, completed.result());
-        } else {
-          client.fail(assignment.leaseId(), keeper.slotId, outcome);
-        }
-        listener.onReported(assignment, outcome);
-        return;
-      } catch (RotaException.LeaseLost e) {
-        if (!answerLost) {
-          listener.onCancelled(assignment, CancellationToken.Reason.LEASE_LOST);
-        }
-        return; // after a lost answer, 410 most likely means the first report went through
-      } catch (RotaException.Connection e) {
-        answerLost |= e.requestSent();
-        if (keeper.expired()) {
-          listener.onError("report", e);
-          return;
-        }
-        pause(Duration.ofMillis(500));
-      } catch (RuntimeException e) {
-        listener.onError("report", e);
-        return;
-      }
-    }
-  }
-
-  private void handBack(String slotId, Assignment assignment, String why) {
-    try {
-      client.fail(assignment.leaseId(), slotId, Outcome.snooze(Duration.ZERO, why));
-    } catch (RotaException.LeaseLost e) {
-      // nothing to hand back
-    } catch (RuntimeException e) {
-      listener.onError("hand back", e);
-    }
   }
 
   /**
@@ -258,27 +145,6 @@ public final class RotaRunner implements AutoCloseable {
     }
     if (!degraded) {
       healthyReports.incrementAndGet();
-    }
-  }
-
-  /** Waits out a refusal; ends early when the runner stops or reports itself healthy. */
-  private void pauseUntilHealthChanges(Duration duration) {
-    long deadline = System.nanoTime() + duration.toNanos();
-    int reports = healthyReports.get();
-    long left;
-    while (!isStopping()
-        && healthyReports.get() == reports
-        && (left = deadline - System.nanoTime()) > 0) {
-      pause(Duration.ofNanos(Math.min(left, HEALTH_CHECK.toNanos())));
-    }
-  }
-
-  /** Waits, ending early when the runner stops. */
-  private void pause(Duration duration) {
-    try {
-      stopping.await(duration.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 
@@ -342,152 +208,6 @@ public final class RotaRunner implements AutoCloseable {
   @Override
   public void close() {
     stop(shutdownGrace);
-  }
-
-  /**
-   * Keeps one lease: heartbeats it, and stops the handler when the server says it is lost or when
-   * it runs out by the local clock (measured from the claim's sending, so never later than the
-   * server's expiry).
-   */
-  private final class LeaseKeeper {
-    final Assignment assignment;
-
-    /** The runner id the slot claimed with: the server takes reports from it only. */
-    final String slotId;
-
-    final CancellationToken token = new CancellationToken();
-    private final Thread worker;
-    private final long leaseNanos;
-    private volatile long deadlineNanos;
-    private boolean handlerRunning = true;
-    private java.util.concurrent.ScheduledFuture<?> heartbeats;
-    private java.util.concurrent.ScheduledFuture<?> deadlineCheck;
-
-    LeaseKeeper(Assignment assignment, String slotId, Thread worker, long claimedAt) {
-      this.assignment = assignment;
-      this.slotId = slotId;
-      this.worker = worker;
-      long length =
-          leaseSeconds != null
-              ? TimeUnit.SECONDS.toNanos(leaseSeconds)
-              : Duration.between(assignment.grantedAt(), assignment.expiresAt()).toNanos();
-      this.leaseNanos = Math.max(length, TimeUnit.SECONDS.toNanos(1));
-      this.deadlineNanos = claimedAt + leaseNanos;
-    }
-
-    synchronized void start() {
-      long every =
-          heartbeatInterval != null
-              ? heartbeatInterval.toNanos()
-              : (long) (leaseNanos * heartbeatFraction);
-      heartbeats =
-          timers.scheduleWithFixedDelay(
-              this::heartbeat, every, Math.max(every, 1), TimeUnit.NANOSECONDS);
-      scheduleDeadline();
-    }
-
-    private synchronized void scheduleDeadline() {
-      if (deadlineCheck != null) {
-        deadlineCheck.cancel(false);
-      }
-      if (!handlerRunning) {
-        return;
-      }
-      long delay = Math.max(0, deadlineNanos - System.nanoTime());
-      deadlineCheck = timers.schedule(this::checkDeadline, delay, TimeUnit.NANOSECONDS);
-    }
-
-    private void checkDeadline() {
-      if (expired()) {
-        cancel(CancellationToken.Reason.LEASE_EXPIRED);
-      } else {
-        scheduleDeadline();
-      }
-    }
-
-    boolean expired() {
-      return System.nanoTime() - deadlineNanos >= 0;
-    }
-
-    private void heartbeat() {
-      if (token.isCancelled()) {
-        return;
-      }
-      long sentAt = System.nanoTime();
-      try {
-        client.heartbeat(assignment.leaseId(), slotId);
-        deadlineNanos = sentAt + leaseNanos;
-        scheduleDeadline();
-      } catch (RotaException.LeaseLost e) {
-        cancel(CancellationToken.Reason.LEASE_LOST);
-      } catch (RuntimeException e) {
-        listener.onError("heartbeat", e); // the deadline check stops the handler in time
-      }
-    }
-
-    /** Cancels the token and interrupts the handler if it is still running. */
-    synchronized void cancel(CancellationToken.Reason reason) {
-      if (token.cancel(reason) && handlerRunning) {
-        worker.interrupt();
-      }
-      stopTimers();
-    }
-
-    /** Called by the slot thread when the handler returned; clears a late interrupt. */
-    void handlerDone() {
-      synchronized (this) {
-        handlerRunning = false;
-        stopTimers();
-      }
-      Thread.interrupted();
-    }
-
-    private void stopTimers() {
-      if (heartbeats != null) {
-        heartbeats.cancel(false);
-      }
-      if (deadlineCheck != null) {
-        deadlineCheck.cancel(false);
-      }
-    }
-  }
-
-  /** The user's listener, whose exceptions never stop a slot or a lease keeper. */
-  private record GuardedListener(RunnerListener delegate) implements RunnerListener {
-    private static final System.Logger LOG = System.getLogger(RotaRunner.class.getName());
-
-    @Override
-    public void onClaimed(Assignment assignment) {
-      guard(() -> delegate.onClaimed(assignment));
-    }
-
-    @Override
-    public void onReported(Assignment assignment, Outcome outcome) {
-      guard(() -> delegate.onReported(assignment, outcome));
-    }
-
-    @Override
-    public void onCancelled(Assignment assignment, CancellationToken.Reason reason) {
-      guard(() -> delegate.onCancelled(assignment, reason));
-    }
-
-    @Override
-    public void onRefused(String slotId, String reason) {
-      guard(() -> delegate.onRefused(slotId, reason));
-    }
-
-    @Override
-    public void onError(String what, RuntimeException error) {
-      guard(() -> delegate.onError(what, error));
-    }
-
-    private static void guard(Runnable call) {
-      try {
-        call.run();
-      } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.WARNING, "runner listener failed", e);
-      }
-    }
   }
 
   /** Settings of a {@link RotaRunner}; {@link #start()} builds and starts it. */

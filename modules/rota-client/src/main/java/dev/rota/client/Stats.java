@@ -1,6 +1,6 @@
 package dev.rota.client;
 
-/** The answer of {@code GET /admin/stats}; see API.md for each figure. */
+/** The answer of {@code GET /admin/stats}; docs/api.md explains each figure. */
 public record Stats(
     boolean paused,
     Agents agents,

@@ -2,6 +2,7 @@ package dev.rota.cluster;
 
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentSettings;
+import dev.rota.cluster.agent.ShardHomes;
 import dev.rota.cluster.assign.Coordinator;
 import dev.rota.cluster.assign.CoordinatorSettings;
 import dev.rota.cluster.assign.Coordinators;
@@ -13,6 +14,7 @@ import dev.rota.cluster.pool.PoolScaler;
 import dev.rota.cluster.pool.PoolScalerSettings;
 import dev.rota.cluster.readmodel.AgentScheduleProjection;
 import dev.rota.cluster.readmodel.JdbcPartitionLoader;
+import dev.rota.cluster.readmodel.JournalSink;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.rescue.LeaseRescuer;
 import dev.rota.cluster.system.SystemControl;
@@ -51,7 +53,7 @@ public record RotaCluster(
         new JdbcPartitionLoader(
             readModel, system.dispatchers().lookup(DispatcherSelector.blocking()));
     AgentSettings agentSettings = AgentSettings.from(system.settings().config());
-    if (!dev.rota.cluster.journal.RotaJournal.writesReadModelOf(system.settings().config())) {
+    if (!JournalSink.writesReadModelOf(system.settings().config())) {
       AgentScheduleProjection.init(system, dataSource, agentSettings);
     }
     return start(system, loader, readModel);
@@ -68,6 +70,7 @@ public record RotaCluster(
     CoordinatorSettings coordinatorSettings = CoordinatorSettings.from(system.settings().config());
     Coordinators coordinators = Coordinators.track(system, agentSettings.partitions());
     AgentEntity.init(system, agentSettings, coordinators.pushingListener());
+    ShardHomes.start(system);
     Coordinator.init(system, coordinatorSettings, loader);
     ActorRef<LeaseRescuer.Command> rescuer =
         readModel == null ? null : LeaseRescuer.init(system, readModel);

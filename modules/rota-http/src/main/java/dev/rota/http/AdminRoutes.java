@@ -43,7 +43,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin resource of API.md (role admin) under {@code /admin}: stats, the system pause switch,
+ * The admin resource of docs/api.md (role admin), {@code /admin}: stats, the system pause switch,
  * runners, pools ({@link PoolRoutes}), dead letters, their redrive and their discard. Stats,
  * runners and dead letters read the read model on the blocking dispatcher; a node started without
  * one (or a read model that fails) answers them 503 {@code unavailable}. Pause, resume, redrive and
@@ -236,8 +236,10 @@ public final class AdminRoutes extends AllDirectives {
             parameterOptional(
                 "limit",
                 limitParam -> {
-                  String agentId = agentId(agentIdParam);
-                  int limit = limit(limitParam);
+                  String agentId = QueryParams.agentIdFilter(agentIdParam);
+                  int limit =
+                      QueryParams.limit(
+                          limitParam, DEFAULT_DEAD_LETTER_LIMIT, MAX_DEAD_LETTER_LIMIT);
                   return onSuccess(
                       read(rm -> rm.deadLetters(agentId, limit)),
                       rows ->
@@ -331,31 +333,5 @@ public final class AdminRoutes extends AllDirectives {
     } catch (JsonProcessingException e) {
       return TextNode.valueOf(text);
     }
-  }
-
-  private static String agentId(Optional<String> param) {
-    if (param.isEmpty() || param.get().isEmpty()) {
-      return null;
-    }
-    if (!Ids.isValidAgentId(param.get())) {
-      throw ApiException.invalid(
-          "agentId must be 1 to 128 characters of letters, digits and . _ : -");
-    }
-    return param.get();
-  }
-
-  private static int limit(Optional<String> param) {
-    if (param.isEmpty()) {
-      return DEFAULT_DEAD_LETTER_LIMIT;
-    }
-    try {
-      int limit = Integer.parseInt(param.get());
-      if (limit >= 1 && limit <= MAX_DEAD_LETTER_LIMIT) {
-        return limit;
-      }
-    } catch (NumberFormatException e) {
-      // answered below, with the same message as an out-of-range number
-    }
-    throw ApiException.invalid("limit must be an integer between 1 and " + MAX_DEAD_LETTER_LIMIT);
   }
 }

@@ -9,7 +9,6 @@ import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.runner.executor.WebhookTargets;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentSummary;
-import dev.rota.core.model.Ids;
 import dev.rota.http.AgentDirectory.AgentPage;
 import dev.rota.http.AgentDirectory.Order;
 import dev.rota.http.api.AgentHistory;
@@ -36,7 +35,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent resource of API.md (role producer): register, show, list, deregister, notify,
+ * The agent resource of docs/api.md (role producer): register, show, list, deregister, notify,
  * pause/resume and history under {@code /v1/agents}. Each request is one ask of the agent's entity
  * through {@link AgentGateway}, except the listing: it takes its order and, where it can, each
  * agent's view from an {@link AgentDirectory} (the read model, as of the projection's lag), and
@@ -91,10 +90,7 @@ public final class AgentRoutes extends AllDirectives {
   }
 
   private Route agent(String agentId) {
-    if (!Ids.isValidAgentId(agentId)) {
-      throw ApiException.invalid(
-          "agentId must be 1 to 128 characters of letters, digits and . _ : -");
-    }
+    QueryParams.agentId(agentId);
     return concat(
         pathEnd(
             () ->
@@ -189,7 +185,7 @@ public final class AgentRoutes extends AllDirectives {
     return parameterOptional(
         "limit",
         limitParam -> {
-          int limit = limit(limitParam, DEFAULT_HISTORY_LIMIT);
+          int limit = QueryParams.limit(limitParam, DEFAULT_HISTORY_LIMIT, MAX_LIMIT);
           return ask(
               agentId,
               AgentEntity.Get::new,
@@ -209,7 +205,7 @@ public final class AgentRoutes extends AllDirectives {
                         "after",
                         after -> {
                           Order order = order(orderParam);
-                          int limit = limit(limitParam, DEFAULT_LIST_LIMIT);
+                          int limit = QueryParams.limit(limitParam, DEFAULT_LIST_LIMIT, MAX_LIMIT);
                           CompletionStage<AgentList> page =
                               CompletableFuture.<AgentPage>supplyAsync(
                                       () -> page(order, limit, after.orElse(null)),
@@ -301,20 +297,5 @@ public final class AgentRoutes extends AllDirectives {
       }
     }
     throw ApiException.invalid("order must be stalest or inbox");
-  }
-
-  private static int limit(Optional<String> param, int defaultLimit) {
-    if (param.isEmpty()) {
-      return defaultLimit;
-    }
-    try {
-      int limit = Integer.parseInt(param.get());
-      if (limit >= 1 && limit <= MAX_LIMIT) {
-        return limit;
-      }
-    } catch (NumberFormatException e) {
-      // answered below, with the same message as an out-of-range number
-    }
-    throw ApiException.invalid("limit must be an integer between 1 and " + MAX_LIMIT);
   }
 }

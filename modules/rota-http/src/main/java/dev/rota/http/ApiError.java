@@ -1,8 +1,8 @@
 package dev.rota.http;
 
 /**
- * The error codes of API.md with their HTTP status. The code is the {@code error} field of every
- * error body; the status is what a client branches on. 405 is not in API.md's table: it is answered
+ * The error codes of docs/api.md with their status. The code is the {@code error} field of every
+ * error body; the status is what a client branches on. 405 (a method not served) is always answered
  * as {@code method_not_allowed} with an {@code Allow} header, in the same JSON shape.
  */
 public enum ApiError {

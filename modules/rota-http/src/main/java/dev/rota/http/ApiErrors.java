@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one place where failures become answers: every error of the API is {@code {"error",
- * "message"}} with the status of API.md. Client mistakes are 4xx with a sentence naming what is
+ * "message"}} with docs/api.md's status. Client mistakes are 4xx with a sentence naming what is
  * wrong; a cluster that does not answer in time is 503 with {@code Retry-After}; anything
  * unexpected is a logged 500 {@code internal} without a stack trace. Pekko's own rejections
  * (unknown path, wrong method, ...) are rewritten into the same JSON shape.

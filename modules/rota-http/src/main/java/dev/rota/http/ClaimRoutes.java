@@ -16,10 +16,10 @@ import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * The claim resource (role runner; docs/api.md): {@code POST /v1/claims} asks this node's
- * dispatcher for one activation on behalf of an external runner, waiting up to {@code waitSeconds}
- * for work (long poll). The claim's life, its states and its time-outs are the {@link Claim}'s in
- * {@code assign}; this route parses the request and writes the answer.
+ * The claim resource of docs/api.md (runner): {@code POST /v1/claims} asks this node's dispatcher
+ * for one activation on behalf of an external runner, waiting up to {@code waitSeconds} for work
+ * (long poll). The claim's life, its states and its time-outs are the {@link Claim}'s in {@code
+ * assign}; this route parses the request and writes the answer.
  *
  * <p>A claim without a wait is answered as one response: the reply, or 503 if the dispatcher has
  * not answered within {@code rota.http.ask-timeout} (the server's request timeout is lifted to that

@@ -1,5 +1,6 @@
 package dev.rota.http;
 
+import dev.rota.cluster.ClusterAsk;
 import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.cluster.assign.Dispatcher.RunnerSeen;
@@ -21,11 +22,8 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.actor.typed.receptionist.Receptionist;
-import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.japi.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +44,7 @@ public final class ClusterGateway {
   private final int partitions;
   private final Duration askTimeout;
   private final Scheduler scheduler;
+  private final ClusterAsk nodes;
   private final Duration targetStaleness;
 
   public ClusterGateway(RotaCluster rota, Duration askTimeout) {
@@ -56,6 +55,7 @@ public final class ClusterGateway {
     this.partitions = rota.agentSettings().partitions();
     this.askTimeout = askTimeout;
     this.scheduler = system.scheduler();
+    this.nodes = new ClusterAsk(system, askTimeout);
     this.targetStaleness = system.settings().config().getDuration("rota.pools.target-staleness");
   }
 
@@ -119,7 +119,9 @@ public final class ClusterGateway {
 
   /** Every runner any dispatcher has seen, once each, as last seen by any of them. */
   public CompletionStage<List<RunnerSeen>> runnersSeen() {
-    return askEveryNode(Dispatcher.SERVICE_KEY, Dispatcher.GetRunners::new)
+    return nodes
+        .<Dispatcher.Command, Dispatcher.Runners>repliesOfEveryNode(
+            Dispatcher.SERVICE_KEY, Dispatcher.GetRunners::new)
         .thenApply(
             replies -> {
               Map<String, RunnerSeen> latest = new HashMap<>();
@@ -139,7 +141,7 @@ public final class ClusterGateway {
 
   /** Every node's in-cluster runner pool: its runners and the size each pool is held at. */
   public CompletionStage<List<RunnerPool.Runners>> pools() {
-    return askEveryNode(RunnerPool.SERVICE_KEY, RunnerPool.GetRunners::new);
+    return nodes.repliesOfEveryNode(RunnerPool.SERVICE_KEY, RunnerPool.GetRunners::new);
   }
 
   /**
@@ -178,41 +180,5 @@ public final class ClusterGateway {
 
   public int partitions() {
     return partitions;
-  }
-
-  private <T, R> CompletionStage<List<R>> askEveryNode(
-      ServiceKey<T> key, Function<ActorRef<R>, T> message) {
-    CompletionStage<Receptionist.Listing> listing =
-        AskPattern.ask(
-            system.receptionist(),
-            (ActorRef<Receptionist.Listing> replyTo) -> Receptionist.find(key, replyTo),
-            askTimeout,
-            scheduler);
-    return listing.thenCompose(
-        found -> {
-          List<CompletableFuture<Optional<R>>> asks =
-              found.getServiceInstances(key).stream()
-                  .map(ref -> askOne(key, ref, message))
-                  .toList();
-          return CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new))
-              .thenApply(
-                  done ->
-                      asks.stream()
-                          .map(CompletableFuture::join)
-                          .flatMap(Optional::stream)
-                          .toList());
-        });
-  }
-
-  private <T, R> CompletableFuture<Optional<R>> askOne(
-      ServiceKey<T> key, ActorRef<T> ref, Function<ActorRef<R>, T> message) {
-    return AskPattern.<T, R>ask(ref, message, askTimeout, scheduler)
-        .thenApply(Optional::of)
-        .exceptionally(
-            failure -> {
-              log.warn("{} at {} did not answer: {}", key.id(), ref.path(), failure.toString());
-              return Optional.empty();
-            })
-        .toCompletableFuture();
   }
 }

@@ -4,7 +4,6 @@ import dev.rota.cluster.readmodel.EventFeed;
 import dev.rota.cluster.readmodel.EventFeed.Cursor;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.readmodel.ReadModelException;
-import dev.rota.core.model.Ids;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -116,7 +115,7 @@ public final class EventsRoutes extends AllDirectives {
                                 types ->
                                     events(
                                         lastEventId.or(() -> since),
-                                        agentId(agentId),
+                                        QueryParams.agentIdFilter(agentId),
                                         types(types))))));
   }
 
@@ -232,17 +231,6 @@ public final class EventsRoutes extends AllDirectives {
         release();
       }
     }
-  }
-
-  private static String agentId(Optional<String> param) {
-    if (param.isEmpty() || param.get().isEmpty()) {
-      return null;
-    }
-    if (!Ids.isValidAgentId(param.get())) {
-      throw ApiException.invalid(
-          "agentId must be 1 to 128 characters of letters, digits and . _ : -");
-    }
-    return param.get();
   }
 
   private static Set<String> types(Optional<String> param) {

@@ -8,7 +8,6 @@ import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.cluster.runner.RunnerStatus;
 import dev.rota.core.model.AgentExplanation;
 import dev.rota.core.model.AgentSummary;
-import dev.rota.core.model.Ids;
 import dev.rota.http.api.Explanation;
 import java.time.Instant;
 import java.util.Collection;
@@ -61,10 +60,7 @@ public final class ExplainRoutes extends AllDirectives {
   }
 
   private Route explain(String agentId) {
-    if (!Ids.isValidAgentId(agentId)) {
-      throw ApiException.invalid(
-          "agentId must be 1 to 128 characters of letters, digits and . _ : -");
-    }
+    QueryParams.agentId(agentId);
     Instant now = Instant.now();
     var agent = agents.ask(agentId, AgentEntity.Get::new).toCompletableFuture();
     var paused = cluster.paused().toCompletableFuture();

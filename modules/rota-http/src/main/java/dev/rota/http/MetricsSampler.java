@@ -5,8 +5,8 @@ import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.pool.PoolsReport;
 import dev.rota.cluster.readmodel.AgentScheduleProjection;
+import dev.rota.cluster.readmodel.ProjectionLag;
 import dev.rota.cluster.readmodel.ReadModel;
-import dev.rota.cluster.readmodel.ReadModel.ProjectionLag;
 import dev.rota.cluster.readmodel.ReadModelStats;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.core.model.Partitions;
@@ -78,7 +78,7 @@ public final class MetricsSampler {
             rota.readModel(),
             new ClusterGateway(rota, settings.askTimeout()),
             settings.askTimeout());
-    if (dev.rota.cluster.journal.RotaJournal.writesReadModelOf(config)) {
+    if (dev.rota.cluster.readmodel.JournalSink.writesReadModelOf(config)) {
       sampler.tags = List.of(); // written with the events: never behind them (decision 27)
     }
     return system

@@ -13,7 +13,7 @@ import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * {@code GET /openapi.yaml}: the OpenAPI 3.1 document of API.md, as shipped in this jar. Open to
+ * {@code GET /openapi.yaml}: the OpenAPI 3.1 document of the API, as shipped in this jar. Open to
  * everyone, like any published contract: it holds no data. The route tests validate every answer
  * they receive against this same document, so it cannot drift from the code.
  */

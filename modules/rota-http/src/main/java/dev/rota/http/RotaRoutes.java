@@ -34,7 +34,7 @@ public final class RotaRoutes extends AllDirectives {
   private final List<Supplier<Route>> resources = new ArrayList<>();
 
   /**
-   * The API as the server binds it, every resource of API.md: agents and leases are asked through
+   * The API as the server binds it, all routes of docs/api.md: agents and leases are asked through
    * Cluster Sharding, claims through this node's dispatcher, the admin views read {@code
    * rota.readModel()} (503 without one) and {@code directory} on the blocking dispatcher.
    */

@@ -40,7 +40,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Every error answer of the agent API, all in API.md's {@code {"error", "message"}} shape:
+ * Every error answer of the agent API, all in docs/api.md's {@code {"error", "message"}} shape:
  * validation (400), auth (401/403), unknown path (404), wrong method (405), body limit (413), a
  * cluster that does not answer (503) and an unexpected failure (500 without details).
  */

@@ -3,8 +3,8 @@ package dev.rota.server;
 import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.cluster.runner.RunnerSettings;
-import dev.rota.http.JdbcAgentDirectory;
 import dev.rota.http.MetricsSampler;
+import dev.rota.http.ReadModelAgentDirectory;
 import dev.rota.http.RotaRoutes;
 import dev.rota.server.RotaSettings.ClusterSettings;
 import dev.rota.server.RotaSettings.HttpSettings;
@@ -77,7 +77,8 @@ public final class Guardian {
     dev.rota.http.HttpSettings httpSettings =
         dev.rota.http.HttpSettings.from(system.settings().config());
     Route routes =
-        new RotaRoutes(rota, httpSettings, new JdbcAgentDirectory(database.dataSource())).route();
+        new RotaRoutes(rota, httpSettings, new ReadModelAgentDirectory(database.dataSource()))
+            .route();
     MetricsSampler.start(rota, httpSettings);
     NodeReadiness readiness = NodeReadiness.get(system);
     CompletionStage<ServerBinding> http =

@@ -73,7 +73,7 @@ public final class RotaConfig {
             config.getDuration("rota.cluster.first-seed-timeout").toMillis() + "ms");
       }
     }
-    if (dev.rota.cluster.journal.RotaJournal.writesReadModelOf(config)) {
+    if (dev.rota.cluster.readmodel.JournalSink.writesReadModelOf(config)) {
       // The journal writes the read model (decision 27): no projection's shards to wait for.
       derived.put(
           "pekko.cluster.sharding.healthcheck.names",

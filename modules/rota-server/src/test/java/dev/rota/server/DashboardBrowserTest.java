@@ -316,7 +316,7 @@ class DashboardBrowserTest {
   private static WebDriver browser(String chromium, String chromedriver, Path profile) {
     ChromeOptions options = new ChromeOptions();
     options.setBinary(chromium);
-    // The flags STACK.md lists: without them Chromium hangs at start-up on a closed network.
+    // Without these flags Chromium hangs at start-up on a closed network.
     options.addArguments(
         "--headless",
         "--no-sandbox",

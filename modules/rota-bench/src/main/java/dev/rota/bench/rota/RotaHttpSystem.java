@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code rota-http}: the same node as {@link RotaSystem} with no in-cluster runners; an external
  * runner of the SDK ({@link RotaRunner}) with R slots in the harness speaks the runner API of
- * API.md over HTTP, each slot with its own keep-alive connection: long-poll {@code POST
+ * docs/api.md over HTTP, each slot with its own keep-alive connection: long-poll {@code POST
  * /v1/claims}, wait out the activation time, {@code POST /v1/leases/{id}/complete}. A claim is
  * reported when its 200 arrives (the lease is committed by then), a completion when its 200 arrives
  * (the completion is committed by then).

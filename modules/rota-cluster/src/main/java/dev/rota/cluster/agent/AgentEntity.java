@@ -205,7 +205,7 @@ public final class AgentEntity
   public record Denied(String reason, AgentSchedule schedule, boolean registered, long seqNr)
       implements Reply {
     public Denied(String reason, AgentState state, long seqNr) {
-      this(reason, state.toSchedule(), state.registered(), seqNr);
+      this(reason, AgentSchedule.of(state), state.registered(), seqNr);
     }
   }
 
@@ -224,7 +224,7 @@ public final class AgentEntity
 
   public record Rejected(ErrorCode code, String message) implements Reply {}
 
-  /** The errors of docs/api.md that an agent itself can decide. */
+  /** The errors of the API (docs/api.md) that an agent itself can decide. */
   public enum ErrorCode {
     /** The command carries something the journal or the read model cannot hold. */
     INVALID,
@@ -244,14 +244,17 @@ public final class AgentEntity
             Entity.of(
                 ENTITY_TYPE_KEY,
                 ctx ->
-                    Behaviors.supervise(
-                            create(
-                                ctx.getEntityId(),
-                                settings,
-                                listener,
-                                Clock.systemUTC(),
-                                System::nanoTime))
-                        .onFailure(EventRejectedException.class, SupervisorStrategy.restart())));
+                    ShardHomes.isProbe(ctx.getEntityId())
+                        ? ShardHomes.probe()
+                        : Behaviors.supervise(
+                                create(
+                                    ctx.getEntityId(),
+                                    settings,
+                                    listener,
+                                    Clock.systemUTC(),
+                                    System::nanoTime))
+                            .onFailure(
+                                EventRejectedException.class, SupervisorStrategy.restart())));
   }
 
   /**

@@ -36,6 +36,7 @@ import dev.rota.core.model.ScheduleFire;
 import dev.rota.core.model.TextRules;
 import dev.rota.core.model.TextRules.Kind;
 import dev.rota.core.model.TextRules.Violation;
+import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -128,7 +129,7 @@ final class LeaseCommands {
   }
 
   private Denied denied(String reason, AgentState state) {
-    return new Denied(reason, state.toSchedule(), state.registered(), entity.seqNr());
+    return new Denied(reason, AgentSchedule.of(state), state.registered(), entity.seqNr());
   }
 
   ReplyEffect<Event, AgentState> onHeartbeat(AgentState state, Heartbeat cmd) {

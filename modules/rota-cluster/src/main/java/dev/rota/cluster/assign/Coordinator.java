@@ -42,7 +42,7 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
   public record AgentChanged(AgentSchedule schedule, long seqNr, boolean registered)
       implements Command, CborSerializable {
     public static AgentChanged of(AgentState state, long seqNr) {
-      return new AgentChanged(state.toSchedule(), seqNr, state.registered());
+      return new AgentChanged(AgentSchedule.of(state), seqNr, state.registered());
     }
   }
 

@@ -2,6 +2,7 @@ package dev.rota.cluster.pool;
 
 import dev.rota.cluster.Asks;
 import dev.rota.cluster.CborSerializable;
+import dev.rota.cluster.ClusterAsk;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.readmodel.ReadModel;
@@ -37,7 +38,7 @@ import org.apache.pekko.cluster.typed.ClusterSingleton;
 import org.apache.pekko.cluster.typed.SingletonActor;
 
 /**
- * Cluster singleton that sizes the runner pools (DESIGN §3). Every {@code rota.pools.interval} it
+ * Cluster singleton that sizes the runner pools of a cluster. Every {@code rota.pools.interval} it
  * reads the backlog from the read model (grouped by capability set), asks every node's runner pool
  * and dispatcher for their runners, and lets {@link ScalingPolicy} decide each pool's desired
  * runners. Configured pools that share a name with in-cluster runner pools are applied to them,

@@ -20,10 +20,12 @@ import org.apache.pekko.projection.javadsl.SourceProvider;
 import org.apache.pekko.projection.jdbc.javadsl.JdbcProjection;
 
 /**
- * Keeps the read model ({@code agent_schedule}, {@code dead_letter}, {@code rota_counter}) from the
- * agents' tagged events: one projection per partition tag, spread over the cluster as a sharded
- * daemon process. Each group of events and the projection's offset commit in one transaction, so
- * every event counts exactly once.
+ * The read model's alternative writer (decision 75): keeps {@code agent_schedule}, {@code
+ * dead_letter} and {@code rota_counter} from the agents' tagged events, one projection per
+ * partition tag, spread over the cluster as a sharded daemon process. It runs only when the journal
+ * does not write the read model ({@code rota.read-model.writer = projection}: draining a database
+ * written before decision 27, or another journal plugin). Each group of events and the projection's
+ * offset commit in one transaction, so every event counts exactly once.
  *
  * <p>Needs {@code pekko.projection.jdbc.dialect} and the size of {@code
  * pekko.projection.jdbc.blocking-jdbc-dispatcher} (one thread per connection of the DataSource),

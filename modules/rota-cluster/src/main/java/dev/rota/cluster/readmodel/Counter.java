@@ -1,7 +1,7 @@
 package dev.rota.cluster.readmodel;
 
 /**
- * The cluster-wide counters the projection keeps in {@code rota_counter}, exactly once per event.
+ * The cluster-wide counters the read model keeps in {@code rota_counter}, exactly once per event.
  */
 public enum Counter {
   /** Leases granted for inbox work. */

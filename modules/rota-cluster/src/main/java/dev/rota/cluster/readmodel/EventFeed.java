@@ -28,7 +28,7 @@ import org.apache.pekko.persistence.query.Sequence;
 import org.apache.pekko.stream.javadsl.Source;
 
 /**
- * The cluster's events, one JSON object each (API.md "Events"), in the journal's order: every
+ * The cluster's events, one JSON object each (docs/api.md, "Events"), in the journal's order: every
  * journal event after a position, read as one ordered stream ({@link
  * TagIndexReadJournalDao#ALL_EVENTS}) with the read journal's own gap handling, so an event is
  * never delivered after one written later. Agents' events, the system pause switch's and runner

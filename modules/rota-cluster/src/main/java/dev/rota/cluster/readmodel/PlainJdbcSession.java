@@ -7,9 +7,9 @@ import org.apache.pekko.japi.function.Function;
 import org.apache.pekko.projection.jdbc.JdbcSession;
 
 /**
- * One transaction of the projection on a pooled connection: the projection applies a group of
- * events and stores its offset through the same session, then commits, so the read model and the
- * offset move together (exactly once).
+ * One transaction of the projection (the read model's alternative writer, decision 75) on a pooled
+ * connection: the projection applies a group of events and stores its offset through the same
+ * session, then commits, so the read model and the offset move together (exactly once).
  */
 public final class PlainJdbcSession implements JdbcSession {
   private final Connection connection;

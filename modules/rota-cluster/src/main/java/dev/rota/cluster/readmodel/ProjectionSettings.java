@@ -3,7 +3,9 @@ package dev.rota.cluster.readmodel;
 import com.typesafe.config.Config;
 import java.time.Duration;
 
-/** The {@code rota.projection.*} settings of the read-model projection. */
+/**
+ * The {@code rota.projection.*} settings of the read model's alternative writer, the projection.
+ */
 public record ProjectionSettings(
     int groupAfterEnvelopes,
     Duration groupAfterDuration,

@@ -3,8 +3,6 @@ package dev.rota.cluster.readmodel;
 import dev.rota.core.model.AgentSummary;
 import dev.rota.core.pool.BacklogGroup;
 import dev.rota.core.scheduling.AgentSchedule;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -19,13 +17,14 @@ import java.util.Set;
 import javax.sql.DataSource;
 
 /**
- * Queries on the read model the projection keeps: coordinator start-up, lease rescue, admin
- * listings, stats and the pool scaler. Every method blocks on JDBC: call it from a blocking
- * dispatcher (e.g. {@code DispatcherSelector.blocking()}), never on an actor's thread. Failures are
- * {@link ReadModelException}s.
+ * Queries on the read model: coordinator start-up, lease rescue, admin listings, stats and the pool
+ * scaler. Every method blocks on JDBC: call it from a blocking dispatcher (e.g. {@code
+ * DispatcherSelector.blocking()}), never on an actor's thread. Failures are {@link
+ * ReadModelException}s.
  *
- * <p>The read model trails the entities by the projection's lag; the entities stay the authority (a
- * claim, a redrive or an expiry is always decided by the agent itself).
+ * <p>The read model is written in the transaction of the events (decision 27), yet it is a view:
+ * the entities stay the authority (a claim, a redrive or an expiry is always decided by the agent
+ * itself).
  */
 public final class ReadModel {
   /** The columns {@link #scheduleRow} reads, in its order (it reads them by position). */
@@ -35,10 +34,14 @@ public final class ReadModel {
           + " seq_nr";
 
   private final DataSource dataSource;
+  private final ReadQueries queries;
+  private final ScheduleRanks ranks;
   private final RowRebuild rebuild;
 
   public ReadModel(DataSource dataSource) {
     this.dataSource = dataSource;
+    this.queries = new ReadQueries(dataSource);
+    this.ranks = new ScheduleRanks(queries);
     this.rebuild = new RowRebuild(dataSource);
   }
 
@@ -148,9 +151,8 @@ public final class ReadModel {
   }
 
   /**
-   * How many agents of a capability set stand ahead of one in the inbox order (most unread, oldest
-   * unread, higher priority, agent id), among those the rule could pick now: unread work, not
-   * leased, paused or snoozed. As fresh as the read model.
+   * How many agents of a capability set stand ahead of one in the inbox order, among those the rule
+   * could pick now ({@link ScheduleRanks#aheadInInbox}).
    *
    * @param capabilities the set's key: sorted, comma-separated
    */
@@ -161,82 +163,21 @@ public final class ReadModel {
       Instant oldestUnreadAt,
       int priority,
       Instant now) {
-    String sql =
-        "select count(*) from agent_schedule where capabilities = ? and agent_id <> ?"
-            + " and unread > 0 and lease_id is null and not paused"
-            + " and (snoozed_until is null or snoozed_until <= ?)"
-            + " and (unread > ? or (unread = ? and (oldest_unread_at < ?"
-            + " or (oldest_unread_at = ? and (priority > ? or (priority = ? and agent_id < ?))))))";
-    return query(
-        "inbox rank",
-        sql,
-        s -> {
-          s.setString(1, capabilities);
-          s.setString(2, agentId);
-          Sql.setInstant(s, 3, now);
-          s.setInt(4, unread);
-          s.setInt(5, unread);
-          Sql.setInstant(s, 6, oldestUnreadAt);
-          Sql.setInstant(s, 7, oldestUnreadAt);
-          s.setInt(8, priority);
-          s.setInt(9, priority);
-          s.setString(10, agentId);
-        },
-        rs -> {
-          rs.next();
-          return rs.getLong(1);
-        });
+    return ranks.aheadInInbox(agentId, capabilities, unread, oldestUnreadAt, priority, now);
   }
 
   /**
-   * How many agents of a capability set stand ahead of one in the staleness order (never activated
-   * first, then oldest last activation, then agent id), among those the rule could pick now: no
-   * unread work, not leased, paused or snoozed, and past their minimum interval.
+   * How many agents of a capability set stand ahead of one in the staleness order, among those the
+   * rule could pick now ({@link ScheduleRanks#aheadInStaleness}).
    *
    * @param lastActivatedAt null when the agent was never activated
    */
   public long aheadInStaleness(
       String agentId, String capabilities, Instant lastActivatedAt, Instant now) {
-    String before =
-        lastActivatedAt == null
-            ? " and last_activated_at is null and agent_id < ?"
-            : " and (last_activated_at is null or last_activated_at < ?"
-                + " or (last_activated_at = ? and agent_id < ?))";
-    String sql =
-        "select last_activated_at, min_activation_interval_seconds from agent_schedule"
-            + " where capabilities = ? and agent_id <> ? and unread = 0 and lease_id is null"
-            + " and not paused and (snoozed_until is null or snoozed_until <= ?)"
-            + before;
-    return query(
-        "staleness rank",
-        sql,
-        s -> {
-          s.setString(1, capabilities);
-          s.setString(2, agentId);
-          Sql.setInstant(s, 3, now);
-          if (lastActivatedAt == null) {
-            s.setString(4, agentId);
-          } else {
-            Sql.setInstant(s, 4, lastActivatedAt);
-            Sql.setInstant(s, 5, lastActivatedAt);
-            s.setString(6, agentId);
-          }
-        },
-        rs -> {
-          // The minimum interval is per agent: checked here rather than in dialect-specific SQL.
-          long ahead = 0;
-          while (rs.next()) {
-            Instant last = Sql.getInstant(rs, "last_activated_at");
-            long interval = rs.getLong("min_activation_interval_seconds");
-            if (last == null || interval <= 0 || !last.plusSeconds(interval).isAfter(now)) {
-              ahead++;
-            }
-          }
-          return ahead;
-        });
+    return ranks.aheadInStaleness(agentId, capabilities, lastActivatedAt, now);
   }
 
-  /** Events the projection skipped because it could not apply them (rota_skipped_event). */
+  /** Events the read model skipped because it could not apply them (rota_skipped_event). */
   public long skippedEvents() {
     return query(
         "skipped events",
@@ -367,84 +308,18 @@ public final class ReadModel {
   }
 
   /**
-   * How far the read-model projection trails the journal: events of the agent tags it has not
-   * applied yet, and the write time of the oldest of them (null when none). One range scan of the
-   * tag index per partition, over the unprojected events only.
+   * How far the read-model projection trails the journal ({@link ProjectionLag#read}).
    *
    * @param projectionName the projection's name in the offset store
    * @param tags the projection keys, one tag per partition
    */
   public ProjectionLag projectionLag(String projectionName, List<String> tags) {
-    try (Connection connection = dataSource.getConnection()) {
-      connection.setAutoCommit(false);
-      try {
-        Map<String, Long> offsets = new HashMap<>();
-        try (PreparedStatement statement =
-            connection.prepareStatement(
-                "select projection_key, current_offset from pekko_projection_offset_store"
-                    + " where projection_name = ?")) {
-          statement.setString(1, projectionName);
-          try (ResultSet rs = statement.executeQuery()) {
-            while (rs.next()) {
-              offsets.put(rs.getString(1), parseOffset(rs.getString(2)));
-            }
-          }
-        }
-        long events = 0;
-        Long oldest = null;
-        try (PreparedStatement statement =
-            connection.prepareStatement(
-                "select count(*), min(j.write_timestamp) from event_tag t"
-                    + " join event_journal j on j.ordering = t.event_id"
-                    + " where t.tag = ? and t.event_id > ?")) {
-          for (String tag : tags) {
-            statement.setString(1, tag);
-            statement.setLong(2, offsets.getOrDefault(tag, 0L));
-            try (ResultSet rs = statement.executeQuery()) {
-              if (rs.next()) {
-                events += rs.getLong(1);
-                long min = rs.getLong(2);
-                if (!rs.wasNull() && (oldest == null || min < oldest)) {
-                  oldest = min;
-                }
-              }
-            }
-          }
-        }
-        return new ProjectionLag(events, oldest == null ? null : Instant.ofEpochMilli(oldest));
-      } finally {
-        connection.rollback();
-      }
-    } catch (SQLException e) {
-      throw new ReadModelException("read model query projectionLag failed", e);
-    }
-  }
-
-  private static long parseOffset(String offset) {
-    try {
-      return Long.parseLong(offset);
-    } catch (NumberFormatException e) {
-      return 0L;
-    }
-  }
-
-  /**
-   * @param events journal events the projection has not applied yet
-   * @param oldestWrittenAt when the oldest of them was written, null when there is none
-   */
-  public record ProjectionLag(long events, Instant oldestWrittenAt) {
-    /** How long the oldest unapplied event has waited at {@code now}; zero when none. */
-    public Duration age(Instant now) {
-      if (oldestWrittenAt == null || oldestWrittenAt.isAfter(now)) {
-        return Duration.ZERO;
-      }
-      return Duration.between(oldestWrittenAt, now);
-    }
+    return ProjectionLag.read(dataSource, projectionName, tags);
   }
 
   /**
    * A row of {@link #SCHEDULE_COLUMNS}, read by position: a coordinator's load reads a million of
-   * them, and a lookup by name per column was 7 % of a million-agent restart's CPU.
+   * them, and looking each column up by name is a visible share of a million-agent restart's CPU.
    */
   private static ScheduleRow scheduleRow(ResultSet rs, Map<String, Set<String>> capabilitySets)
       throws SQLException {
@@ -468,30 +343,8 @@ public final class ReadModel {
     return new ScheduleRow(schedule, rs.getLong(12));
   }
 
-  @FunctionalInterface
-  private interface Binder {
-    void bind(PreparedStatement statement) throws SQLException;
-  }
-
-  @FunctionalInterface
-  private interface Reader<T> {
-    T read(ResultSet rs) throws SQLException;
-  }
-
-  private <T> T query(String what, String sql, Binder binder, Reader<T> reader) {
-    try (Connection connection = dataSource.getConnection()) {
-      // Read-only and without autocommit, so PostgreSQL streams large results by fetch size.
-      connection.setAutoCommit(false);
-      try (PreparedStatement statement = connection.prepareStatement(sql)) {
-        binder.bind(statement);
-        try (ResultSet rs = statement.executeQuery()) {
-          return reader.read(rs);
-        }
-      } finally {
-        connection.rollback();
-      }
-    } catch (SQLException e) {
-      throw new ReadModelException("read model query " + what + " failed", e);
-    }
+  private <T> T query(
+      String what, String sql, ReadQueries.Binder binder, ReadQueries.Reader<T> reader) {
+    return queries.query(what, sql, binder, reader);
   }
 }

@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * A summary of the read model at {@code at}, for {@code GET /admin/stats} and the pool scaler. As
- * fresh as the projection (typically well under a second behind the entities).
+ * fresh as the last committed write (the journal writes the read model with the events).
  *
  * @param registered registered agents
  * @param withInbox agents with at least one unread notification
@@ -20,7 +20,7 @@ import java.util.Map;
  *     counting from its registration; null when there are no agents
  * @param counters every {@link Counter} by {@link Counter#key()}, summed over partitions, 0 when
  *     never counted
- * @param skippedEvents events the projection could not apply and skipped (rota_skipped_event)
+ * @param skippedEvents events the read model could not apply and skipped (rota_skipped_event)
  */
 public record ReadModelStats(
     Instant at,

@@ -1,6 +1,7 @@
 package dev.rota.cluster.readmodel;
 
 import dev.rota.cluster.agent.AgentEvents.Event;
+import dev.rota.cluster.journal.ReadModelSink;
 import dev.rota.core.model.Partitions;
 import dev.rota.core.model.TextRules;
 import java.sql.Connection;
@@ -18,16 +19,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Applies agent events to the read model ({@code agent_schedule}, {@code dead_letter}, {@code
  * rota_counter}) inside a transaction the caller commits: the journal's own write transaction
- * (decision 27) or a projection's. A failure the database would give again (a value a column cannot
- * hold: SQLState class 22 or 23; or a bug in the writer) must not stop the events: the changes are
- * rolled back to a savepoint and applied again one event at a time, and an event that still fails
- * is skipped, logged at ERROR once, counted, and recorded in {@code rota_skipped_event} within the
- * same transaction; its agent's row is marked for a rebuild from the entity ({@link RowRebuild}),
- * so the agent does not drop out of {@code agent_schedule} (its coordinator and the lease rescuer
- * read it there). Any other failure (the connection, the server) is thrown, and the caller's
- * transaction fails as a whole.
+ * (decision 27; {@link JournalSink}) or, as the alternative writer, the projection's. A failure the
+ * database would give again (a value a column cannot hold: SQLState class 22 or 23; or a bug in the
+ * writer) must not stop the events: the changes are rolled back to a savepoint and applied again
+ * one event at a time, and an event that still fails is skipped, logged at ERROR once, counted, and
+ * recorded in {@code rota_skipped_event} within the same transaction; its agent's row is marked for
+ * a rebuild from the entity ({@link RowRebuild}), so the agent does not drop out of {@code
+ * agent_schedule} (its coordinator and the lease rescuer read it there). Any other failure (the
+ * connection, the server) is thrown, and the caller's transaction fails as a whole.
  */
-public final class ReadModelUpdate {
+public final class ReadModelUpdate implements ReadModelSink {
   private static final Logger log = LoggerFactory.getLogger(ReadModelUpdate.class);
   private static final int MAX_REASON = 2000;
 
@@ -48,15 +49,28 @@ public final class ReadModelUpdate {
 
   /** Applies the changes, in order per agent, on {@code connection} (not committed here). */
   public void apply(Connection connection, List<Change> changes) throws SQLException {
-    apply(connection, changes, -1);
+    applyChanges(connection, changes, -1);
+  }
+
+  /** The journal's batch ({@link ReadModelSink}): its agent events; other events have no rows. */
+  @Override
+  public void apply(Connection connection, List<Persisted> events, int writerSlot)
+      throws SQLException {
+    List<Change> changes = new ArrayList<>(events.size());
+    for (Persisted persisted : events) {
+      if (persisted.event() instanceof Event event) {
+        changes.add(new Change(persisted.persistenceId(), persisted.sequenceNr(), event));
+      }
+    }
+    applyChanges(connection, changes, writerSlot);
   }
 
   /**
    * As {@link #apply(Connection, List)}, adding counts to the counter rows of {@code counterSlot}
-   * (see {@link #allocateCounterSlots}) instead of those of the agents' partitions: a writer that
-   * owns its slot never waits for another's lock on a counter row.
+   * (see {@link #claimWriterSlots}) instead of those of the agents' partitions: a writer that owns
+   * its slot never waits for another's lock on a counter row.
    */
-  public void apply(Connection connection, List<Change> changes, int counterSlot)
+  public void applyChanges(Connection connection, List<Change> changes, int counterSlot)
       throws SQLException {
     if (changes.isEmpty()) {
       return;
@@ -109,8 +123,9 @@ public final class ReadModelUpdate {
    * every other node's writer of the same slot). Each start adds {@code count} x counters rows;
    * totals are sums over them.
    */
-  public int[] allocateCounterSlots(Connection connection, int count, boolean postgres)
-      throws SQLException {
+  @Override
+  public int[] claimWriterSlots(Connection connection, int count) throws SQLException {
+    boolean postgres = "PostgreSQL".equals(connection.getMetaData().getDatabaseProductName());
     String next =
         postgres
             ? "select nextval('rota_counter_slot')"

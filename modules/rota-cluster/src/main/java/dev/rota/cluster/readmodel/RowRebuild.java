@@ -13,13 +13,13 @@ import javax.sql.DataSource;
 
 /**
  * Rows of {@code agent_schedule} that a skipped event left wrong, and their repair from the agent
- * entity. Marking happens in the projection's transaction ({@link ReadModelUpdate}); rewriting
- * happens later, outside it (the lease rescuer asks the entity and calls {@link #rewrite}).
+ * entity. Marking happens in the writer's transaction ({@link ReadModelUpdate}); rewriting happens
+ * later, outside it (the lease rescuer asks the entity and calls {@link #rewrite}).
  *
- * <p>A rewrite is guarded like every projected update: it applies only while the row reflects no
- * event newer than the entity's answer, so a projection that has moved on is never set back; the
- * row then stays marked and is tried again. Dead-letter rows and counters are not rebuilt (the
- * row's {@code dead_letters} count is).
+ * <p>A rewrite is guarded like every update of the row: it applies only while the row reflects no
+ * event newer than the entity's answer, so a writer that has moved on is never set back; the row
+ * then stays marked and is tried again. Dead-letter rows and counters are not rebuilt (the row's
+ * {@code dead_letters} count is).
  */
 public final class RowRebuild {
   private static final String REWRITE =
@@ -101,10 +101,10 @@ public final class RowRebuild {
         String agentId = agent.agentId();
         int i = 1;
         s.setString(i++, Sql.fit(agent.config().name(), 256));
-        s.setString(i++, AgentScheduleWriter.capabilities(agentId, agent.config()));
+        s.setString(i++, ScheduleColumns.capabilities(agentId, agent.config()));
         s.setInt(i++, agent.config().priority());
         s.setLong(i++, agent.config().minActivationIntervalSeconds());
-        s.setString(i++, AgentScheduleWriter.configJson(agentId, agent.config()));
+        s.setString(i++, ScheduleColumns.configJson(agentId, agent.config()));
         s.setInt(i++, agent.unread());
         Sql.setInstant(s, i++, agent.oldestUnreadAt());
         Sql.setInstant(s, i++, agent.lastActivatedAt());

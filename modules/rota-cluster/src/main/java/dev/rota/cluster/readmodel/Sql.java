@@ -34,7 +34,7 @@ final class Sql {
     return value == null ? null : value.toInstant();
   }
 
-  /** Cuts text to a column's length, so one oversized value cannot stall the projection. */
+  /** Cuts text to a column's length, so one oversized value cannot stall the writer. */
   static String fit(String value, int maxLength) {
     if (value == null || value.length() <= maxLength) {
       return value;

@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * One turn of one agent as an {@link Executor} receives it: the granted lease and its rendering as
- * {@code API.md}'s assignment object, which is what executors hand to the outside world.
+ * the assignment object of docs/api.md, which is what executors hand to the outside world.
  *
  * @param json the assignment object; executors must not modify it
  */

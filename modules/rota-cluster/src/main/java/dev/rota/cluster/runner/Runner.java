@@ -14,10 +14,6 @@ import dev.rota.core.model.Ids;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -34,8 +30,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * activation through its {@link Executor} while heartbeating the lease every third of its length →
  * complete or fail it at the agent → cool down → ask again. The agent's answer to the completion is
  * not waited for before the next request: it arrives while the runner asks for (or runs) its next
- * activation, so the two durable writes of consecutive turns overlap (failed reports are retried as
- * before).
+ * activation, so the two durable writes of consecutive turns overlap ({@link Reports}).
  *
  * <p>A runner never runs an activation whose lease it has lost: when a heartbeat is refused, or
  * when the lease's expiry passes without a successful heartbeat (heartbeats unanswered: the agent's
@@ -80,13 +75,13 @@ public final class Runner {
   }
 
   /** Messages about one activation; they are stale once the runner has moved on. */
-  private sealed interface ForLease extends Command {
+  sealed interface ForLease extends Command {
     String leaseId();
   }
 
   private record Executed(String leaseId, Outcome outcome, Throwable failure) implements ForLease {}
 
-  private record HeartbeatDue(String leaseId) implements ForLease {}
+  record HeartbeatDue(String leaseId) implements ForLease {}
 
   /**
    * A heartbeat's answer; {@code sentNanos} is when it was sent, on this node's monotonic clock.
@@ -98,14 +93,12 @@ public final class Runner {
   private record DrainDeadline(String leaseId) implements ForLease {}
 
   /** The lease's known expiry passed without a successful heartbeat moving it. */
-  private record LeaseExpired(String leaseId) implements ForLease {}
+  record LeaseExpired(String leaseId) implements ForLease {}
 
   private record Reported(String leaseId, AgentEntity.Reply reply, Throwable failure)
       implements ForLease {}
 
-  private static final String HEARTBEAT = "heartbeat";
   private static final String DEADLINE = "drain-deadline";
-  private static final String LEASE_EXPIRY = "lease-expiry";
   private static final String RESUME = "resume";
 
   /**
@@ -134,20 +127,14 @@ public final class Runner {
   private final ActorContext<Command> ctx;
   private final TimerScheduler<Command> timers;
   private final LeaseClient<Command> leases;
+  private final LeaseTimers leaseTimers;
+  private final Reports reports;
+  private final Draining draining = new Draining();
 
   private Activity activity = Activity.REQUESTING;
   private Instant lastSeenAt = Instant.now();
-  private long completed;
-  private long failed;
-  private long abandoned;
-
-  private boolean draining;
-  private final List<ActorRef<Drained>> drainWaiters = new ArrayList<>();
-  private Duration drainDeadline;
-
   private Activation current;
   private CompletableFuture<Outcome> running;
-  private final Map<String, PendingReport> reporting = new HashMap<>();
   private boolean awaitingWork;
 
   private Runner(
@@ -166,6 +153,9 @@ public final class Runner {
     this.ctx = ctx;
     this.timers = timers;
     this.leases = new LeaseClient<>(ctx, identity.runnerId(), settings.askTimeout());
+    this.leaseTimers = new LeaseTimers(timers, settings);
+    this.reports =
+        new Reports(identity.runnerId(), settings.reportAttempts(), executor, ctx.getLog());
   }
 
   // ---- asking for work ----
@@ -197,7 +187,7 @@ public final class Runner {
               // Nothing executing; stay to hand back what the pending request brings, and until
               // the last report is answered.
               beginDraining(drain);
-              if (reporting.isEmpty()) {
+              if (reports.isEmpty()) {
                 replyDrained();
               }
               return Behaviors.same();
@@ -209,13 +199,13 @@ public final class Runner {
   private Behavior<Command> onWorkAnswered(WorkAnswered answer) {
     awaitingWork = false;
     if (answer.reply() instanceof Assigned assigned) {
-      if (draining) {
+      if (draining.active()) {
         handBack(assigned.granted());
         return finishReports();
       }
       return execute(Activation.of(assigned.granted()));
     }
-    if (draining) {
+    if (draining.active()) {
       return finishReports();
     }
     if (answer.reply() instanceof NoWork) {
@@ -284,13 +274,7 @@ public final class Runner {
       running = CompletableFuture.failedFuture(e);
     }
     ctx.pipeToSelf(running, (outcome, failure) -> new Executed(leaseId, outcome, failure));
-    long intervalMillis =
-        settings.heartbeatInterval() != null
-            ? settings.heartbeatInterval().toMillis()
-            : Math.max(1000, activation.lease().leaseSeconds() * 1000 / 3);
-    timers.startTimerWithFixedDelay(
-        HEARTBEAT, new HeartbeatDue(leaseId), Duration.ofMillis(intervalMillis));
-    expireIn(leaseId, Duration.ofSeconds(activation.lease().leaseSeconds()));
+    leaseTimers.start(activation);
     changed(Activity.EXECUTING);
     ctx.getLog()
         .debug(
@@ -311,9 +295,9 @@ public final class Runner {
             Drain.class,
             drain -> {
               beginDraining(drain);
-              if (drainDeadline != null && !timers.isTimerActive(DEADLINE)) {
+              if (draining.deadline() != null && !timers.isTimerActive(DEADLINE)) {
                 timers.startSingleTimer(
-                    DEADLINE, new DrainDeadline(current.leaseId()), drainDeadline);
+                    DEADLINE, new DrainDeadline(current.leaseId()), draining.deadline());
               }
               return Behaviors.same();
             })
@@ -326,21 +310,9 @@ public final class Runner {
         .build();
   }
 
-  /**
-   * Stops the activation when {@code left} has passed, unless a heartbeat moves it first. Measured
-   * on this node's monotonic clock (the timer's), never by comparing the lease's {@code expiresAt}
-   * with this node's wall clock: the agent's host enforces the lease on its own monotonic clock
-   * from the grant or the renewal, which both come before this runner hears of them.
-   */
-  private void expireIn(String leaseId, Duration left) {
-    timers.startSingleTimer(
-        LEASE_EXPIRY, new LeaseExpired(leaseId), left.isNegative() ? Duration.ZERO : left);
-  }
-
   private Behavior<Command> onExecuted(Executed executed) {
-    timers.cancel(HEARTBEAT);
+    leaseTimers.stop();
     timers.cancel(DEADLINE);
-    timers.cancel(LEASE_EXPIRY);
     Outcome outcome =
         executed.failure() == null
             ? executed.outcome()
@@ -362,10 +334,7 @@ public final class Runner {
   private Behavior<Command> onHeartbeatAnswered(HeartbeatAnswered answered) {
     if (answered.reply() instanceof AgentEntity.Extended extended) {
       lastSeenAt = Instant.now();
-      // Renewed for a lease length from when the agent handled it, which is after this was sent.
-      Duration sinceSent = Duration.ofNanos(System.nanoTime() - answered.sentNanos());
-      expireIn(
-          answered.leaseId(), Duration.ofSeconds(current.lease().leaseSeconds()).minus(sinceSent));
+      leaseTimers.renewed(current, answered.sentNanos());
       return Behaviors.same();
     }
     if (answered.reply() instanceof AgentEntity.Rejected rejected) {
@@ -382,24 +351,22 @@ public final class Runner {
   }
 
   private Behavior<Command> onDrainDeadline(DrainDeadline deadline) {
-    timers.cancel(HEARTBEAT);
-    timers.cancel(LEASE_EXPIRY);
+    leaseTimers.stop();
     running.cancel(true);
     ctx.getLog()
         .warn(
             "Runner {}: agent {} did not finish within {} of the node leaving; failing it with retry",
             identity.runnerId(),
             current.agentId(),
-            drainDeadline);
+            draining.deadline());
     return report(Outcome.retry("runner stopped: its node left before the activation finished"), 1);
   }
 
   private Behavior<Command> abandon(String why) {
-    timers.cancel(HEARTBEAT);
+    leaseTimers.stop();
     timers.cancel(DEADLINE);
-    timers.cancel(LEASE_EXPIRY);
     running.cancel(true);
-    abandoned++;
+    reports.countAbandoned();
     ctx.getLog()
         .warn(
             "Runner {} abandons agent {} (fencing token {}): {}",
@@ -412,9 +379,6 @@ public final class Runner {
 
   // ---- reporting ----
 
-  /** An outcome sent to the agent and not yet acknowledged. */
-  private record PendingReport(Activation activation, Outcome outcome, int attempt) {}
-
   /**
    * Sends the outcome and moves on without waiting for the agent's answer: the runner asks for its
    * next activation while the agent persists this one's end, so a runner's turn costs one durable
@@ -422,65 +386,29 @@ public final class Runner {
    * #onReported}); a runner told to drain stops only once every report is answered.
    */
   private Behavior<Command> report(Outcome outcome, int attempt) {
-    sendReport(new PendingReport(current, outcome, attempt));
+    sendReport(new Reports.Pending(current, outcome, attempt));
     return afterActivation();
   }
 
-  private void sendReport(PendingReport report) {
+  private void sendReport(Reports.Pending report) {
     String leaseId = report.activation().leaseId();
-    reporting.put(leaseId, report);
+    reports.sent(report);
     leases.report(
         leaseId, report.outcome(), (reply, failure) -> new Reported(leaseId, reply, failure));
   }
 
   private Behavior<Command> onReported(Reported reported) {
-    PendingReport report = reporting.remove(reported.leaseId());
+    Reports.Pending report = reports.answered(reported.leaseId());
     if (report == null) {
       return Behaviors.same();
     }
-    Activation activation = report.activation();
-    if (reported.reply() instanceof AgentEntity.Done) {
-      if (report.outcome() instanceof Outcome.Completed) {
-        completed++;
-      } else {
-        failed++;
-      }
-      try {
-        executor.reported(activation, report.outcome());
-      } catch (RuntimeException e) {
-        ctx.getLog().warn("Runner {}: executor's reported() threw {}", identity.runnerId(), e);
-      }
-    } else if (reported.reply() instanceof AgentEntity.Rejected rejected) {
-      // After a timed-out attempt, a refusal may only mean the earlier attempt got through.
-      abandoned++;
-      ctx.getLog()
-          .warn(
-              "Runner {}: agent {} refused the outcome{}: {}",
-              identity.runnerId(),
-              activation.agentId(),
-              report.attempt() > 1 ? " (an earlier, unanswered report may have landed)" : "",
-              rejected.message());
-    } else if (report.attempt() < settings.reportAttempts()) {
-      ctx.getLog()
-          .warn(
-              "Runner {}: reporting {} failed ({}), attempt {} of {}",
-              identity.runnerId(),
-              Ids.leaseLabel(reported.leaseId()),
-              reported.failure(),
-              report.attempt(),
-              settings.reportAttempts());
-      sendReport(new PendingReport(activation, report.outcome(), report.attempt() + 1));
+    Reports.Pending again = reports.settle(report, reported.reply(), reported.failure());
+    if (again != null) {
+      sendReport(again);
       return Behaviors.same();
-    } else {
-      abandoned++;
-      ctx.getLog()
-          .error(
-              "Runner {}: gave up reporting {}; the lease will expire",
-              identity.runnerId(),
-              Ids.leaseLabel(reported.leaseId()));
     }
     changed(activity);
-    if (draining && current == null && reporting.isEmpty()) {
+    if (draining.active() && current == null && reports.isEmpty()) {
       replyDrained();
       // A runner still waiting for work stays until it can hand back what that brings.
       return awaitingWork ? Behaviors.same() : Behaviors.stopped();
@@ -491,7 +419,7 @@ public final class Runner {
   private Behavior<Command> afterActivation() {
     current = null;
     running = null;
-    if (draining) {
+    if (draining.active()) {
       return finishReports();
     }
     return pause(settings.coolDown(), Activity.COOLING_DOWN);
@@ -499,7 +427,7 @@ public final class Runner {
 
   /** Draining with nothing in flight: stops once the last report is answered. */
   private Behavior<Command> finishReports() {
-    if (reporting.isEmpty()) {
+    if (reports.isEmpty()) {
       replyDrained();
       changed(activity);
       return Behaviors.stopped();
@@ -540,20 +468,12 @@ public final class Runner {
   }
 
   private void beginDraining(Drain drain) {
-    draining = true;
-    if (drain.replyTo() != null) {
-      drainWaiters.add(drain.replyTo());
-    }
-    if (drain.deadline() != null
-        && (drainDeadline == null || drain.deadline().compareTo(drainDeadline) < 0)) {
-      drainDeadline = drain.deadline();
-    }
+    draining.begin(drain);
     changed(activity);
   }
 
   private void replyDrained() {
-    drainWaiters.forEach(w -> w.tell(new Drained(identity.runnerId())));
-    drainWaiters.clear();
+    draining.replyDrained(identity.runnerId());
   }
 
   private boolean isCurrent(ForLease m) {
@@ -575,12 +495,12 @@ public final class Runner {
         identity.mode(),
         identity.capabilities(),
         activity,
-        draining,
+        draining.active(),
         current == null ? null : current.leaseId(),
         current == null ? null : current.agentId(),
         lastSeenAt,
-        completed,
-        failed,
-        abandoned);
+        reports.completed(),
+        reports.failed(),
+        reports.abandoned());
   }
 }

@@ -163,36 +163,14 @@ public final class RunnerPool {
 
   // ---- state ----
 
-  /** One pool: its runners by number; stopping ones stay until they terminate. */
-  private static final class Pool {
-    final PoolSettings settings;
-    final Executor executor;
-    int desired;
-    final TreeMap<Integer, ActorRef<Runner.Command>> active = new TreeMap<>();
-    final TreeMap<Integer, ActorRef<Runner.Command>> stopping = new TreeMap<>();
-
-    Pool(PoolSettings settings, Executor executor) {
-      this.settings = settings;
-      this.executor = executor;
-    }
-
-    int freeIndex() {
-      int i = 1;
-      while (active.containsKey(i) || stopping.containsKey(i)) {
-        i++;
-      }
-      return i;
-    }
-  }
-
   private final ActorRef<RequestWork> dispatcher;
   private final RunnerSettings settings;
   private final String node;
   private final ActorContext<Command> ctx;
-  private final Map<String, Pool> pools = new LinkedHashMap<>();
+  private final Map<String, PoolRunners> pools = new LinkedHashMap<>();
 
   /** Runner id → its pool, for every runner not yet terminated. */
-  private final Map<String, Pool> live = new HashMap<>();
+  private final Map<String, PoolRunners> live = new HashMap<>();
 
   private final Map<String, RunnerStatus> statuses = new HashMap<>();
   private final ActorRef<RunnerStatus> statusAdapter;
@@ -219,7 +197,7 @@ public final class RunnerPool {
         if (executor == null) {
           ctx.getLog().warn("Runner pool {} has no executor; it starts no runners", pool.name());
         } else {
-          pools.put(pool.name(), new Pool(pool, executor));
+          pools.put(pool.name(), new PoolRunners(pool, executor));
         }
       }
     }
@@ -229,7 +207,7 @@ public final class RunnerPool {
     if (!settings.enabled()) {
       ctx.getLog().info("In-cluster runners disabled on {}: external runners only", node);
     }
-    for (Pool pool : pools.values()) {
+    for (PoolRunners pool : pools.values()) {
       pool.desired = clamp(pool, pool.settings.count());
       reconcile(pool);
     }
@@ -257,7 +235,7 @@ public final class RunnerPool {
   private Behavior<Command> onGetRunners(GetRunners get) {
     List<RunnerStatus> list = new ArrayList<>();
     Map<String, Integer> desired = new LinkedHashMap<>();
-    for (Pool pool : pools.values()) {
+    for (PoolRunners pool : pools.values()) {
       desired.put(pool.settings.name(), pool.desired);
       TreeMap<Integer, String> ids = new TreeMap<>();
       pool.active.keySet().forEach(i -> ids.put(i, runnerId(pool, i)));
@@ -269,7 +247,7 @@ public final class RunnerPool {
   }
 
   private Behavior<Command> onSetDesired(SetDesired set) {
-    Pool pool = pools.get(set.pool());
+    PoolRunners pool = pools.get(set.pool());
     if (pool == null) {
       if (set.replyTo() != null) {
         set.replyTo().tell(new UnknownPool(set.pool()));
@@ -297,7 +275,7 @@ public final class RunnerPool {
       draining = true;
       ActorRef<Runner.Drained> drained =
           ctx.messageAdapter(Runner.Drained.class, d -> new RunnerDrained(d.runnerId()));
-      for (Pool pool : pools.values()) {
+      for (PoolRunners pool : pools.values()) {
         pool.desired = 0;
         pool.stopping.putAll(pool.active);
         pool.active.clear();
@@ -329,7 +307,7 @@ public final class RunnerPool {
   private Behavior<Command> onRunnerStopped(RunnerStopped stopped) {
     statuses.remove(stopped.runnerId());
     live.remove(stopped.runnerId());
-    Pool pool = pools.get(stopped.pool());
+    PoolRunners pool = pools.get(stopped.pool());
     boolean unexpected = pool.active.remove(stopped.index()) != null;
     pool.stopping.remove(stopped.index());
     if (unexpected && !draining) {
@@ -348,7 +326,7 @@ public final class RunnerPool {
   // ---- sizing ----
 
   /** The count held within the pool's bounds and what the node's other pools leave free. */
-  private int clamp(Pool pool, int requested) {
+  private int clamp(PoolRunners pool, int requested) {
     int others = pools.values().stream().filter(p -> p != pool).mapToInt(p -> p.desired).sum();
     int max = Math.min(pool.settings.max(), Math.max(0, settings.maxPerNode() - others));
     int clamped = Math.max(pool.settings.min(), Math.min(requested, max));
@@ -368,7 +346,7 @@ public final class RunnerPool {
     return clamped;
   }
 
-  private void reconcile(Pool pool) {
+  private void reconcile(PoolRunners pool) {
     while (pool.active.size() < pool.desired) {
       spawn(pool);
     }
@@ -379,7 +357,7 @@ public final class RunnerPool {
     }
   }
 
-  private void spawn(Pool pool) {
+  private void spawn(PoolRunners pool) {
     int index = pool.freeIndex();
     String runnerId = runnerId(pool, index);
     PoolSettings p = pool.settings;
@@ -400,7 +378,7 @@ public final class RunnerPool {
     live.put(runnerId, pool);
   }
 
-  private String runnerId(Pool pool, int index) {
+  private String runnerId(PoolRunners pool, int index) {
     return node + "/" + pool.settings.name() + "-" + index;
   }
 

@@ -28,6 +28,7 @@ import dev.rota.core.model.AgentState;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.RunnerMode;
+import dev.rota.core.scheduling.AgentSchedule;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
@@ -273,7 +274,7 @@ class AgentEntityTest {
         kit.<Reply>runCommand(
             r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
     Denied denied = assertInstanceOf(Denied.class, second.reply());
-    assertEquals(kit.getState().toSchedule(), denied.schedule());
+    assertEquals(AgentSchedule.of(kit.getState()), denied.schedule());
     assertTrue(denied.registered());
   }
 

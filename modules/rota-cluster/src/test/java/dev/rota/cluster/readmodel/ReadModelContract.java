@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.rota.cluster.agent.AgentEvents;
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentEvents.InboxSummary;
+import dev.rota.cluster.journal.ReadModelSink.Persisted;
 import dev.rota.cluster.testing.TestDatabase;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfig;
@@ -34,15 +35,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.pekko.persistence.query.Offset;
-import org.apache.pekko.projection.eventsourced.EventEnvelope;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The projection handler's SQL and the read-model queries, on a real database: subclasses pick H2
- * or PostgreSQL. Events are fed to {@link AgentScheduleProjectionHandler} as the projection would,
- * one transaction per call, without actors.
+ * The read model's SQL and its queries, on a real database: subclasses pick H2 or PostgreSQL.
+ * Events are fed to {@link ReadModelUpdate} as the journal's writer feeds its sink, one transaction
+ * per call, without actors.
  */
 abstract class ReadModelContract {
   static final int PARTITIONS = 4;
@@ -52,7 +51,6 @@ abstract class ReadModelContract {
 
   private ReadModel readModel;
   private final Map<String, Long> seqNrs = new HashMap<>();
-  private long ordering;
 
   @BeforeEach
   void clear() {
@@ -169,7 +167,7 @@ abstract class ReadModelContract {
     assertTrue(schedule("a1").leased());
     assertEquals(Set.of("code"), schedule("a1").capabilities());
     assertEquals(3, number("a1", "seq_nr"));
-    // The projection goes on from the rebuilt row.
+    // The writer goes on from the rebuilt row.
     emit("a1", notified("n2", T0.plusSeconds(3)));
     assertEquals(2, schedule("a1").unread());
   }
@@ -517,7 +515,7 @@ abstract class ReadModelContract {
     // Interleaved agents in one transaction: registrations (inserted in a batch), runs of
     // notifications (one update each), and grant + notification + completion folded into the
     // completion's update; one agent's activation fails with a dead letter in the same group.
-    List<EventEnvelope<Event>> group = new ArrayList<>();
+    List<Persisted> group = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
       group.add(next("g" + i, registered("g" + i, List.of(), 0, T0)));
     }
@@ -585,14 +583,13 @@ abstract class ReadModelContract {
   @Test
   void ignoresEventsNotNewerThanTheRow() {
     emit("a1", registered("a1", List.of(), 0, T0));
-    List<EventEnvelope<Event>> batch =
+    List<Persisted> batch =
         emit(
             "a1",
             notified("n1", T0.plusSeconds(1)),
             new AgentEvents.LeaseGranted(
                 lease("a1", 1, ActivationKind.INBOX, T0.plusSeconds(2), List.of("n1"))));
-    List<EventEnvelope<Event>> registration =
-        redeliverable("a1", 1, registered("a1", List.of("z"), 5, T0));
+    List<Persisted> registration = redeliverable("a1", 1, registered("a1", List.of("z"), 5, T0));
 
     process(batch);
     process(registration);
@@ -805,11 +802,11 @@ abstract class ReadModelContract {
             List.of(deadLetter(agentId, notificationId, 0, at))));
   }
 
-  // ---- projection plumbing ----
+  // ---- feeding events ----
 
   /** Applies the agent's next events in one transaction, numbering them after its last. */
-  private List<EventEnvelope<Event>> emit(String agentId, Event... events) {
-    List<EventEnvelope<Event>> envelopes = new ArrayList<>();
+  private List<Persisted> emit(String agentId, Event... events) {
+    List<Persisted> envelopes = new ArrayList<>();
     for (Event event : events) {
       long seqNr = seqNrs.merge(agentId, 1L, Long::sum);
       envelopes.add(envelope(agentId, seqNr, event));
@@ -819,35 +816,27 @@ abstract class ReadModelContract {
   }
 
   /** The agent's next event, numbered after its last, for a group built by hand. */
-  private EventEnvelope<Event> next(String agentId, Event event) {
+  private Persisted next(String agentId, Event event) {
     return envelope(agentId, seqNrs.merge(agentId, 1L, Long::sum), event);
   }
 
   /** An envelope with an old sequence number, as a re-delivery would bring it. */
-  private List<EventEnvelope<Event>> redeliverable(String agentId, long seqNr, Event event) {
+  private List<Persisted> redeliverable(String agentId, long seqNr, Event event) {
     return List.of(envelope(agentId, seqNr, event));
   }
 
-  private EventEnvelope<Event> envelope(String agentId, long seqNr, Event event) {
-    return EventEnvelope.create(
-        Offset.sequence(++ordering), "Agent|" + agentId, seqNr, event, T0.toEpochMilli());
+  private Persisted envelope(String agentId, long seqNr, Event event) {
+    return new Persisted("Agent|" + agentId, seqNr, event);
   }
 
-  private void process(List<EventEnvelope<Event>> envelopes) {
-    String agentId = envelopes.get(0).persistenceId().substring("Agent|".length());
-    var handler = new AgentScheduleProjectionHandler(PARTITIONS);
-    PlainJdbcSession session = new PlainJdbcSession(db().dataSource());
-    try {
-      handler.process(session, envelopes);
-      session.commit();
-    } catch (Exception e) {
-      throw new AssertionError("projection failed", e);
-    } finally {
-      try {
-        session.close();
-      } catch (SQLException e) {
-        throw new AssertionError(e);
-      }
+  /** Applies the events in one transaction, as the journal's writer does before its commit. */
+  private void process(List<Persisted> envelopes) {
+    try (Connection connection = db().dataSource().getConnection()) {
+      connection.setAutoCommit(false);
+      new ReadModelUpdate(PARTITIONS, () -> {}).apply(connection, envelopes, -1);
+      connection.commit();
+    } catch (SQLException e) {
+      throw new AssertionError("writing the read model failed", e);
     }
   }
 

@@ -10,7 +10,6 @@ import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.agent.AgentChangeListener;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentSettings;
-import dev.rota.cluster.journal.RotaJournal;
 import dev.rota.cluster.testing.Agents;
 import dev.rota.cluster.testing.SingleNodeCluster;
 import dev.rota.cluster.testing.TestDatabase;
@@ -69,7 +68,7 @@ class ReadModelFromJournalTest {
               .withFallback(SingleNodeCluster.config())
               .withFallback(db.pekkoConfig())
               .withFallback(ConfigFactory.load());
-      assertTrue(RotaJournal.writesReadModelOf(config), "the default is the journal");
+      assertTrue(JournalSink.writesReadModelOf(config), "the default is the journal");
       kit = ActorTestKit.create("ReadModelFromJournalTest", config);
       settings = AgentSettings.from(config);
       SingleNodeCluster.join(kit.system());

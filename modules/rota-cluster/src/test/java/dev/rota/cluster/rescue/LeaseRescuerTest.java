@@ -9,7 +9,6 @@ import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.agent.AgentChangeListener;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentSettings;
-import dev.rota.cluster.readmodel.AgentScheduleProjection;
 import dev.rota.cluster.readmodel.Counter;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.testing.Agents;
@@ -32,8 +31,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The rescuer on a one-node cluster with the projection running. Agents' own expiry timers are
- * pushed an hour out ({@code rota.agent.expiry-grace}), so only the rescuer can expire a lease.
+ * The rescuer on a one-node cluster whose journal writes the read model. Agents' own expiry timers
+ * are pushed an hour out ({@code rota.agent.expiry-grace}), so only the rescuer can expire a lease.
  */
 @ExtendWith(LogCapturingExtension.class)
 class LeaseRescuerTest {
@@ -44,7 +43,6 @@ class LeaseRescuerTest {
                   "\n",
                   "rota.partitions = 2",
                   "rota.agent.expiry-grace = 1h",
-                  "rota.projection.group-after-duration = 50ms",
                   "rota.rescue.interval = 200ms",
                   "rota.rescue.grace = 0s"))
           .withFallback(SingleNodeCluster.config())
@@ -61,7 +59,6 @@ class LeaseRescuerTest {
   static void start() {
     SingleNodeCluster.join(TEST_KIT.system());
     AgentEntity.init(TEST_KIT.system(), SETTINGS, AgentChangeListener.NONE);
-    AgentScheduleProjection.init(TEST_KIT.system(), DB.dataSource(), SETTINGS);
     readModel = new ReadModel(DB.dataSource());
     rescuer = LeaseRescuer.init(TEST_KIT.system(), readModel);
     agents = new Agents(TEST_KIT.system());

@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * Why an activation happened: the agent had unread notifications, one of its schedules fired, or it
- * was the stalest. Declared in the order the assignment rule ranks them (DESIGN §2).
+ * was the stalest. Declared in the order the assignment rule ranks them (README).
  */
 public enum ActivationKind {
   INBOX,

@@ -1,6 +1,5 @@
 package dev.rota.core.model;
 
-import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -59,7 +58,7 @@ public record AgentState(
   }
 
   public static AgentState empty(String agentId) {
-    return new Builder(agentId).build();
+    return new AgentStateBuilder(agentId).build();
   }
 
   // ---- queries ----
@@ -74,13 +73,7 @@ public record AgentState(
 
   /** The earliest fire not yet served over all schedules, null when none is coming. */
   public Instant nextFireAt() {
-    Instant earliest = null;
-    for (Instant at : nextFires.values()) {
-      if (earliest == null || at.isBefore(earliest)) {
-        earliest = at;
-      }
-    }
-    return earliest;
+    return ScheduleFires.earliest(nextFires);
   }
 
   /**
@@ -89,25 +82,7 @@ public record AgentState(
    * before it. Empty when no fire is due.
    */
   public Optional<ScheduleFire> dueFire(Instant now) {
-    String name = null;
-    Instant earliest = null;
-    for (Map.Entry<String, Instant> e : nextFires.entrySet()) {
-      Instant at = e.getValue();
-      if (at.isAfter(now)) {
-        continue;
-      }
-      int c = earliest == null ? -1 : at.compareTo(earliest);
-      if (c < 0 || (c == 0 && e.getKey().compareTo(name) < 0)) {
-        name = e.getKey();
-        earliest = at;
-      }
-    }
-    if (name == null) {
-      return Optional.empty();
-    }
-    Instant latest = config.schedule(name).map(s -> s.latestFireAtOrBefore(now)).orElse(null);
-    return Optional.of(
-        new ScheduleFire(name, latest == null || latest.isBefore(earliest) ? earliest : latest));
+    return ScheduleFires.due(nextFires, config, now);
   }
 
   public boolean inboxFull() {
@@ -120,17 +95,9 @@ public record AgentState(
 
   /** The first notification under this key, if it is unread or arrived within the window. */
   public Optional<DedupeEntry> duplicateOf(String dedupeKey, Instant now, Duration window) {
-    if (dedupeKey == null) {
-      return Optional.empty();
-    }
-    DedupeEntry entry = dedupe.get(dedupeKey).orElse(null);
-    if (entry == null) {
-      return Optional.empty();
-    }
-    boolean unread =
-        inbox.stream().anyMatch(n -> n.notificationId().equals(entry.notificationId()));
-    boolean inWindow = entry.acceptedAt().plus(window).isAfter(now);
-    return unread || inWindow ? Optional.of(entry) : Optional.empty();
+    DedupeEntry entry = dedupeKey == null ? null : dedupe.get(dedupeKey).orElse(null);
+    boolean holds = entry != null && InboxRules.keyHolds(entry, inbox, now, window);
+    return holds ? Optional.of(entry) : Optional.empty();
   }
 
   public Optional<DeadLetter> deadLetter(String deadLetterId) {
@@ -153,39 +120,7 @@ public record AgentState(
    * now, or why not. The coordinator's index picks candidates; this is the authoritative check.
    */
   public Eligibility eligibility(RunnerMode mode, Set<String> offered, Instant now) {
-    if (!registered) {
-      return Eligibility.denied("not_registered");
-    }
-    if (paused) {
-      return Eligibility.denied("paused");
-    }
-    if (lease != null) {
-      return Eligibility.denied("leased");
-    }
-    if (isSnoozed(now)) {
-      return Eligibility.denied("snoozed");
-    }
-    if (!offered.containsAll(config.capabilities())) {
-      return Eligibility.denied("capabilities");
-    }
-    if (!inbox.isEmpty()) {
-      return mode.takesInbox()
-          ? Eligibility.granted(ActivationKind.INBOX)
-          : Eligibility.denied("has_inbox");
-    }
-    if (!mode.takesStaleness()) {
-      return Eligibility.denied("no_inbox");
-    }
-    // A due schedule is an override: it does not wait for the minimum interval.
-    Instant fire = nextFireAt();
-    if (fire != null && !fire.isAfter(now)) {
-      return Eligibility.granted(ActivationKind.SCHEDULED);
-    }
-    if (lastActivatedAt != null
-        && lastActivatedAt.plus(config.minActivationInterval()).isAfter(now)) {
-      return Eligibility.denied("min_interval");
-    }
-    return Eligibility.granted(ActivationKind.EXPLORATION);
+    return EligibilityRule.of(this, mode, offered, now);
   }
 
   /** Result of {@link #eligibility}: a kind when granted, a reason when denied. */
@@ -203,27 +138,13 @@ public record AgentState(
     }
   }
 
-  private static String abbreviated(String text, int max) {
-    return text.length() <= max ? text : text.substring(0, max - 1) + "…";
-  }
-
   /**
    * The notifications an activation granted now carries: the oldest first, at most {@code maxCount}
    * of them and at most {@code maxBytes} together ({@link Notification#estimatedBytes()}), but
    * always the first one. The rest stay unread for the next turn.
    */
   public List<Notification> nextCarried(int maxCount, long maxBytes) {
-    List<Notification> carried = new ArrayList<>(Math.min(maxCount, inbox.size()));
-    long bytes = 0;
-    for (Notification n : inbox) {
-      long size = n.estimatedBytes();
-      if (!carried.isEmpty() && (carried.size() >= maxCount || bytes + size > maxBytes)) {
-        break;
-      }
-      carried.add(n);
-      bytes += size;
-    }
-    return carried;
+    return InboxRules.nextCarried(inbox, maxCount, maxBytes);
   }
 
   /** The attempt number of an activation carrying the current inbox: 1 for a first try. */
@@ -232,35 +153,18 @@ public record AgentState(
   }
 
   public List<Notification> carried(Lease l) {
-    Set<String> ids = new HashSet<>(l.notificationIds());
-    return inbox.stream().filter(n -> ids.contains(n.notificationId())).toList();
-  }
-
-  /** What the assignment rule needs, for the coordinator's index and the read model. */
-  public AgentSchedule toSchedule() {
-    return new AgentSchedule(
-        agentId,
-        Set.copyOf(config.capabilities()),
-        config.priority(),
-        inbox.size(),
-        oldestUnreadAt().orElse(null),
-        lastActivatedAt,
-        config.minActivationInterval(),
-        lease != null,
-        paused,
-        snoozedUntil,
-        nextFireAt());
+    return InboxRules.carried(inbox, l);
   }
 
   // ---- transitions ----
 
   public AgentState registered(AgentConfig newConfig, Instant at) {
-    Builder fresh = new Builder(agentId);
+    AgentStateBuilder fresh = new AgentStateBuilder(agentId);
     fresh.registered = true;
     fresh.config = newConfig;
     fresh.fencingCounter = fencingCounter;
     fresh.history = history;
-    fresh.nextFires = nextFires(newConfig, null, Map.of(), at);
+    fresh.nextFires = ScheduleFires.configured(newConfig, null, Map.of(), at);
     return fresh.build().recorded("agent.registered", at, Map.of());
   }
 
@@ -269,54 +173,18 @@ public record AgentState(
    * changed one fires first after {@code at}.
    */
   public AgentState configured(AgentConfig newConfig, Instant at) {
-    Builder b = toBuilder();
+    AgentStateBuilder b = toBuilder();
     b.config = newConfig;
-    b.nextFires = nextFires(newConfig, config, nextFires, at);
+    b.nextFires = ScheduleFires.configured(newConfig, config, nextFires, at);
     if (!b.nextFires.equals(nextFires)) {
       b.scheduleAttempts = 0;
     }
     return b.build().recorded("agent.updated", at, Map.of());
   }
 
-  private static Map<String, Instant> nextFires(
-      AgentConfig newConfig, AgentConfig oldConfig, Map<String, Instant> oldFires, Instant at) {
-    Map<String, Instant> fires = new LinkedHashMap<>();
-    for (Schedule s : newConfig.schedules()) {
-      Schedule before = oldConfig == null ? null : oldConfig.schedule(s.name()).orElse(null);
-      Instant next =
-          before != null && before.firesLike(s) && oldFires.containsKey(s.name())
-              ? oldFires.get(s.name())
-              : s.nextFireAfter(at);
-      if (next != null) {
-        fires.put(s.name(), next);
-      }
-    }
-    return fires;
-  }
-
-  /**
-   * The fire a scheduled lease served is done: its schedule next fires after it. Fires that came
-   * while the lease ran are after it too, so they are due at once.
-   */
-  private static void served(Builder b, AgentConfig config, ScheduleFire fire) {
-    Map<String, Instant> fires = new LinkedHashMap<>(b.nextFires);
-    Schedule schedule = config.schedule(fire.name()).orElse(null);
-    Instant current = fires.get(fire.name());
-    if (schedule != null && current != null) {
-      Instant next = schedule.nextFireAfter(fire.firedAt());
-      if (next == null) {
-        fires.remove(fire.name());
-      } else if (next.isAfter(current)) {
-        fires.put(fire.name(), next);
-      }
-    }
-    b.nextFires = fires;
-    b.scheduleAttempts = 0;
-  }
-
   /** Back to unregistered; the fencing counter survives so old lease ids stay refused. */
   public AgentState deregistered(Instant at) {
-    Builder fresh = new Builder(agentId);
+    AgentStateBuilder fresh = new AgentStateBuilder(agentId);
     fresh.fencingCounter = fencingCounter;
     return fresh.build();
   }
@@ -333,13 +201,10 @@ public record AgentState(
             n.dedupeKey(),
             new DedupeEntry(n.notificationId(), n.receivedAt()),
             maxDedupeKeys,
-            entry ->
-                entry.acceptedAt().plus(dedupeWindow).isAfter(n.receivedAt())
-                    || inbox.stream()
-                        .anyMatch(x -> x.notificationId().equals(entry.notificationId())));
+            entry -> InboxRules.keyHolds(entry, inbox, n.receivedAt(), dedupeWindow));
     List<Notification> newInbox = new ArrayList<>(inbox);
     newInbox.add(n);
-    Builder b = toBuilder();
+    AgentStateBuilder b = toBuilder();
     b.inbox = newInbox;
     b.dedupe = newDedupe;
     return b.build()
@@ -350,23 +215,14 @@ public record AgentState(
   }
 
   public AgentState leaseGranted(Lease l) {
-    Builder b = toBuilder();
+    AgentStateBuilder b = toBuilder();
     b.lease = l;
     b.fencingCounter = Math.max(fencingCounter, l.fencingToken());
-    Map<String, String> details = new LinkedHashMap<>();
-    details.put("leaseId", l.leaseId());
-    details.put("runnerId", l.runnerId());
-    details.put("kind", l.kind().wireName());
-    details.put("notifications", String.valueOf(l.notificationIds().size()));
-    if (l.schedule() != null) {
-      details.put("schedule", l.schedule().name());
-      details.put("firedAt", l.schedule().firedAt().toString());
-    }
-    return b.build().recorded("lease.granted", l.grantedAt(), details);
+    return b.build().recorded("lease.granted", l.grantedAt(), AgentHistory.grantDetails(l));
   }
 
   public AgentState leaseExtended(Instant expiresAt) {
-    Builder b = toBuilder();
+    AgentStateBuilder b = toBuilder();
     b.lease = lease.extendedTo(expiresAt);
     return b.build();
   }
@@ -374,7 +230,7 @@ public record AgentState(
   /** The carried notifications are read; the agent was activated at {@code at}. */
   public AgentState completed(Instant at) {
     Set<String> carried = new HashSet<>(lease.notificationIds());
-    Builder b = toBuilder();
+    AgentStateBuilder b = toBuilder();
     b.inbox = inbox.stream().filter(n -> !carried.contains(n.notificationId())).toList();
     b.lease = null;
     b.lastActivatedAt = at;
@@ -383,7 +239,7 @@ public record AgentState(
     details.put("leaseId", lease.leaseId());
     details.put("notifications", String.valueOf(carried.size()));
     if (lease.schedule() != null) {
-      served(b, config, lease.schedule());
+      served(b, lease.schedule());
       details.put("schedule", lease.schedule().name());
     }
     return b.build().recorded("activation.completed", at, details);
@@ -395,32 +251,25 @@ public record AgentState(
    */
   public AgentState failed(
       FailureAction action, String error, Instant at, Instant snoozeUntil, String historyType) {
-    Set<String> carried = new HashSet<>(lease.notificationIds());
-    List<Notification> newInbox = new ArrayList<>();
-    List<DeadLetter> newDead = new ArrayList<>(deadLetters);
-    for (Notification n : inbox) {
-      if (!carried.contains(n.notificationId()) || action == FailureAction.SNOOZE) {
-        newInbox.add(n);
-      } else if (action == FailureAction.RETRY) {
-        Notification tried = n.withAttempts(n.attempts() + 1);
-        if (tried.attempts() >= config.maxAttempts()) {
-          newDead.add(deadLetterOf(tried, "attempts exhausted: " + error, at));
-        } else {
-          newInbox.add(tried);
-        }
-      } else {
-        newDead.add(deadLetterOf(n, action.wireName() + ": " + error, at));
-      }
-    }
+    InboxRules.AfterFailure after =
+        InboxRules.failed(
+            inbox,
+            deadLetters,
+            lease,
+            action,
+            error,
+            config.maxAttempts(),
+            (n, reason) -> deadLetterOf(n, reason, at));
     Map<String, String> details = new LinkedHashMap<>();
     details.put("leaseId", lease.leaseId());
     details.put("runnerId", lease.runnerId());
     details.put("action", action.wireName());
     // History is for reading at a glance, and it travels in every view of the agent.
-    details.put("error", error == null ? "" : abbreviated(error, HISTORY_ERROR_LENGTH));
-    Builder b = toBuilder();
-    b.inbox = newInbox;
-    b.deadLetters = newDead;
+    details.put(
+        "error", error == null ? "" : AgentHistory.abbreviated(error, HISTORY_ERROR_LENGTH));
+    AgentStateBuilder b = toBuilder();
+    b.inbox = after.inbox();
+    b.deadLetters = after.deadLetters();
     b.lease = null;
     if (action == FailureAction.SNOOZE) {
       b.snoozedUntil = snoozeUntil;
@@ -435,7 +284,8 @@ public record AgentState(
    * A scheduled turn failed. Like a notification, its fire is tried again on retry until {@code
    * maxAttempts} tries, and given up at once on cancel or discard; a snooze only defers it.
    */
-  private void scheduleFailed(Builder b, FailureAction action, Map<String, String> details) {
+  private void scheduleFailed(
+      AgentStateBuilder b, FailureAction action, Map<String, String> details) {
     details.put("schedule", lease.schedule().name());
     if (action == FailureAction.SNOOZE) {
       return;
@@ -444,7 +294,7 @@ public record AgentState(
       b.scheduleAttempts = scheduleAttempts + 1;
       return;
     }
-    served(b, config, lease.schedule());
+    served(b, lease.schedule());
     details.put("scheduleDropped", lease.schedule().firedAt().toString());
   }
 
@@ -459,22 +309,18 @@ public record AgentState(
       return this;
     }
     Set<String> dropped = new HashSet<>(deadLetterIds);
-    Builder b = toBuilder();
+    AgentStateBuilder b = toBuilder();
     b.deadLetters = deadLetters.stream().filter(d -> !dropped.contains(d.id())).toList();
     return b.build();
   }
 
   /** Sum of {@link Notification#estimatedBytes()} over the inbox. */
   public long inboxBytes() {
-    long bytes = 0;
-    for (Notification n : inbox) {
-      bytes += n.estimatedBytes();
-    }
-    return bytes;
+    return InboxRules.bytes(inbox);
   }
 
   public AgentState pausedAt(Instant at, boolean nowPaused) {
-    Builder b = toBuilder();
+    AgentStateBuilder b = toBuilder();
     b.paused = nowPaused;
     return b.build().recorded(nowPaused ? "agent.paused" : "agent.resumed", at, Map.of());
   }
@@ -484,34 +330,18 @@ public record AgentState(
     DeadLetter dead = deadLetter(deadLetterId).orElseThrow();
     List<Notification> newInbox = new ArrayList<>(inbox);
     newInbox.add(dead.notification().redriven(at));
-    Builder b = toBuilder();
+    AgentStateBuilder b = toBuilder();
     b.inbox = newInbox;
     b.deadLetters = deadLetters.stream().filter(d -> !d.id().equals(deadLetterId)).toList();
-    return b.build()
-        .recorded(
-            "dead_letter.redriven",
-            at,
-            Map.of(
-                "deadLetterId",
-                deadLetterId,
-                "notificationId",
-                dead.notification().notificationId()));
+    return b.build().recorded("dead_letter.redriven", at, historyDetails(dead));
   }
 
   /** The dead letter is gone for good; the history keeps which notification it held. */
   public AgentState discarded(String deadLetterId, Instant at) {
     DeadLetter dead = deadLetter(deadLetterId).orElseThrow();
-    Builder b = toBuilder();
+    AgentStateBuilder b = toBuilder();
     b.deadLetters = deadLetters.stream().filter(d -> !d.id().equals(deadLetterId)).toList();
-    return b.build()
-        .recorded(
-            "dead_letter.discarded",
-            at,
-            Map.of(
-                "deadLetterId",
-                deadLetterId,
-                "notificationId",
-                dead.notification().notificationId()));
+    return b.build().recorded("dead_letter.discarded", at, historyDetails(dead));
   }
 
   /**
@@ -520,98 +350,31 @@ public record AgentState(
    * from the history, which names the runner of each failed attempt.
    */
   public Optional<String> runnerToAvoid(Instant since) {
-    for (HistoryEntry entry : history) {
-      boolean ended =
-          entry.type().equals("activation.completed")
-              || entry.type().equals("activation.failed")
-              || entry.type().equals("lease.expired");
-      if (!ended) {
-        continue;
-      }
-      if (entry.type().equals("activation.completed")
-          || !FailureAction.RETRY.wireName().equals(entry.details().get("action"))
-          || !entry.at().isAfter(since)) {
-        return Optional.empty();
-      }
-      return Optional.ofNullable(entry.details().get("runnerId"));
-    }
-    return Optional.empty();
+    return AgentHistory.runnerToAvoid(history, since);
+  }
+
+  private static Map<String, String> historyDetails(DeadLetter dead) {
+    return Map.of(
+        "deadLetterId", dead.id(), "notificationId", dead.notification().notificationId());
   }
 
   private DeadLetter deadLetterOf(Notification n, String reason, Instant at) {
     return new DeadLetter(Ids.deadLetterId(agentId, n.notificationId()), n, reason, at);
   }
 
+  /** The fire {@code fire} is served, and the schedule's tries start over. */
+  private void served(AgentStateBuilder b, ScheduleFire fire) {
+    b.nextFires = ScheduleFires.served(b.nextFires, config, fire);
+    b.scheduleAttempts = 0;
+  }
+
   private AgentState recorded(String type, Instant at, Map<String, String> details) {
-    List<HistoryEntry> newHistory = new ArrayList<>(HISTORY_LIMIT);
-    newHistory.add(new HistoryEntry(type, at, details));
-    for (int i = 0; i < history.size() && newHistory.size() < HISTORY_LIMIT; i++) {
-      newHistory.add(history.get(i));
-    }
-    Builder b = toBuilder();
-    b.history = newHistory;
+    AgentStateBuilder b = toBuilder();
+    b.history = AgentHistory.recorded(history, new HistoryEntry(type, at, details));
     return b.build();
   }
 
-  private Builder toBuilder() {
-    Builder b = new Builder(agentId);
-    b.registered = registered;
-    b.config = config;
-    b.inbox = inbox;
-    b.deadLetters = deadLetters;
-    b.lease = lease;
-    b.lastActivatedAt = lastActivatedAt;
-    b.activationCount = activationCount;
-    b.snoozedUntil = snoozedUntil;
-    b.paused = paused;
-    b.fencingCounter = fencingCounter;
-    b.dedupe = dedupe;
-    b.history = history;
-    b.nextFires = nextFires;
-    b.scheduleAttempts = scheduleAttempts;
-    return b;
-  }
-
-  /** One transition's changes; starts as an unregistered agent with defaults. */
-  private static final class Builder {
-    private final String agentId;
-    private boolean registered;
-    private AgentConfig config;
-    private List<Notification> inbox = List.of();
-    private List<DeadLetter> deadLetters = List.of();
-    private Lease lease;
-    private Instant lastActivatedAt;
-    private long activationCount;
-    private Instant snoozedUntil;
-    private boolean paused;
-    private long fencingCounter;
-    private DedupeKeys dedupe = DedupeKeys.empty();
-    private List<HistoryEntry> history = List.of();
-    private Map<String, Instant> nextFires = Map.of();
-    private int scheduleAttempts;
-
-    private Builder(String agentId) {
-      this.agentId = agentId;
-      this.config = AgentConfig.defaults(agentId);
-    }
-
-    private AgentState build() {
-      return new AgentState(
-          agentId,
-          registered,
-          config,
-          inbox,
-          deadLetters,
-          lease,
-          lastActivatedAt,
-          activationCount,
-          snoozedUntil,
-          paused,
-          fencingCounter,
-          dedupe,
-          history,
-          nextFires,
-          scheduleAttempts);
-    }
+  private AgentStateBuilder toBuilder() {
+    return new AgentStateBuilder(this);
   }
 }

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The capacity relation of fairness (DESIGN §7, ADR-011): when R runners serve N agents in turn and
+ * The capacity relation of fairness (see performance.md): when R runners serve N agents in turn and
  * an activation takes T, every agent gets a turn about every N·T/R; conversely a target staleness S
  * needs N·T/S runners. An agent whose minimum activation interval m is longer than S needs only T/m
  * of a runner, so the exact need is T·Σ 1/max(m, S).

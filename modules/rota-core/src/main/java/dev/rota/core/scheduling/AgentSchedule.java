@@ -1,5 +1,6 @@
 package dev.rota.core.scheduling;
 
+import dev.rota.core.model.AgentState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
@@ -97,5 +98,21 @@ public record AgentSchedule(
         paused,
         snoozedUntil,
         nextFireAt);
+  }
+
+  /** What the assignment rule needs of an agent, for the coordinator's index and the read model. */
+  public static AgentSchedule of(AgentState state) {
+    return new AgentSchedule(
+        state.agentId(),
+        Set.copyOf(state.config().capabilities()),
+        state.config().priority(),
+        state.inbox().size(),
+        state.oldestUnreadAt().orElse(null),
+        state.lastActivatedAt(),
+        state.config().minActivationInterval(),
+        state.lease() != null,
+        state.paused(),
+        state.snoozedUntil(),
+        state.nextFireAt());
   }
 }

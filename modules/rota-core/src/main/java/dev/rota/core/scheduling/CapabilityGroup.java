@@ -91,30 +91,6 @@ final class CapabilityGroup {
     scheduled.remove(row);
   }
 
-  /** The group's agent whose due fire is earliest, or null. */
-  AgentSchedule firstScheduled() {
-    return scheduled.isEmpty() ? null : scheduled.first();
-  }
-
-  int eligibleScheduled() {
-    return scheduled.size();
-  }
-
-  /** The group's best inbox candidate by the inbox order, or null. */
-  AgentSchedule firstInbox() {
-    return inbox.isEmpty() ? null : inbox.first();
-  }
-
-  /** The group's agent with the oldest unread notification, or null. */
-  AgentSchedule firstOldestUnread() {
-    return oldestUnread.isEmpty() ? null : oldestUnread.first();
-  }
-
-  /** The group's stalest agent, or null. */
-  AgentSchedule firstStale() {
-    return stale.isEmpty() ? null : stale.first();
-  }
-
   /**
    * Up to {@code k} rows of each view, best first, for {@link SchedulingIndex#heads}; the same
    * instance as last time when no view changed since and {@code k} and {@code version} are the

@@ -14,8 +14,12 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
- * A dispatcher's picture of every partition's best agents, from which it applies the assignment
- * rule across partitions without asking any coordinator (decision 26).
+ * The assignment rule, applied by a dispatcher to its picture of every partition's best agents
+ * without asking any coordinator (decision 26). The rule: inbox first (most unread, then oldest
+ * unread, then priority; a notification older than {@code inboxMaxWait} jumps the line), then due
+ * schedules (earliest fire first, not held back by {@code minActivationInterval}), stalest last
+ * (never activated first, then oldest {@code lastActivatedAt}, skipping agents within their {@code
+ * minActivationInterval}).
  *
  * <p>Each partition's coordinator publishes, for every capability group, the first {@code k} rows
  * of each ordered view of its {@link SchedulingIndex} ({@link SchedulingIndex#heads}). The best
@@ -30,6 +34,9 @@ import java.util.function.Predicate;
  * <p>Not thread-safe; one actor owns it.
  */
 public final class HeadsBoard {
+
+  /** The agent chosen for a runner, and why. */
+  public record Pick(AgentSchedule agent, ActivationKind kind) {}
 
   /** One published row and the version it was published at (the entity's sequence number). */
   public record Head(AgentSchedule agent, long version) {}
@@ -79,7 +86,7 @@ public final class HeadsBoard {
   public sealed interface Decision {}
 
   /** Claim this agent of this partition: it is the best for the request. */
-  public record Take(SchedulingIndex.Pick pick, int partition, long version) implements Decision {}
+  public record Take(Pick pick, int partition, long version) implements Decision {}
 
   /** The answer depends on agents of this partition the board does not know yet. */
   public record Await(int partition) implements Decision {}
@@ -101,11 +108,6 @@ public final class HeadsBoard {
     partitions.put(partition, List.copyOf(groups));
   }
 
-  /** Forgets a partition (its coordinator is gone); until it publishes again it offers nothing. */
-  public void remove(int partition) {
-    partitions.remove(partition);
-  }
-
   public boolean knows(int partition) {
     return partitions.containsKey(partition);
   }
@@ -116,7 +118,8 @@ public final class HeadsBoard {
 
   /**
    * The best agent for a runner in {@code mode} offering {@code offered} at {@code now}, among the
-   * heads {@code usable} accepts: the rule of {@link SchedulingIndex#next} over all partitions.
+   * heads {@code usable} accepts: inbox work first for the modes that take it, then for the modes
+   * that take staleness work a due schedule, then staleness work.
    */
   public Decision decide(
       RunnerMode mode, Set<String> offered, Instant now, Predicate<Head> usable) {
@@ -127,7 +130,7 @@ public final class HeadsBoard {
       }
     }
     if (mode.takesStaleness()) {
-      // A due schedule ranks after the inbox and before staleness (DESIGN §2).
+      // A due schedule ranks after the inbox and before staleness (decision 33).
       Decision scheduled =
           decideIn(
               cursors(offered, usable, GroupHeads::scheduled, GroupHeads::scheduledComplete),
@@ -248,7 +251,6 @@ public final class HeadsBoard {
   }
 
   private static Take take(Cursor c, ActivationKind kind) {
-    return new Take(
-        new SchedulingIndex.Pick(c.first().agent(), kind), c.partition(), c.first().version());
+    return new Take(new Pick(c.first().agent(), kind), c.partition(), c.first().version());
   }
 }

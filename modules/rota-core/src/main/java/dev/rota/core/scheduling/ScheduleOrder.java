@@ -6,7 +6,7 @@ import java.time.Instant;
 import java.util.Comparator;
 
 /**
- * The orders and time arithmetic of the assignment rule (DESIGN §2), in one place so that the
+ * The orders and time arithmetic of the assignment rule (the README), in one place so that the
  * index's ordered views and its promotion of time-excluded agents cannot drift apart.
  *
  * <p>Every order ends on {@code agentId}, so it is total over the rows of one index: two distinct

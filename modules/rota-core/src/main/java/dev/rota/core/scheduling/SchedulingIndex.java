@@ -1,7 +1,5 @@
 package dev.rota.core.scheduling;
 
-import dev.rota.core.model.ActivationKind;
-import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -13,16 +11,14 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The in-memory view a partition's coordinator keeps of its agents, answering "who runs next" by
- * the assignment rule of DESIGN §2: inbox first (most unread, then oldest unread, then priority; a
- * notification older than {@code inboxMaxWait} jumps the line), then due schedules (earliest fire
- * first, not held back by {@code minActivationInterval}), stalest last (never activated first, then
- * oldest {@code lastActivatedAt}, skipping agents within their {@code minActivationInterval}).
+ * The in-memory view a partition's coordinator keeps of its agents: for every capability group, its
+ * eligible agents in each order of the assignment rule, of which it publishes the first rows
+ * ({@link #heads}) for dispatchers to decide on ({@link HeadsBoard} applies the rule).
  *
- * <p>Agents are grouped by required capability set; a request reads only the groups whose set the
- * runner offers, and each group keeps ordered views of its eligible agents (see {@link
- * CapabilityGroup}). An update costs O(log n); a pick reads the head of each offered group's view,
- * O(g · log n) for g distinct capability sets. Neither scans the agents.
+ * <p>Agents are grouped by required capability set, and each group keeps ordered views of its
+ * eligible agents (see {@link CapabilityGroup}). An update costs O(log n); publishing reads the
+ * first rows of each group's views, O(g · k) for g distinct capability sets. Neither scans the
+ * agents.
  *
  * <p>Agents excluded only by time (snoozed, or resting within their minimum activation interval)
  * wait in one time-ordered queue, and agents whose next fire is still ahead in a second one; both
@@ -35,15 +31,12 @@ import java.util.TreeSet;
  */
 public final class SchedulingIndex {
 
-  /** The agent chosen for a runner, and why. */
-  public record Pick(AgentSchedule agent, ActivationKind kind) {}
-
   /**
-   * Counts for backlog and scaling decisions, as of the {@code now} they were taken at.
+   * Counts of the index's agents, as of the {@code now} they were taken at.
    *
    * @param registered agents in the index
    * @param withInbox agents with unread notifications, whatever their state
-   * @param leased agents currently leased (or marked leased by the coordinator)
+   * @param leased agents currently leased
    * @param paused agents paused on their own
    * @param unreadTotal unread notifications over all agents
    * @param oldestUnreadAt receive time of the oldest unread notification of any agent, null when
@@ -134,125 +127,11 @@ public final class SchedulingIndex {
   }
 
   /**
-   * Takes the agent out of the rule until a later {@link #upsert} clears its lease, so that it is
-   * not picked twice while the coordinator's claim is in flight. Unknown ids are ignored.
-   */
-  public void markLeased(String agentId) {
-    AgentSchedule row = rows.get(agentId);
-    if (row != null && !row.leased()) {
-      upsert(row.withLeased(true));
-    }
-  }
-
-  /**
-   * The agent a runner in {@code mode} offering {@code offeredCapabilities} should get at {@code
-   * now}: inbox work first for the modes that take it, then for the modes that take staleness work
-   * a due schedule, then staleness work. Empty when nothing fits. Does not mark the agent leased.
-   */
-  public Optional<Pick> next(RunnerMode mode, Set<String> offeredCapabilities, Instant now) {
-    if (mode.takesInbox()) {
-      Optional<Pick> inbox = nextInboxCandidate(offeredCapabilities, now);
-      if (inbox.isPresent()) {
-        return inbox;
-      }
-    }
-    if (!mode.takesStaleness()) {
-      return Optional.empty();
-    }
-    Optional<Pick> scheduled = nextScheduledCandidate(offeredCapabilities, now);
-    return scheduled.isPresent() ? scheduled : nextStaleCandidate(offeredCapabilities, now);
-  }
-
-  /**
-   * Between the rules: among eligible agents without unread notifications whose next fire has come,
-   * the one whose fire came first. Their minimum activation interval does not hold them back.
-   */
-  public Optional<Pick> nextScheduledCandidate(Set<String> offered, Instant now) {
-    advanceTo(now);
-    AgentSchedule best = null;
-    for (CapabilityGroup group : groups.values()) {
-      if (!group.isOfferedBy(offered)) {
-        continue;
-      }
-      AgentSchedule first = group.firstScheduled();
-      if (first != null && (best == null || ScheduleOrder.SCHEDULED.compare(first, best) < 0)) {
-        best = first;
-      }
-    }
-    return best == null ? Optional.empty() : Optional.of(new Pick(best, ActivationKind.SCHEDULED));
-  }
-
-  /** Agents due for a scheduled turn that a runner offering every capability could take now. */
-  public int eligibleScheduled(Instant now) {
-    advanceTo(now);
-    int due = 0;
-    for (CapabilityGroup group : groups.values()) {
-      due += group.eligibleScheduled();
-    }
-    return due;
-  }
-
-  /**
-   * Rule 1: among eligible agents with unread notifications, the one whose oldest notification has
-   * waited longest if it has waited at least {@code inboxMaxWait}; otherwise the first by most
-   * unread, oldest unread, higher priority, agent id.
-   */
-  public Optional<Pick> nextInboxCandidate(Set<String> offered, Instant now) {
-    Instant at = advanceTo(now);
-    AgentSchedule best = null;
-    AgentSchedule longestWaiting = null;
-    for (CapabilityGroup group : groups.values()) {
-      if (!group.isOfferedBy(offered)) {
-        continue;
-      }
-      AgentSchedule first = group.firstInbox();
-      if (first == null) {
-        continue;
-      }
-      if (best == null || ScheduleOrder.INBOX.compare(first, best) < 0) {
-        best = first;
-      }
-      AgentSchedule oldest = group.firstOldestUnread();
-      if (longestWaiting == null
-          || ScheduleOrder.OLDEST_UNREAD.compare(oldest, longestWaiting) < 0) {
-        longestWaiting = oldest;
-      }
-    }
-    // The overall oldest decides the jump: if it has not waited too long, no one has.
-    if (longestWaiting != null
-        && ScheduleOrder.hasWaitedTooLong(longestWaiting, inboxMaxWait, at)) {
-      return Optional.of(new Pick(longestWaiting, ActivationKind.INBOX));
-    }
-    return best == null ? Optional.empty() : Optional.of(new Pick(best, ActivationKind.INBOX));
-  }
-
-  /**
-   * Rule 2: among eligible agents without unread notifications that are past their minimum
-   * activation interval, the never-activated first, then the oldest {@code lastActivatedAt}.
-   */
-  public Optional<Pick> nextStaleCandidate(Set<String> offered, Instant now) {
-    advanceTo(now);
-    AgentSchedule best = null;
-    for (CapabilityGroup group : groups.values()) {
-      if (!group.isOfferedBy(offered)) {
-        continue;
-      }
-      AgentSchedule first = group.firstStale();
-      if (first != null && (best == null || ScheduleOrder.STALENESS.compare(first, best) < 0)) {
-        best = first;
-      }
-    }
-    return best == null
-        ? Optional.empty()
-        : Optional.of(new Pick(best, ActivationKind.EXPLORATION));
-  }
-
-  /**
-   * The earliest instant after {@code now} at which the answer of {@link #next} may change by time
-   * alone: a snooze or minimum activation interval ends, a schedule fires, or an eligible agent's
-   * oldest unread notification reaches {@code inboxMaxWait} and starts to jump the line. Empty when
-   * only an update can change the answer. Capabilities are not considered, so a wake-up may find
-   * nothing for a particular runner.
+   * The earliest instant after {@code now} at which the rule's answer over this index may change by
+   * time alone: a snooze or minimum activation interval ends, a schedule fires, or an eligible
+   * agent's oldest unread notification reaches {@code inboxMaxWait} and starts to jump the line.
+   * Empty when only an update can change the answer. Capabilities are not considered, so a wake-up
+   * may find nothing for a particular runner.
    */
   public Optional<Instant> nextEligibilityChange(Instant now) {
     Instant at = advanceTo(now);

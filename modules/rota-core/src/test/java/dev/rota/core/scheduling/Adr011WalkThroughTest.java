@@ -19,26 +19,27 @@ class Adr011WalkThroughTest {
   @Test
   void inboxFirstThenStalestThenTheNextStalest() {
     SchedulingIndex index = new SchedulingIndex(Duration.ofMinutes(10));
+    IndexRule rule = new IndexRule(index);
     index.upsert(
         agent("A").unread(3, T0.minusSeconds(30)).lastActivatedAt(T0.minusSeconds(60)).build());
     index.upsert(agent("B").lastActivatedAt(T0.minus(Duration.ofHours(2))).build());
     index.upsert(agent("C").lastActivatedAt(T0.minus(Duration.ofHours(4))).build());
 
-    SchedulingIndex.Pick runner1 = index.next(RunnerMode.HYBRID, Set.of(), T0).orElseThrow();
+    HeadsBoard.Pick runner1 = rule.next(RunnerMode.HYBRID, Set.of(), T0).orElseThrow();
     assertEquals("A", runner1.agent().agentId());
     assertEquals(ActivationKind.INBOX, runner1.kind());
-    index.markLeased("A");
+    rule.markLeased("A");
 
-    SchedulingIndex.Pick runner2 = index.next(RunnerMode.HYBRID, Set.of(), T0).orElseThrow();
+    HeadsBoard.Pick runner2 = rule.next(RunnerMode.HYBRID, Set.of(), T0).orElseThrow();
     assertEquals("C", runner2.agent().agentId());
     assertEquals(ActivationKind.EXPLORATION, runner2.kind());
-    index.markLeased("C");
+    rule.markLeased("C");
 
     // A completes: its notifications are read, it ran just now and its lease is gone.
     var done = T0.plusSeconds(5);
     index.upsert(agent("A").lastActivatedAt(done).build());
 
-    SchedulingIndex.Pick again = index.next(RunnerMode.HYBRID, Set.of(), done).orElseThrow();
+    HeadsBoard.Pick again = rule.next(RunnerMode.HYBRID, Set.of(), done).orElseThrow();
     assertEquals("B", again.agent().agentId());
     assertEquals(ActivationKind.EXPLORATION, again.kind());
   }

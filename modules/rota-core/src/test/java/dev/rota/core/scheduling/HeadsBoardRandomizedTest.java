@@ -26,12 +26,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Exactness of the claim path as a property: a dispatcher that ranks the partitions' published
- * heads, hiding what it has claimed since, picks exactly what one index of all agents would pick (a
- * {@link SchedulingIndex} of them all), however many requests it serves before the partitions
- * publish again — or says which partition it must hear from first. Other changes are published
- * before the next claim (they are outside the coordination window, decision 26); the dispatcher's
- * own claims are never published in between, which is the concurrent case that used to bend the
- * rule.
+ * heads, hiding what it has claimed since, picks exactly what the rule read over all agents at once
+ * would pick (the {@link ReferenceScheduler}), however many requests it serves before the
+ * partitions publish again — or says which partition it must hear from first. Other changes are
+ * published before the next claim (they are outside the coordination window, decision 26); the
+ * dispatcher's own claims are never published in between, which is the concurrent case that bends
+ * the rule when the board forgets them.
  */
 class HeadsBoardRandomizedTest {
 
@@ -109,10 +109,7 @@ class HeadsBoardRandomizedTest {
     private final int steps;
     private final List<SchedulingIndex> indexes = new ArrayList<>();
 
-    /** One index of all agents: what the dispatcher's picks must equal. */
-    private final SchedulingIndex whole = new SchedulingIndex(MAX_WAIT);
-
-    /** The same agents, for listing them. */
+    /** All agents in one place: what the dispatcher's picks must equal. */
     private final ReferenceScheduler reference = new ReferenceScheduler(MAX_WAIT);
 
     private final HeadsBoard board = new HeadsBoard(MAX_WAIT);
@@ -171,7 +168,7 @@ class HeadsBoardRandomizedTest {
     private void claim() {
       RunnerMode mode = RunnerMode.values()[random.nextInt(RunnerMode.values().length)];
       Set<String> offered = randomCapabilities();
-      Optional<SchedulingIndex.Pick> expected = whole.next(mode, offered, now);
+      Optional<HeadsBoard.Pick> expected = reference.next(mode, offered, now);
       HeadsBoard.Decision decision = decide(mode, offered);
       int awaits = 0;
       while (decision instanceof HeadsBoard.Await await) {
@@ -179,7 +176,7 @@ class HeadsBoardRandomizedTest {
         publish(await.partition());
         decision = decide(mode, offered);
       }
-      Optional<SchedulingIndex.Pick> actual =
+      Optional<HeadsBoard.Pick> actual =
           decision instanceof HeadsBoard.Take take ? Optional.of(take.pick()) : Optional.empty();
       if (!expected.equals(actual)) {
         assertEquals(
@@ -201,7 +198,6 @@ class HeadsBoardRandomizedTest {
             String id = pick.agent().agentId();
             log("claimed", id);
             reference.markLeased(id);
-            whole.markLeased(id);
             // The coordinator hears of the lease, but does not publish before the next request.
             long v = bump(id);
             indexOf(id).upsert(reference.get(id).orElseThrow());
@@ -225,7 +221,6 @@ class HeadsBoardRandomizedTest {
     private void upsert(AgentSchedule row) {
       log("upsert", row);
       reference.upsert(row);
-      whole.upsert(row);
       indexOf(row.agentId()).upsert(row);
       bump(row.agentId());
       unpublished.add(partitionOf(row.agentId()));

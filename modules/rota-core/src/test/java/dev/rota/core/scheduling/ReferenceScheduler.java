@@ -13,9 +13,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The assignment rule of DESIGN §2 written the obvious way: scan every row, filter, take the least.
- * It shares no code with {@link SchedulingIndex} (not its orders, not its time arithmetic), so that
- * the randomized test compares two independent readings of the rule.
+ * The assignment rule written the obvious way: scan every row, filter, take the least. It shares no
+ * code with {@link HeadsBoard} and {@link SchedulingIndex} (not their orders, not their time
+ * arithmetic), so that the randomized tests compare two independent readings of the rule.
  */
 final class ReferenceScheduler {
 
@@ -49,7 +49,8 @@ final class ReferenceScheduler {
               row.minActivationInterval(),
               true,
               row.paused(),
-              row.snoozedUntil()));
+              row.snoozedUntil(),
+              row.nextFireAt()));
     }
   }
 
@@ -65,20 +66,21 @@ final class ReferenceScheduler {
     return new ArrayList<>(rows.keySet());
   }
 
-  Optional<SchedulingIndex.Pick> next(RunnerMode mode, Set<String> offered, Instant now) {
+  Optional<HeadsBoard.Pick> next(RunnerMode mode, Set<String> offered, Instant now) {
     if (mode == RunnerMode.NOTIFICATION || mode == RunnerMode.HYBRID) {
-      Optional<SchedulingIndex.Pick> inbox = nextInbox(offered, now);
+      Optional<HeadsBoard.Pick> inbox = nextInbox(offered, now);
       if (inbox.isPresent()) {
         return inbox;
       }
     }
     if (mode == RunnerMode.EXPLORATION || mode == RunnerMode.HYBRID) {
-      return nextStale(offered, now);
+      Optional<HeadsBoard.Pick> scheduled = nextScheduled(offered, now);
+      return scheduled.isPresent() ? scheduled : nextStale(offered, now);
     }
     return Optional.empty();
   }
 
-  Optional<SchedulingIndex.Pick> nextInbox(Set<String> offered, Instant now) {
+  Optional<HeadsBoard.Pick> nextInbox(Set<String> offered, Instant now) {
     Comparator<AgentSchedule> usual =
         Comparator.comparing((AgentSchedule r) -> -(long) r.unread())
             .thenComparing(
@@ -93,10 +95,22 @@ final class ReferenceScheduler {
             .filter(r -> r.oldestUnreadAt() != null && !r.oldestUnreadAt().isAfter(waitedSince))
             .min(Comparator.comparing(AgentSchedule::oldestUnreadAt).thenComparing(usual));
     Optional<AgentSchedule> chosen = jumper.isPresent() ? jumper : candidates.stream().min(usual);
-    return chosen.map(r -> new SchedulingIndex.Pick(r, ActivationKind.INBOX));
+    return chosen.map(r -> new HeadsBoard.Pick(r, ActivationKind.INBOX));
   }
 
-  Optional<SchedulingIndex.Pick> nextStale(Set<String> offered, Instant now) {
+  /**
+   * Agents without unread notifications whose fire has come and whose snooze is over, earliest fire
+   * first; their minimum activation interval does not hold them back.
+   */
+  Optional<HeadsBoard.Pick> nextScheduled(Set<String> offered, Instant now) {
+    return rows.values().stream()
+        .filter(r -> eligible(r, offered, now) && r.unread() == 0)
+        .filter(r -> r.nextFireAt() != null && !r.nextFireAt().isAfter(now))
+        .min(Comparator.comparing(AgentSchedule::nextFireAt).thenComparing(AgentSchedule::agentId))
+        .map(r -> new HeadsBoard.Pick(r, ActivationKind.SCHEDULED));
+  }
+
+  Optional<HeadsBoard.Pick> nextStale(Set<String> offered, Instant now) {
     return rows.values().stream()
         .filter(r -> eligible(r, offered, now) && r.unread() == 0)
         .filter(r -> r.lastActivatedAt() == null || !restedUntil(r).isAfter(now))
@@ -105,7 +119,7 @@ final class ReferenceScheduler {
                     AgentSchedule::lastActivatedAt,
                     Comparator.nullsFirst(Comparator.naturalOrder()))
                 .thenComparing(AgentSchedule::agentId))
-        .map(r -> new SchedulingIndex.Pick(r, ActivationKind.EXPLORATION));
+        .map(r -> new HeadsBoard.Pick(r, ActivationKind.EXPLORATION));
   }
 
   /**

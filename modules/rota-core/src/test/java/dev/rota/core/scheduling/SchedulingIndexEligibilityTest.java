@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Test;
 class SchedulingIndexEligibilityTest {
 
   private final SchedulingIndex index = new SchedulingIndex(Duration.ofMinutes(10));
+  private final IndexRule rule = new IndexRule(index);
 
   private String picked(RunnerMode mode, Set<String> offered, Instant now) {
-    return index.next(mode, offered, now).map(p -> p.agent().agentId()).orElse(null);
+    return rule.next(mode, offered, now).map(p -> p.agent().agentId()).orElse(null);
   }
 
   private String picked(RunnerMode mode) {
@@ -36,7 +37,7 @@ class SchedulingIndexEligibilityTest {
     Set<String> got = new HashSet<>();
     for (String id = picked(mode, offered, T0); id != null; id = picked(mode, offered, T0)) {
       assertTrue(got.add(id), "picked twice: " + id);
-      index.markLeased(id);
+      rule.markLeased(id);
     }
     return got;
   }
@@ -94,7 +95,7 @@ class SchedulingIndexEligibilityTest {
   @Test
   void markLeasedExcludesUntilAnUpsertClearsTheLease() {
     index.upsert(agent("a").unread(1, T0).build());
-    index.markLeased("a");
+    rule.markLeased("a");
 
     assertNull(picked(RunnerMode.HYBRID));
     assertTrue(index.get("a").orElseThrow().leased());
@@ -105,9 +106,9 @@ class SchedulingIndexEligibilityTest {
 
   @Test
   void markLeasedOnUnknownOrLeasedAgentIsIgnored() {
-    index.markLeased("ghost");
+    rule.markLeased("ghost");
     index.upsert(agent("a").leased().build());
-    index.markLeased("a");
+    rule.markLeased("a");
 
     assertEquals(1, index.size());
     assertEquals(1, index.stats(T0).leased());
@@ -116,7 +117,7 @@ class SchedulingIndexEligibilityTest {
   @Test
   void markLeasedSnoozedAgentStaysOutAfterTheSnoozeEnds() {
     index.upsert(agent("a").snoozedUntil(T0.plusSeconds(5)).build());
-    index.markLeased("a");
+    rule.markLeased("a");
 
     assertNull(picked(RunnerMode.EXPLORATION, Set.of(), T0.plusSeconds(10)));
   }
@@ -166,7 +167,7 @@ class SchedulingIndexEligibilityTest {
     for (int i = 0; i < 3; i++) {
       String id = picked(RunnerMode.NOTIFICATION, Set.of("code", "web", "gpu"), T0);
       order.add(id);
-      index.markLeased(id);
+      rule.markLeased(id);
     }
     assertEquals(List.of("coder", "webber", "plain"), order);
   }

@@ -56,6 +56,7 @@ class SchedulingIndexRandomizedTest {
     private final int agents;
     private final int steps;
     private final SchedulingIndex index = new SchedulingIndex(MAX_WAIT);
+    private final IndexRule rule = new IndexRule(index);
     private final ReferenceScheduler reference = new ReferenceScheduler(MAX_WAIT);
     private final Deque<Operation> history = new ArrayDeque<>();
     private Instant now = Agents.T0;
@@ -99,7 +100,7 @@ class SchedulingIndexRandomizedTest {
 
     private void markLeased(String id) {
       log("markLeased", id);
-      index.markLeased(id);
+      rule.markLeased(id);
       reference.markLeased(id);
     }
 
@@ -107,7 +108,7 @@ class SchedulingIndexRandomizedTest {
     private void claim() {
       RunnerMode mode = randomMode();
       Set<String> offered = randomCapabilities();
-      Optional<SchedulingIndex.Pick> pick = index.next(mode, offered, now);
+      Optional<HeadsBoard.Pick> pick = rule.next(mode, offered, now);
       check("claim " + mode + " " + offered, () -> reference.next(mode, offered, now), pick);
       pick.ifPresent(p -> markLeased(p.agent().agentId()));
     }
@@ -166,15 +167,15 @@ class SchedulingIndexRandomizedTest {
         check(
             "next " + runner,
             () -> reference.next(mode, offered, now),
-            index.next(mode, offered, now));
+            rule.next(mode, offered, now));
         check(
             "nextInboxCandidate " + offered,
             () -> reference.nextInbox(offered, now),
-            index.nextInboxCandidate(offered, now));
+            rule.nextInbox(offered, now));
         check(
             "nextStaleCandidate " + offered,
             () -> reference.nextStale(offered, now),
-            index.nextStaleCandidate(offered, now));
+            rule.nextStale(offered, now));
       }
     }
 

@@ -13,26 +13,27 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The assignment rule of DESIGN §2: inbox order, the max-wait jump, staleness order, modes. */
+/** The assignment rule of the README: inbox order, the max-wait jump, staleness order, modes. */
 class SchedulingIndexRuleTest {
 
   private static final Duration MAX_WAIT = Duration.ofMinutes(10);
   private static final Set<String> NOTHING = Set.of();
 
   private final SchedulingIndex index = new SchedulingIndex(MAX_WAIT);
+  private final IndexRule rule = new IndexRule(index);
 
   private Instant minutesAgo(long minutes) {
     return T0.minus(Duration.ofMinutes(minutes));
   }
 
   private String picked(RunnerMode mode) {
-    return index.next(mode, NOTHING, T0).map(p -> p.agent().agentId()).orElse(null);
+    return rule.next(mode, NOTHING, T0).map(p -> p.agent().agentId()).orElse(null);
   }
 
   @Test
   void emptyIndexHasNothingForAnyMode() {
     for (RunnerMode mode : RunnerMode.values()) {
-      assertEquals(Optional.empty(), index.next(mode, Set.of("code"), T0));
+      assertEquals(Optional.empty(), rule.next(mode, Set.of("code"), T0));
     }
   }
 
@@ -42,7 +43,7 @@ class SchedulingIndexRuleTest {
     index.upsert(agent("b").unread(7, minutesAgo(1)).build());
     index.upsert(agent("c").unread(3, minutesAgo(6)).build());
 
-    SchedulingIndex.Pick pick = index.next(RunnerMode.NOTIFICATION, NOTHING, T0).orElseThrow();
+    HeadsBoard.Pick pick = rule.next(RunnerMode.NOTIFICATION, NOTHING, T0).orElseThrow();
 
     assertEquals("b", pick.agent().agentId());
     assertEquals(ActivationKind.INBOX, pick.kind());
@@ -131,23 +132,28 @@ class SchedulingIndexRuleTest {
     fifo.upsert(agent("first").unread(1, minutesAgo(2)).build());
 
     assertEquals(
-        "first", fifo.next(RunnerMode.NOTIFICATION, NOTHING, T0).orElseThrow().agent().agentId());
+        "first",
+        new IndexRule(fifo)
+            .next(RunnerMode.NOTIFICATION, NOTHING, T0)
+            .orElseThrow()
+            .agent()
+            .agentId());
   }
 
   @Test
   void notificationModeNeverTakesStaleWork() {
     index.upsert(agent("idle").build());
 
-    assertEquals(Optional.empty(), index.next(RunnerMode.NOTIFICATION, NOTHING, T0));
+    assertEquals(Optional.empty(), rule.next(RunnerMode.NOTIFICATION, NOTHING, T0));
   }
 
   @Test
   void explorationModeIgnoresAgentsWithUnread() {
     index.upsert(agent("inbox").unread(5, minutesAgo(30)).build());
-    assertEquals(Optional.empty(), index.next(RunnerMode.EXPLORATION, NOTHING, T0));
+    assertEquals(Optional.empty(), rule.next(RunnerMode.EXPLORATION, NOTHING, T0));
 
     index.upsert(agent("idle").lastActivatedAt(minutesAgo(1)).build());
-    SchedulingIndex.Pick pick = index.next(RunnerMode.EXPLORATION, NOTHING, T0).orElseThrow();
+    HeadsBoard.Pick pick = rule.next(RunnerMode.EXPLORATION, NOTHING, T0).orElseThrow();
     assertEquals("idle", pick.agent().agentId());
     assertEquals(ActivationKind.EXPLORATION, pick.kind());
   }
@@ -165,7 +171,7 @@ class SchedulingIndexRuleTest {
     index.upsert(agent("gpu-inbox").requires("gpu").unread(9, minutesAgo(30)).build());
     index.upsert(agent("idle").lastActivatedAt(minutesAgo(60)).build());
 
-    SchedulingIndex.Pick pick = index.next(RunnerMode.HYBRID, Set.of("code"), T0).orElseThrow();
+    HeadsBoard.Pick pick = rule.next(RunnerMode.HYBRID, Set.of("code"), T0).orElseThrow();
 
     assertEquals("idle", pick.agent().agentId());
     assertEquals(ActivationKind.EXPLORATION, pick.kind());
@@ -196,9 +202,9 @@ class SchedulingIndexRuleTest {
     index.upsert(agent("x").lastActivatedAt(minutesAgo(5)).build());
 
     assertEquals("m", picked(RunnerMode.EXPLORATION));
-    index.markLeased("m");
+    rule.markLeased("m");
     assertEquals("z", picked(RunnerMode.EXPLORATION));
-    index.markLeased("z");
+    rule.markLeased("z");
     assertEquals("x", picked(RunnerMode.EXPLORATION));
   }
 
@@ -212,7 +218,7 @@ class SchedulingIndexRuleTest {
     index.upsert(agent("fresh").lastActivatedAt(minutesAgo(5)).build());
 
     assertEquals("fresh", picked(RunnerMode.EXPLORATION));
-    index.markLeased("fresh");
+    rule.markLeased("fresh");
     assertEquals(null, picked(RunnerMode.EXPLORATION));
   }
 
@@ -244,7 +250,7 @@ class SchedulingIndexRuleTest {
   void agentWithInboxIsNeverStaleWorkEvenInHybrid() {
     index.upsert(agent("inbox").requires("gpu").unread(1, minutesAgo(0)).build());
 
-    assertTrue(index.next(RunnerMode.HYBRID, NOTHING, T0).isEmpty());
-    assertTrue(index.nextStaleCandidate(Set.of("gpu"), T0).isEmpty());
+    assertTrue(rule.next(RunnerMode.HYBRID, NOTHING, T0).isEmpty());
+    assertTrue(rule.nextStale(Set.of("gpu"), T0).isEmpty());
   }
 }

@@ -42,25 +42,26 @@ class SchedulingIndexScaleTest {
   @Test
   void drainsFiftyThousandAgentsInRuleOrderAcrossSixteenCapabilityGroups() {
     SchedulingIndex index = new SchedulingIndex(MAX_WAIT);
+    IndexRule rule = new IndexRule(index);
     int eligible = fill(index, 50_000, new Random(5));
 
-    List<SchedulingIndex.Pick> picks = new ArrayList<>();
-    for (Optional<SchedulingIndex.Pick> pick = index.next(RunnerMode.HYBRID, EVERYTHING, T0);
+    List<HeadsBoard.Pick> picks = new ArrayList<>();
+    for (Optional<HeadsBoard.Pick> pick = rule.next(RunnerMode.HYBRID, EVERYTHING, T0);
         pick.isPresent();
-        pick = index.next(RunnerMode.HYBRID, EVERYTHING, T0)) {
+        pick = rule.next(RunnerMode.HYBRID, EVERYTHING, T0)) {
       picks.add(pick.get());
-      index.markLeased(pick.get().agent().agentId());
+      rule.markLeased(pick.get().agent().agentId());
     }
 
     assertEquals(eligible, picks.size());
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < picks.size(); i++) {
-      SchedulingIndex.Pick pick = picks.get(i);
+      HeadsBoard.Pick pick = picks.get(i);
       assertTrue(seen.add(pick.agent().agentId()), "picked twice");
       if (i == 0) {
         continue;
       }
-      SchedulingIndex.Pick before = picks.get(i - 1);
+      HeadsBoard.Pick before = picks.get(i - 1);
       if (pick.kind() == ActivationKind.INBOX) {
         assertEquals(ActivationKind.INBOX, before.kind(), "inbox work after staleness work");
         assertTrue(INBOX_ORDER.compare(before.agent(), pick.agent()) < 0, "inbox order broken");
@@ -78,6 +79,7 @@ class SchedulingIndexScaleTest {
     long heapBefore = runtime.totalMemory() - runtime.freeMemory();
     long started = System.nanoTime();
     SchedulingIndex index = new SchedulingIndex(MAX_WAIT);
+    IndexRule rule = new IndexRule(index);
     fill(index, 1_000_000, new Random(6));
     long loaded = System.nanoTime();
     System.gc();
@@ -90,10 +92,10 @@ class SchedulingIndexScaleTest {
     for (int i = 0; i < 100_000; i++) {
       now = now.plusMillis(10);
       RunnerMode mode = RunnerMode.values()[random.nextInt(3)];
-      Optional<SchedulingIndex.Pick> pick =
-          index.next(mode, offers.get(random.nextInt(offers.size())), now);
+      Optional<HeadsBoard.Pick> pick =
+          rule.next(mode, offers.get(random.nextInt(offers.size())), now);
       if (pick.isPresent()) {
-        index.markLeased(pick.get().agent().agentId());
+        rule.markLeased(pick.get().agent().agentId());
         served++;
       }
     }

@@ -15,20 +15,21 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** Scheduled turns in the rule (DESIGN §2, ADR-011): after the inbox, before staleness. */
+/** Scheduled turns in the rule (decision 33, ADR-011): after the inbox, before staleness. */
 class SchedulingIndexScheduledTest {
 
   private static final Duration MAX_WAIT = Duration.ofMinutes(10);
   private static final Set<String> NOTHING = Set.of();
 
   private final SchedulingIndex index = new SchedulingIndex(MAX_WAIT);
+  private final IndexRule rule = new IndexRule(index);
 
   private static Instant minutes(long m) {
     return T0.plus(Duration.ofMinutes(m));
   }
 
-  private Optional<SchedulingIndex.Pick> pick(RunnerMode mode, Instant now) {
-    return index.next(mode, NOTHING, now);
+  private Optional<HeadsBoard.Pick> pick(RunnerMode mode, Instant now) {
+    return rule.next(mode, NOTHING, now);
   }
 
   private String picked(RunnerMode mode, Instant now) {
@@ -42,9 +43,9 @@ class SchedulingIndexScheduledTest {
     index.upsert(agent("inbox").unread(1, minutes(-1)).lastActivatedAt(minutes(-2)).build());
 
     assertEquals("inbox/inbox", picked(RunnerMode.HYBRID, T0));
-    index.markLeased("inbox");
+    rule.markLeased("inbox");
     assertEquals("due/scheduled", picked(RunnerMode.HYBRID, T0));
-    index.markLeased("due");
+    rule.markLeased("due");
     assertEquals("stale/exploration", picked(RunnerMode.HYBRID, T0));
   }
 
@@ -152,20 +153,20 @@ class SchedulingIndexScheduledTest {
   void capabilitiesStillDecide() {
     index.upsert(agent("gpu").requires("gpu").nextFireAt(minutes(-1)).build());
 
-    assertEquals(Optional.empty(), index.next(RunnerMode.HYBRID, Set.of("code"), T0));
+    assertEquals(Optional.empty(), rule.next(RunnerMode.HYBRID, Set.of("code"), T0));
     assertEquals(
         ActivationKind.SCHEDULED,
-        index.next(RunnerMode.HYBRID, Set.of("gpu"), T0).orElseThrow().kind());
+        rule.next(RunnerMode.HYBRID, Set.of("gpu"), T0).orElseThrow().kind());
   }
 
   @Test
   void servedScheduleLeavesTheScheduledView() {
     index.upsert(agent("a").nextFireAt(minutes(-1)).build());
-    assertEquals(1, index.eligibleScheduled(T0));
+    assertEquals(1, rule.eligibleScheduled(T0));
 
     index.upsert(agent("a").lastActivatedAt(T0).nextFireAt(minutes(60)).build());
 
-    assertEquals(0, index.eligibleScheduled(T0));
+    assertEquals(0, rule.eligibleScheduled(T0));
     assertEquals("a/exploration", picked(RunnerMode.EXPLORATION, T0));
     index.remove("a");
     assertEquals(Optional.empty(), index.nextEligibilityChange(T0));
@@ -173,17 +174,15 @@ class SchedulingIndexScheduledTest {
 
   @Test
   void pickOrderRanksScheduledBetweenInboxAndExploration() {
-    var inbox = new SchedulingIndex.Pick(agent("i").unread(1, T0).build(), ActivationKind.INBOX);
+    var inbox = new HeadsBoard.Pick(agent("i").unread(1, T0).build(), ActivationKind.INBOX);
     var late =
-        new SchedulingIndex.Pick(
-            agent("s2").nextFireAt(minutes(-1)).build(), ActivationKind.SCHEDULED);
+        new HeadsBoard.Pick(agent("s2").nextFireAt(minutes(-1)).build(), ActivationKind.SCHEDULED);
     var early =
-        new SchedulingIndex.Pick(
-            agent("s1").nextFireAt(minutes(-5)).build(), ActivationKind.SCHEDULED);
-    var stale = new SchedulingIndex.Pick(agent("x").build(), ActivationKind.EXPLORATION);
-    Comparator<SchedulingIndex.Pick> order = PickOrder.at(T0, MAX_WAIT);
+        new HeadsBoard.Pick(agent("s1").nextFireAt(minutes(-5)).build(), ActivationKind.SCHEDULED);
+    var stale = new HeadsBoard.Pick(agent("x").build(), ActivationKind.EXPLORATION);
+    Comparator<HeadsBoard.Pick> order = PickOrder.at(T0, MAX_WAIT);
 
-    List<SchedulingIndex.Pick> sorted =
+    List<HeadsBoard.Pick> sorted =
         List.of(stale, late, inbox, early).stream().sorted(order).toList();
 
     assertEquals(List.of(inbox, early, late, stale), sorted);

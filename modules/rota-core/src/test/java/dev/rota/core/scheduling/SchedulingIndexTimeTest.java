@@ -12,12 +12,13 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** When a coordinator should wake parked requests, and the counts it reports. */
+/** When the rule's answer over the index may change by time alone, and the index's counts. */
 class SchedulingIndexTimeTest {
 
   private static final Duration MAX_WAIT = Duration.ofMinutes(10);
 
   private final SchedulingIndex index = new SchedulingIndex(MAX_WAIT);
+  private final IndexRule rule = new IndexRule(index);
 
   private static Instant at(long minutes) {
     return T0.plus(Duration.ofMinutes(minutes));
@@ -105,9 +106,9 @@ class SchedulingIndexTimeTest {
 
     Instant wake = index.nextEligibilityChange(at(0)).orElseThrow();
 
-    assertNull(index.next(RunnerMode.EXPLORATION, Set.of(), wake.minusNanos(1)).orElse(null));
+    assertNull(rule.next(RunnerMode.EXPLORATION, Set.of(), wake.minusNanos(1)).orElse(null));
     assertEquals(
-        "a", index.next(RunnerMode.EXPLORATION, Set.of(), wake).orElseThrow().agent().agentId());
+        "a", rule.next(RunnerMode.EXPLORATION, Set.of(), wake).orElseThrow().agent().agentId());
   }
 
   @Test

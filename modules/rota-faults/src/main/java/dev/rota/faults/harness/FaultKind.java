@@ -83,11 +83,6 @@ public enum FaultKind {
     return this == SIGSTOP_20S || this == SIGSTOP_60S || this == SIGSTOP_5MIN;
   }
 
-  /** Runs in the full suite: the five-minute freeze once, every other fault as often as asked. */
-  public int runs(int asked) {
-    return this == SIGSTOP_5MIN ? Math.min(1, asked) : asked;
-  }
-
   /** The kind with this label ({@code kill-9}, {@code sigstop-60s}, ...). */
   public static FaultKind of(String label) {
     for (FaultKind kind : values()) {

@@ -3,20 +3,14 @@ package dev.rota.faults.harness;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.rota.client.Agent;
 import dev.rota.client.AgentSpec;
-import dev.rota.client.Assignment;
-import dev.rota.client.ClaimResult;
 import dev.rota.client.Notification;
 import dev.rota.client.NotifyResult;
 import dev.rota.client.RotaClient;
 import dev.rota.client.RotaException;
-import dev.rota.client.RunnerMode;
-import dev.rota.faults.history.Event.CompleteAttempt;
 import dev.rota.faults.history.Event.DeadLetter;
 import dev.rota.faults.history.Event.FinalInbox;
-import dev.rota.faults.history.Event.Granted;
 import dev.rota.faults.history.Event.Outcome;
 import dev.rota.faults.history.Event.Published;
-import dev.rota.faults.history.Event.Renewed;
 import dev.rota.faults.history.History;
 import java.net.URI;
 import java.time.Duration;
@@ -24,7 +18,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
@@ -47,28 +40,24 @@ import java.util.function.Function;
 public final class Workload {
   static final int LEASE_SECONDS = 5;
 
-  private static final int CLAIM_WAIT_SECONDS = 1;
   private static final Duration PUBLISH_INTERVAL = Duration.ofMillis(1000);
-  private static final double STALL_PROBABILITY = 0.03;
 
   private final FaultCluster cluster;
   private final History history;
   private final List<String> agents = new ArrayList<>();
   private final int runners;
   private final Map<String, NodeClients> clients = new ConcurrentHashMap<>();
+  private final WorkloadRunners runnerLoops;
   private final List<Thread> producerThreads = new ArrayList<>();
-  private final List<Thread> runnerThreads = new ArrayList<>();
   private final List<Thread> strayThreads = new ArrayList<>();
   private volatile boolean producing;
-  private volatile boolean running;
   private volatile boolean straying;
-  private volatile int leaseSeconds = LEASE_SECONDS;
-  private volatile boolean longTurns;
 
   public Workload(FaultCluster cluster, History history, int agents, int runners) {
     this.cluster = cluster;
     this.history = history;
     this.runners = runners;
+    this.runnerLoops = new WorkloadRunners(cluster, history, this::clients);
     for (int i = 0; i < agents; i++) {
       this.agents.add(String.format("agent-%03d", i));
     }
@@ -88,20 +77,13 @@ public final class Workload {
 
   public void start() {
     producing = true;
-    running = true;
     for (String agent : agents) {
       Thread thread = new Thread(() -> produce(agent), "producer-" + agent);
       thread.setDaemon(true);
       producerThreads.add(thread);
       thread.start();
     }
-    for (int i = 0; i < runners; i++) {
-      String runnerId = "runner-" + i;
-      Thread thread = new Thread(() -> run(runnerId), runnerId);
-      thread.setDaemon(true);
-      runnerThreads.add(thread);
-      thread.start();
-    }
+    runnerLoops.start(runners);
   }
 
   /**
@@ -110,14 +92,12 @@ public final class Workload {
    * hands live leases, and runners still at work, over to another node (the clock-skew fault).
    */
   public void longTurns() {
-    leaseSeconds = 20;
-    longTurns = true;
+    runnerLoops.turns(20, true);
   }
 
   /** Back to the usual short leases and turns (before draining: long turns drain too slowly). */
   public void shortTurns() {
-    leaseSeconds = LEASE_SECONDS;
-    longTurns = false;
+    runnerLoops.turns(LEASE_SECONDS, false);
   }
 
   /**
@@ -173,8 +153,7 @@ public final class Workload {
   }
 
   public void stopRunners() {
-    running = false;
-    join(runnerThreads);
+    runnerLoops.stop();
   }
 
   private void produce(String agent) {
@@ -218,124 +197,6 @@ public final class Workload {
       long jitter = ThreadLocalRandom.current().nextLong(-200, 200);
       FaultCluster.sleep(PUBLISH_INTERVAL.plusMillis(jitter));
     }
-  }
-
-  private void run(String runnerId) {
-    while (running) {
-      NodeProcess node = cluster.pick();
-      if (node == null) {
-        FaultCluster.sleep(Duration.ofMillis(200));
-        continue;
-      }
-      long start = System.currentTimeMillis();
-      Assignment assignment;
-      try {
-        ClaimResult result =
-            clients(node)
-                .claims
-                .claim(
-                    runnerId, RunnerMode.NOTIFICATION, Set.of(), CLAIM_WAIT_SECONDS, leaseSeconds);
-        if (result.refused()) {
-          // Degraded (its stalls expired leases in a row) or drained: the answer comes at once,
-          // so wait rather than ask again in a tight loop.
-          FaultCluster.sleep(Duration.ofSeconds(1));
-          continue;
-        }
-        if (!result.assigned()) {
-          continue;
-        }
-        assignment = result.assignment();
-      } catch (RotaException e) {
-        FaultCluster.sleep(Duration.ofMillis(200));
-        continue;
-      }
-      List<String> keys = new ArrayList<>();
-      for (Assignment.Item notification : assignment.notifications()) {
-        keys.add(notification.payload().path("k").asText());
-      }
-      long expiresAt = millis(assignment.expiresAt());
-      long answered = System.currentTimeMillis();
-      history.add(
-          new Granted(
-              runnerId,
-              node.index(),
-              assignment.leaseId(),
-              assignment.agentId(),
-              millis(assignment.grantedAt()),
-              expiresAt,
-              keys,
-              start,
-              answered));
-      // The runner's own deadline: the lease's length from the claim's sending, on the suite's
-      // clock; the server's expiresAt is on the granting node's clock, which may run off.
-      long lengthMs = expiresAt - millis(assignment.grantedAt());
-      work(runnerId, assignment.leaseId(), assignment.agentId(), start + lengthMs, lengthMs);
-    }
-  }
-
-  /** Runs one activation: a short "turn", sometimes a heartbeat, rarely a stall; then completes. */
-  private void work(String runnerId, String leaseId, String agentId, long deadline, long lengthMs) {
-    ThreadLocalRandom random = ThreadLocalRandom.current();
-    if (random.nextDouble() < STALL_PROBABILITY) {
-      FaultCluster.sleep(Duration.ofMillis(leaseSeconds * 1000L + 1500));
-    } else {
-      FaultCluster.sleep(
-          Duration.ofMillis(longTurns ? random.nextLong(5000, 15000) : random.nextLong(50, 300)));
-      if (random.nextDouble() < 0.3) {
-        deadline = Math.max(deadline, heartbeat(runnerId, leaseId, lengthMs));
-        FaultCluster.sleep(Duration.ofMillis(random.nextLong(50, 300)));
-      }
-    }
-    // Retry an unanswered completion until it is answered or well past the lease's expiry.
-    while (true) {
-      NodeProcess node = cluster.pick();
-      if (node == null) {
-        FaultCluster.sleep(Duration.ofMillis(200));
-        continue;
-      }
-      long start = System.currentTimeMillis();
-      Outcome outcome;
-      try {
-        clients(node).reports.complete(leaseId, runnerId, null);
-        outcome = Outcome.OK;
-      } catch (RotaException.LeaseLost e) {
-        outcome = Outcome.LOST;
-      } catch (RotaException e) {
-        outcome = Outcome.FAILED;
-      }
-      history.add(
-          new CompleteAttempt(
-              leaseId, agentId, node.index(), start, System.currentTimeMillis(), outcome));
-      if (outcome != Outcome.FAILED || System.currentTimeMillis() > deadline + 3000) {
-        return;
-      }
-      FaultCluster.sleep(Duration.ofMillis(200));
-    }
-  }
-
-  /**
-   * One heartbeat; the runner's new deadline when it succeeded (the lease's length from the
-   * heartbeat's sending, on the suite's clock), else 0.
-   */
-  private long heartbeat(String runnerId, String leaseId, long lengthMs) {
-    NodeProcess node = cluster.pick();
-    if (node == null) {
-      return 0;
-    }
-    long start = System.currentTimeMillis();
-    Outcome outcome;
-    long expiresAt = 0;
-    try {
-      Instant extended = clients(node).reports.heartbeat(leaseId, runnerId);
-      outcome = Outcome.OK;
-      expiresAt = extended == null ? 0 : extended.toEpochMilli();
-    } catch (RotaException.LeaseLost e) {
-      outcome = Outcome.LOST;
-    } catch (RotaException e) {
-      outcome = Outcome.FAILED;
-    }
-    history.add(new Renewed(leaseId, start, System.currentTimeMillis(), outcome, expiresAt));
-    return outcome == Outcome.OK ? start + lengthMs : 0;
   }
 
   /**
@@ -417,7 +278,7 @@ public final class Workload {
   }
 
   /** The SDK's clients of one node (its address stays the same across restarts). */
-  private NodeClients clients(NodeProcess node) {
+  NodeClients clients(NodeProcess node) {
     return clients.computeIfAbsent(
         node.host() + ":" + node.httpPort(),
         address -> new NodeClients(URI.create("http://" + address)));
@@ -432,11 +293,11 @@ public final class Workload {
     return Integer.toString(e.status());
   }
 
-  private static long millis(Instant instant) {
+  static long millis(Instant instant) {
     return instant == null ? 0 : instant.toEpochMilli();
   }
 
-  private static void join(List<Thread> threads) {
+  static void join(List<Thread> threads) {
     for (Thread thread : threads) {
       try {
         thread.join(30_000);

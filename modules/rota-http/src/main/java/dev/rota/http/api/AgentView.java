@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * An agent as API.md shows it. Built from the entity's state at the moment it answered, so the
+ * An agent as docs/api.md shows it. Built from the entity's state at the moment it answered, so the
  * status (e.g. snoozed) is the entity's view of "now".
  *
  * @param status {@code idle}, {@code leased}, {@code snoozed} or {@code paused}

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * {@code {"status": "none"}} (with a {@code reason} and {@code retryAfterSeconds} when the runner
  * is degraded or draining) or {@code {"status": "paused"}}.
  *
- * @param assignment the assignment object of API.md, only when assigned
+ * @param assignment the assignment object of docs/api.md, only when assigned
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ClaimResponse(

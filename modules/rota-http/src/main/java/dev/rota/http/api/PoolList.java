@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * The answer of {@code GET /admin/pools}: the pool scaler's last round. API.md's fields first, then
+ * The answer of {@code GET /admin/pools}: the pool scaler's last round. Core fields first, then
  * what explains them.
  *
  * @param meanActivationSeconds T, the mean activation measured on the scaler's node; 0 while

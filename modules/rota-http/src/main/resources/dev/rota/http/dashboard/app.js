@@ -1,4 +1,4 @@
-// Rota's admin dashboard: plain JavaScript over the admin API (API.md), no build step.
+// Rota's admin dashboard: plain JavaScript over the admin API (docs/api.md), no build step.
 // The token is entered once and kept in sessionStorage; every call sends it as a Bearer token.
 (function () {
   'use strict';

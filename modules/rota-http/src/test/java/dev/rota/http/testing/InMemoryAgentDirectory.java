@@ -34,7 +34,7 @@ public final class InMemoryAgentDirectory implements AgentDirectory, AgentChange
   @Override
   public void changed(AgentState state, long seqNr) {
     if (state.registered()) {
-      rows.put(state.agentId(), state.toSchedule());
+      rows.put(state.agentId(), AgentSchedule.of(state));
     } else {
       rows.remove(state.agentId());
     }

@@ -13,7 +13,7 @@ import dev.rota.cluster.testing.SingleNodeCluster;
 import dev.rota.cluster.testing.TestDatabase;
 import dev.rota.http.AgentDirectory;
 import dev.rota.http.HttpSettings;
-import dev.rota.http.JdbcAgentDirectory;
+import dev.rota.http.ReadModelAgentDirectory;
 import dev.rota.http.RotaRoutes;
 import java.time.Duration;
 import java.util.List;
@@ -70,7 +70,7 @@ public final class RotaTestCluster {
     this.directory =
         database == null
             ? (order, limit, after) -> new AgentDirectory.AgentPage(List.of(), null)
-            : new JdbcAgentDirectory(database.dataSource());
+            : new ReadModelAgentDirectory(database.dataSource());
     testKit
         .createTestProbe()
         .awaitAssert(

@@ -41,7 +41,7 @@ public final class RouteAssertions {
   }
 
   /**
-   * Asserts an error answer of API.md: status, {@code {"error", "message"}} and nothing else but
+   * Asserts an error body of docs/api.md: status, {@code {"error", "message"}} and nothing else but
    * the optional {@code correlationId} (the answer's {@code X-Correlation-Id}), a message naming
    * what is wrong, and no stack trace.
    */

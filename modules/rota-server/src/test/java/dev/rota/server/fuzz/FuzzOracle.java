@@ -8,7 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * What every answer of the API must be, whatever the request (API.md): a 5xx only as the documented
+ * What every answer of the API must be, for any request (docs/api.md): a 5xx only as the documented
  * 503 {@code unavailable} with {@code Retry-After}; every error a JSON body {@code {"error",
  * "message"}} whose code fits its status; 405 with {@code Allow}; 429 with {@code Retry-After};
  * every JSON success parseable. Pure, so it is tested on answers made by hand.
@@ -16,7 +16,7 @@ import java.util.Set;
 public final class FuzzOracle {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** The codes of API.md by status. */
+  /** The codes of docs/api.md by status. */
   private static final Map<Integer, Set<String>> CODES =
       Map.ofEntries(
           Map.entry(400, Set.of("invalid")),
@@ -72,7 +72,7 @@ public final class FuzzOracle {
       return Optional.of("HEAD answered " + status);
     }
     if (status >= 400 && !CODES.containsKey(status)) {
-      return Optional.of("HEAD answered status " + status + ", not one of API.md's");
+      return Optional.of("HEAD answered status " + status + ", not one of docs/api.md's");
     }
     if (status == 405 && response.header("allow") == null) {
       return Optional.of("405 without Allow");
@@ -84,7 +84,7 @@ public final class FuzzOracle {
     int status = response.status();
     Set<String> expected = CODES.get(status);
     if (expected == null) {
-      return Optional.of("status " + status + " is not one of API.md's");
+      return Optional.of("status " + status + " is not one of docs/api.md's");
     }
     String type = response.header("content-type");
     if (type == null || !type.startsWith("application/json")) {

@@ -16,7 +16,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Tuple;
 
 /**
- * Drives every route of API.md on a running node with generated requests, the way a careless or
+ * Drives every route (docs/api.md) on a running node with generated requests, the way a careless or
  * hostile client would: hostile strings (NUL, control characters, lone surrogates, very long) in
  * every field and key, numbers out of every range and of every type, unknown fields, broken JSON,
  * bad ids and request targets, wrong and unknown methods, odd headers, mixed with valid requests so

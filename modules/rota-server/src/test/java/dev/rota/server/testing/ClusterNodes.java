@@ -1,6 +1,7 @@
 package dev.rota.server.testing;
 
 import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.cluster.agent.ShardHomes;
 import dev.rota.server.RotaNode;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -55,6 +56,7 @@ public final class ClusterNodes {
             .get();
     Set<String> ids = new HashSet<>();
     state.getShards().forEach(shard -> ids.addAll(shard.getEntityIds()));
+    ids.removeIf(ShardHomes::isProbe);
     return ids;
   }
 

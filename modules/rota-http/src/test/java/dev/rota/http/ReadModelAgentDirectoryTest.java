@@ -25,11 +25,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The listing orders and keyset paging over {@code agent_schedule}, on H2 in memory. */
-class JdbcAgentDirectoryTest {
+class ReadModelAgentDirectoryTest {
   private static final Instant T0 = Instant.parse("2026-11-22T09:00:00.123456Z");
 
   private JdbcDataSource dataSource;
-  private JdbcAgentDirectory directory;
+  private ReadModelAgentDirectory directory;
 
   @BeforeEach
   void createTable() throws SQLException {
@@ -67,7 +67,7 @@ class JdbcAgentDirectoryTest {
             lease_granted_at TIMESTAMP WITH TIME ZONE)
           """);
     }
-    directory = new JdbcAgentDirectory(dataSource);
+    directory = new ReadModelAgentDirectory(dataSource);
   }
 
   /** One row; times are seconds after T0, null when absent. */

@@ -1,4 +1,4 @@
-package dev.rota.cluster.pool;
+package dev.rota.cluster;
 
 import java.time.Duration;
 import java.util.List;
@@ -18,24 +18,24 @@ import org.slf4j.LoggerFactory;
 /**
  * Asks every registered instance of a service (one per node) and collects the answers with the ref
  * that gave each; an instance that does not answer within the timeout is left out (and logged), so
- * one slow node does not stop a round.
+ * one slow node does not stop a round or blind a listing.
  */
-final class ClusterAsk {
+public final class ClusterAsk {
   private static final Logger log = LoggerFactory.getLogger(ClusterAsk.class);
 
-  record Answer<T, R>(ActorRef<T> ref, R reply) {}
+  public record Answer<T, R>(ActorRef<T> ref, R reply) {}
 
   private final ActorSystem<?> system;
   private final Duration timeout;
   private final Scheduler scheduler;
 
-  ClusterAsk(ActorSystem<?> system, Duration timeout) {
+  public ClusterAsk(ActorSystem<?> system, Duration timeout) {
     this.system = system;
     this.timeout = timeout;
     this.scheduler = system.scheduler();
   }
 
-  <T, R> CompletableFuture<List<Answer<T, R>>> askEveryNode(
+  public <T, R> CompletableFuture<List<Answer<T, R>>> askEveryNode(
       ServiceKey<T> key, Function<ActorRef<R>, T> message) {
     CompletionStage<Receptionist.Listing> listing =
         AskPattern.ask(
@@ -59,6 +59,13 @@ final class ClusterAsk {
                               .toList());
             })
         .toCompletableFuture();
+  }
+
+  /** The replies alone, for callers that do not need to know which node gave each. */
+  public <T, R> CompletableFuture<List<R>> repliesOfEveryNode(
+      ServiceKey<T> key, Function<ActorRef<R>, T> message) {
+    return this.<T, R>askEveryNode(key, message)
+        .thenApply(answers -> answers.stream().map(Answer::reply).toList());
   }
 
   private <T, R> CompletableFuture<Optional<Answer<T, R>>> askOne(

@@ -6,16 +6,15 @@ import java.time.Instant;
 import java.util.Comparator;
 
 /**
- * Compares the best picks of several indexes (one per partition) by the same rule each index
- * applies inside itself, so a dispatcher can choose the globally right partition: inbox before
- * scheduled before exploration; among inbox picks, one that has waited past the max wait first
- * (oldest first), then the inbox order; among scheduled picks, the earliest fire; among exploration
- * picks, the staleness order.
+ * Orders picks of any kind by the assignment rule, for tests that state the rule's ranking of kinds
+ * directly: inbox before scheduled before exploration; among inbox picks, one that has waited past
+ * the max wait first (oldest first), then the inbox order; among scheduled picks, the earliest
+ * fire; among exploration picks, the staleness order.
  */
-public final class PickOrder {
+final class PickOrder {
   private PickOrder() {}
 
-  public static Comparator<SchedulingIndex.Pick> at(Instant now, Duration inboxMaxWait) {
+  static Comparator<HeadsBoard.Pick> at(Instant now, Duration inboxMaxWait) {
     return (a, b) -> {
       if (a.kind() != b.kind()) {
         // ActivationKind is declared in the rule's order.

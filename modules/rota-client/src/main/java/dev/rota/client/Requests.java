@@ -1,0 +1,78 @@
+package dev.rota.client;
+
+import static dev.rota.client.Calls.encode;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** The request bodies and query strings of {@link RotaClient}'s calls, as the server reads them. */
+final class Requests {
+  private Requests() {}
+
+  static ObjectNode claim(
+      String runnerId,
+      RunnerMode mode,
+      Set<String> capabilities,
+      int waitSeconds,
+      Integer leaseSeconds) {
+    ObjectNode request = Json.MAPPER.createObjectNode();
+    request.put("runnerId", runnerId);
+    request.put("mode", mode.wireName());
+    request.set("capabilities", Json.MAPPER.valueToTree(capabilities));
+    request.put("waitSeconds", waitSeconds);
+    if (leaseSeconds != null) {
+      request.put("leaseSeconds", leaseSeconds);
+    }
+    return request;
+  }
+
+  /** A lease call's body: the runner id the lease was claimed with. */
+  static ObjectNode byRunner(String runnerId) {
+    ObjectNode request = Json.MAPPER.createObjectNode();
+    request.put("runnerId", runnerId);
+    return request;
+  }
+
+  static ObjectNode fail(String runnerId, Outcome.Failed failed) {
+    ObjectNode request = byRunner(runnerId);
+    request.put("action", failed.action().wireName());
+    if (failed.error() != null) {
+      request.put("error", failed.error());
+    }
+    if (failed.action() == Outcome.Action.SNOOZE) {
+      request.put("snoozeSeconds", failed.snooze().toSeconds());
+    }
+    return request;
+  }
+
+  /** A runner's health; reason and duration count only when degraded. */
+  static ObjectNode health(boolean degraded, String reason, Duration duration) {
+    ObjectNode request = Json.MAPPER.createObjectNode();
+    request.put("degraded", degraded);
+    if (degraded) {
+      if (reason != null) {
+        request.put("reason", reason);
+      }
+      request.put("seconds", Math.max(1, duration.toSeconds()));
+    }
+    return request;
+  }
+
+  /**
+   * @param agentId null for every agent's
+   * @param limit null for the server's default
+   */
+  static String deadLettersPath(String agentId, Integer limit) {
+    List<String> params = new ArrayList<>();
+    if (agentId != null) {
+      params.add("agentId=" + encode(agentId));
+    }
+    if (limit != null) {
+      params.add("limit=" + limit);
+    }
+    return "admin/dead-letters" + (params.isEmpty() ? "" : "?" + String.join("&", params));
+  }
+}

@@ -1,0 +1,188 @@
+package dev.rota.faults.harness;
+
+import static dev.rota.faults.harness.Workload.join;
+import static dev.rota.faults.harness.Workload.millis;
+
+import dev.rota.client.Assignment;
+import dev.rota.client.ClaimResult;
+import dev.rota.client.RotaException;
+import dev.rota.client.RunnerMode;
+import dev.rota.faults.history.Event.CompleteAttempt;
+import dev.rota.faults.history.Event.Granted;
+import dev.rota.faults.history.Event.Outcome;
+import dev.rota.faults.history.Event.Renewed;
+import dev.rota.faults.history.History;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+
+/**
+ * The external runners of a {@link Workload}: a thread per runner that claims on any routable node,
+ * runs a short turn (sometimes heartbeating, rarely stalling past its lease), and completes,
+ * recording every claim, heartbeat and completion attempt into the {@link History}.
+ */
+final class WorkloadRunners {
+  private static final int CLAIM_WAIT_SECONDS = 1;
+  private static final double STALL_PROBABILITY = 0.03;
+
+  private final FaultCluster cluster;
+  private final History history;
+  private final Function<NodeProcess, NodeClients> clients;
+  private final List<Thread> threads = new ArrayList<>();
+  private volatile boolean running;
+  private volatile int leaseSeconds = Workload.LEASE_SECONDS;
+  private volatile boolean longTurns;
+
+  WorkloadRunners(
+      FaultCluster cluster, History history, Function<NodeProcess, NodeClients> clients) {
+    this.cluster = cluster;
+    this.history = history;
+    this.clients = clients;
+  }
+
+  /** Starts {@code count} runners, {@code runner-0} on. */
+  void start(int count) {
+    running = true;
+    for (int i = 0; i < count; i++) {
+      String runnerId = "runner-" + i;
+      Thread thread = new Thread(() -> run(runnerId), runnerId);
+      thread.setDaemon(true);
+      threads.add(thread);
+      thread.start();
+    }
+  }
+
+  /** The lease the next claims ask for, and whether turns are long (5–15 s) or short. */
+  void turns(int leaseSeconds, boolean longTurns) {
+    this.leaseSeconds = leaseSeconds;
+    this.longTurns = longTurns;
+  }
+
+  void stop() {
+    running = false;
+    join(threads);
+  }
+
+  private void run(String runnerId) {
+    while (running) {
+      NodeProcess node = cluster.pick();
+      if (node == null) {
+        FaultCluster.sleep(Duration.ofMillis(200));
+        continue;
+      }
+      long start = System.currentTimeMillis();
+      Assignment assignment;
+      try {
+        ClaimResult result =
+            clients
+                .apply(node)
+                .claims
+                .claim(
+                    runnerId, RunnerMode.NOTIFICATION, Set.of(), CLAIM_WAIT_SECONDS, leaseSeconds);
+        if (result.refused()) {
+          // Degraded (its stalls expired leases in a row) or drained: the answer comes at once,
+          // so wait rather than ask again in a tight loop.
+          FaultCluster.sleep(Duration.ofSeconds(1));
+          continue;
+        }
+        if (!result.assigned()) {
+          continue;
+        }
+        assignment = result.assignment();
+      } catch (RotaException e) {
+        FaultCluster.sleep(Duration.ofMillis(200));
+        continue;
+      }
+      List<String> keys = new ArrayList<>();
+      for (Assignment.Item notification : assignment.notifications()) {
+        keys.add(notification.payload().path("k").asText());
+      }
+      long expiresAt = millis(assignment.expiresAt());
+      long answered = System.currentTimeMillis();
+      history.add(
+          new Granted(
+              runnerId,
+              node.index(),
+              assignment.leaseId(),
+              assignment.agentId(),
+              millis(assignment.grantedAt()),
+              expiresAt,
+              keys,
+              start,
+              answered));
+      // The runner's own deadline: the lease's length from the claim's sending, on the suite's
+      // clock; the server's expiresAt is on the granting node's clock, which may run off.
+      long lengthMs = expiresAt - millis(assignment.grantedAt());
+      work(runnerId, assignment.leaseId(), assignment.agentId(), start + lengthMs, lengthMs);
+    }
+  }
+
+  /** Runs one activation: a short "turn", sometimes a heartbeat, rarely a stall; then completes. */
+  private void work(String runnerId, String leaseId, String agentId, long deadline, long lengthMs) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    if (random.nextDouble() < STALL_PROBABILITY) {
+      FaultCluster.sleep(Duration.ofMillis(leaseSeconds * 1000L + 1500));
+    } else {
+      FaultCluster.sleep(
+          Duration.ofMillis(longTurns ? random.nextLong(5000, 15000) : random.nextLong(50, 300)));
+      if (random.nextDouble() < 0.3) {
+        deadline = Math.max(deadline, heartbeat(runnerId, leaseId, lengthMs));
+        FaultCluster.sleep(Duration.ofMillis(random.nextLong(50, 300)));
+      }
+    }
+    // Retry an unanswered completion until it is answered or well past the lease's expiry.
+    while (true) {
+      NodeProcess node = cluster.pick();
+      if (node == null) {
+        FaultCluster.sleep(Duration.ofMillis(200));
+        continue;
+      }
+      long start = System.currentTimeMillis();
+      Outcome outcome;
+      try {
+        clients.apply(node).reports.complete(leaseId, runnerId, null);
+        outcome = Outcome.OK;
+      } catch (RotaException.LeaseLost e) {
+        outcome = Outcome.LOST;
+      } catch (RotaException e) {
+        outcome = Outcome.FAILED;
+      }
+      history.add(
+          new CompleteAttempt(
+              leaseId, agentId, node.index(), start, System.currentTimeMillis(), outcome));
+      if (outcome != Outcome.FAILED || System.currentTimeMillis() > deadline + 3000) {
+        return;
+      }
+      FaultCluster.sleep(Duration.ofMillis(200));
+    }
+  }
+
+  /**
+   * One heartbeat; the runner's new deadline when it succeeded (the lease's length from the
+   * heartbeat's sending, on the suite's clock), else 0.
+   */
+  private long heartbeat(String runnerId, String leaseId, long lengthMs) {
+    NodeProcess node = cluster.pick();
+    if (node == null) {
+      return 0;
+    }
+    long start = System.currentTimeMillis();
+    Outcome outcome;
+    long expiresAt = 0;
+    try {
+      Instant extended = clients.apply(node).reports.heartbeat(leaseId, runnerId);
+      outcome = Outcome.OK;
+      expiresAt = extended == null ? 0 : extended.toEpochMilli();
+    } catch (RotaException.LeaseLost e) {
+      outcome = Outcome.LOST;
+    } catch (RotaException e) {
+      outcome = Outcome.FAILED;
+    }
+    history.add(new Renewed(leaseId, start, System.currentTimeMillis(), outcome, expiresAt));
+    return outcome == Outcome.OK ? start + lengthMs : 0;
+  }
+}
