@@ -1,7 +1,7 @@
 package dev.rota.cluster;
 
-import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentSettings;
+import dev.rota.cluster.agent.AgentSharding;
 import dev.rota.cluster.agent.ShardHomes;
 import dev.rota.cluster.assign.Coordinator;
 import dev.rota.cluster.assign.CoordinatorSettings;
@@ -69,7 +69,7 @@ public record RotaCluster(
     AgentSettings agentSettings = AgentSettings.from(system.settings().config());
     CoordinatorSettings coordinatorSettings = CoordinatorSettings.from(system.settings().config());
     Coordinators coordinators = Coordinators.track(system, agentSettings.partitions());
-    AgentEntity.init(system, agentSettings, coordinators.pushingListener());
+    AgentSharding.init(system, agentSettings, coordinators.pushingListener());
     ShardHomes.start(system);
     Coordinator.init(system, coordinatorSettings, loader);
     ActorRef<LeaseRescuer.Command> rescuer =

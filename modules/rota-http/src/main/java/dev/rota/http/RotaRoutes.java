@@ -86,8 +86,8 @@ public final class RotaRoutes extends AllDirectives {
 
   /**
    * The agent resource alone (no claims, leases or admin): agents are asked through Cluster
-   * Sharding (so {@code AgentEntity.init} must have run on this node) and the listing reads {@code
-   * directory} on the blocking dispatcher.
+   * Sharding (so {@code AgentSharding.init} must have run on this node) and the listing reads
+   * {@code directory} on the blocking dispatcher.
    */
   public RotaRoutes(ActorSystem<?> system, HttpSettings settings, AgentDirectory directory) {
     this(system, settings, new AgentGateway(system, settings.askTimeout()), directory);

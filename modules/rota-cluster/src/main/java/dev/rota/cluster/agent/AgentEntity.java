@@ -24,16 +24,12 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
-import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.persistence.typed.EventRejectedException;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
@@ -234,27 +230,6 @@ public final class AgentEntity
     /** The lease is live but was granted to another runner than the one reporting on it. */
     LEASE_NOT_HELD,
     INBOX_FULL
-  }
-
-  /** Starts sharding of agents on this node; the listener hears every change. */
-  public static void init(
-      ActorSystem<?> system, AgentSettings settings, AgentChangeListener listener) {
-    ClusterSharding.get(system)
-        .init(
-            Entity.of(
-                ENTITY_TYPE_KEY,
-                ctx ->
-                    ShardHomes.isProbe(ctx.getEntityId())
-                        ? ShardHomes.probe()
-                        : Behaviors.supervise(
-                                create(
-                                    ctx.getEntityId(),
-                                    settings,
-                                    listener,
-                                    Clock.systemUTC(),
-                                    System::nanoTime))
-                            .onFailure(
-                                EventRejectedException.class, SupervisorStrategy.restart())));
   }
 
   /**

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.agent.AgentChangeListener;
-import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentSettings;
+import dev.rota.cluster.agent.AgentSharding;
 import dev.rota.cluster.testing.Agents;
 import dev.rota.cluster.testing.SingleNodeCluster;
 import dev.rota.cluster.testing.TestDatabase;
@@ -53,7 +53,7 @@ class AgentScheduleProjectionRestartTest {
   @BeforeAll
   static void start() {
     SingleNodeCluster.join(TEST_KIT.system());
-    AgentEntity.init(TEST_KIT.system(), SETTINGS, AgentChangeListener.NONE);
+    AgentSharding.init(TEST_KIT.system(), SETTINGS, AgentChangeListener.NONE);
     agents = new Agents(TEST_KIT.system());
     readModel = new ReadModel(DB.dataSource());
   }

@@ -11,6 +11,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.agent.AgentChangeListener;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentSettings;
+import dev.rota.cluster.agent.AgentSharding;
 import dev.rota.cluster.testing.Agents;
 import dev.rota.cluster.testing.SingleNodeCluster;
 import dev.rota.cluster.testing.TestDatabase;
@@ -56,7 +57,7 @@ class AgentScheduleProjectionTest {
   @BeforeAll
   static void start() {
     SingleNodeCluster.join(TEST_KIT.system());
-    AgentEntity.init(TEST_KIT.system(), SETTINGS, AgentChangeListener.NONE);
+    AgentSharding.init(TEST_KIT.system(), SETTINGS, AgentChangeListener.NONE);
     AgentScheduleProjection.init(TEST_KIT.system(), DB.dataSource(), SETTINGS);
     agents = new Agents(TEST_KIT.system());
     readModel = new ReadModel(DB.dataSource());

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.agent.AgentChangeListener;
-import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentSettings;
+import dev.rota.cluster.agent.AgentSharding;
 import dev.rota.cluster.testing.Agents;
 import dev.rota.cluster.testing.SingleNodeCluster;
 import dev.rota.cluster.testing.TestDatabase;
@@ -72,7 +72,7 @@ class ReadModelFromJournalTest {
       kit = ActorTestKit.create("ReadModelFromJournalTest", config);
       settings = AgentSettings.from(config);
       SingleNodeCluster.join(kit.system());
-      AgentEntity.init(kit.system(), settings, AgentChangeListener.NONE);
+      AgentSharding.init(kit.system(), settings, AgentChangeListener.NONE);
       agents = new Agents(kit.system());
       readModel = new ReadModel(db.dataSource());
     }

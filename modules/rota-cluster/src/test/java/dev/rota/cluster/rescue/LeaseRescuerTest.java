@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.agent.AgentChangeListener;
-import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentSettings;
+import dev.rota.cluster.agent.AgentSharding;
 import dev.rota.cluster.readmodel.Counter;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.testing.Agents;
@@ -58,7 +58,7 @@ class LeaseRescuerTest {
   @BeforeAll
   static void start() {
     SingleNodeCluster.join(TEST_KIT.system());
-    AgentEntity.init(TEST_KIT.system(), SETTINGS, AgentChangeListener.NONE);
+    AgentSharding.init(TEST_KIT.system(), SETTINGS, AgentChangeListener.NONE);
     readModel = new ReadModel(DB.dataSource());
     rescuer = LeaseRescuer.init(TEST_KIT.system(), readModel);
     agents = new Agents(TEST_KIT.system());

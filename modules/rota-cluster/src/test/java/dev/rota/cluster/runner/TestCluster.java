@@ -7,6 +7,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.agent.AgentChangeListener;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentSettings;
+import dev.rota.cluster.agent.AgentSharding;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfig;
@@ -65,7 +66,7 @@ final class TestCluster {
     ActorTestKit kit = ActorTestKit.create(name, full);
     Cluster cluster = Cluster.get(kit.system());
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
-    AgentEntity.init(kit.system(), AGENT_SETTINGS, listener);
+    AgentSharding.init(kit.system(), AGENT_SETTINGS, listener);
     return kit;
   }
 

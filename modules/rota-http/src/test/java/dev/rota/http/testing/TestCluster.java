@@ -8,6 +8,7 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Command;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.agent.AgentSettings;
+import dev.rota.cluster.agent.AgentSharding;
 import java.time.Duration;
 import java.util.function.Function;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -24,10 +25,10 @@ import org.apache.pekko.persistence.testkit.PersistenceTestKitPlugin;
 import org.apache.pekko.persistence.testkit.PersistenceTestKitSnapshotPlugin;
 
 /**
- * A single-node cluster for route tests: agents sharded by the production {@code AgentEntity.init},
- * journal and snapshots in memory (Pekko's persistence test kit), an {@link InMemoryAgentDirectory}
- * fed by every agent change, and a second entity type, {@link #SILENT}, whose entities never answer
- * (for 503s). Start one per test class; it is not cheap.
+ * A single-node cluster for route tests: agents sharded by the production {@code
+ * AgentSharding.init}, journal and snapshots in memory (Pekko's persistence test kit), an {@link
+ * InMemoryAgentDirectory} fed by every agent change, and a second entity type, {@link #SILENT},
+ * whose entities never answer (for 503s). Start one per test class; it is not cheap.
  */
 public final class TestCluster {
   /** Entities with the agent protocol that swallow every command. */
@@ -56,7 +57,7 @@ public final class TestCluster {
             .withFallback(ConfigFactory.load());
     this.testKit = ActorTestKit.create(name, config);
     ActorSystem<?> system = testKit.system();
-    AgentEntity.init(system, AgentSettings.from(config), directory);
+    AgentSharding.init(system, AgentSettings.from(config), directory);
     ClusterSharding.get(system).init(Entity.of(SILENT, ctx -> Behaviors.ignore()));
     Cluster cluster = Cluster.get(system);
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
