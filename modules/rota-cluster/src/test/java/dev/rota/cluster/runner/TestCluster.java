@@ -49,6 +49,9 @@ final class TestCluster {
       pekko.coordinated-shutdown.exit-jvm = off
       pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off
       pekko.cluster.run-coordinated-shutdown-when-down = off
+      # Leaving the cluster and draining the runners at the end took over Pekko's 10 s once the
+      # machine ran a fault suite beside the build: the test kit waits longer before failing.
+      pekko.actor.testkit.typed.system-shutdown-default = 30s
       # Runners in tests ask briefly and back off briefly, so the tests stay quick.
       rota.runners.poll-wait = 2s
       rota.runners.paused-backoff = 200ms
