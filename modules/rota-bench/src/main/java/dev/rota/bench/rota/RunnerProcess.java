@@ -71,6 +71,9 @@ final class RunnerProcess {
             "-Xmx256m",
             "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1",
+            // Libraries' logs go to standard error, warnings only: standard output is the protocol.
+            "-Dlogback.configurationFile=rota-bench-logback.xml",
+            "-Dslf4j.internal.verbosity=WARN",
             "-cp",
             System.getProperty("java.class.path"),
             RunnerProcess.class.getName(),
