@@ -37,6 +37,12 @@ public final class BacklogScaling implements Workload {
 
   public static final String NAME = "backlog";
 
+  /**
+   * How often a level looks whether half of it has been read: a fast queue (tuned graphile-worker
+   * reads 20,000 jobs/s) must not run dry between two looks at the smallest level.
+   */
+  private static final long TOP_UP_TICK_MILLIS = 5;
+
   @Override
   public String name() {
     return NAME;
@@ -145,7 +151,8 @@ public final class BacklogScaling implements Workload {
               () ->
                   readBack.outstanding() >= half
                       || window.reached(from, BenchClock.nowMicros(), recorder.activations()),
-              warming ? window.warmupEndMicros() : window.capMicros());
+              warming ? window.warmupEndMicros() : window.capMicros(),
+              TOP_UP_TICK_MILLIS);
           SteadyWindow.Mark to = mark(system, recorder);
           window.add(from, to);
           if (!window.warming(to.atMicros()) && window.reached()) {
