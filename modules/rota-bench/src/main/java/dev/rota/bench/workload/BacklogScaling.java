@@ -30,8 +30,9 @@ import java.util.Map;
  * least the backlog window and at least the minimum activations, whichever comes later, within a
  * cap. Whenever half of the backlog has been read, the runners keep working while the bench gives
  * every agent back what it read ({@link ReadBack}, {@link BenchSystem#topUpNotifications}); that
- * top-up is not counted either, so the counted parts always run with between half and all of the
- * level unread, and their CPU per activation holds no cost of the top-up's writes.
+ * top-up is not counted either. A counted part starts after a top-up and ends once half of the
+ * level has been read since, so it never runs with less than half of the level unread, and its CPU
+ * per activation holds none of the top-up's writes (the read model's catch-up on them aside).
  */
 public final class BacklogScaling implements Workload {
 
