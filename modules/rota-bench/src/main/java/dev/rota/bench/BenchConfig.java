@@ -18,7 +18,10 @@ import java.util.Map;
  * @param runners R, for every workload
  * @param burnDownCap burn-down stops here if not drained (counted from the first claim)
  * @param backlogLevels backlog sizes measured for the scaling line
- * @param backlogWindow each level is measured this long, or until half its backlog is read
+ * @param backlogWindow each level counts at least this long, after its warm-up
+ * @param backlogActivations each level counts at least this many activations, after its warm-up
+ * @param backlogWarmup each level's first part, from the first claim, not counted
+ * @param backlogCap each level ends this long after its first claim, steady or not
  * @param backlogRunners the runner counts R at which every backlog level is measured
  * @param trickleRates publish rates, one phase each
  * @param trickleDuration how long each rate is held
@@ -43,6 +46,9 @@ public record BenchConfig(
     Duration burnDownCap,
     List<Long> backlogLevels,
     Duration backlogWindow,
+    long backlogActivations,
+    Duration backlogWarmup,
+    Duration backlogCap,
     List<Integer> backlogRunners,
     List<Integer> trickleRates,
     Duration trickleDuration,
@@ -84,6 +90,9 @@ public record BenchConfig(
     b.burnDownCap = Duration.ofSeconds(20);
     b.backlogLevels = List.of(200L, 2_000L);
     b.backlogWindow = Duration.ofSeconds(2);
+    b.backlogActivations = 200;
+    b.backlogWarmup = Duration.ofSeconds(1);
+    b.backlogCap = Duration.ofSeconds(20);
     b.backlogRunners = List.of(4);
     b.trickleRates = List.of(50, 200);
     b.trickleDuration = Duration.ofSeconds(2);
@@ -109,7 +118,10 @@ public record BenchConfig(
     public int runners = 8;
     public Duration burnDownCap = Duration.ofSeconds(15);
     public List<Long> backlogLevels = List.of(2_000L, 20_000L, 200_000L);
-    public Duration backlogWindow = Duration.ofSeconds(5);
+    public Duration backlogWindow = Duration.ofSeconds(10);
+    public long backlogActivations = 10_000;
+    public Duration backlogWarmup = Duration.ofSeconds(3);
+    public Duration backlogCap = Duration.ofSeconds(60);
     public List<Integer> backlogRunners = List.of(8, 24);
     public List<Integer> trickleRates = List.of(200, 2_000);
     public Duration trickleDuration = Duration.ofSeconds(10);
@@ -144,6 +156,13 @@ public record BenchConfig(
       if (activationTime.isNegative() || activationTime.isZero()) {
         throw new IllegalArgumentException("the fairness activation time T must be positive");
       }
+      if (backlogWarmup.isNegative()
+          || backlogWindow.isNegative()
+          || backlogActivations < 0
+          || backlogCap.compareTo(backlogWarmup.plus(backlogWindow)) < 0) {
+        throw new IllegalArgumentException(
+            "the backlog cap must leave room for its warm-up and window, none negative");
+      }
       if (trickleWarmup.isNegative()) {
         throw new IllegalArgumentException("the trickle warm-up cannot be negative");
       }
@@ -169,6 +188,9 @@ public record BenchConfig(
           burnDownCap,
           List.copyOf(backlogLevels),
           backlogWindow,
+          backlogActivations,
+          backlogWarmup,
+          backlogCap,
           List.copyOf(backlogRunners),
           List.copyOf(trickleRates),
           trickleDuration,
@@ -199,6 +221,9 @@ public record BenchConfig(
     d.put("burnDownCapSeconds", burnDownCap.toSeconds());
     d.put("backlogLevels", backlogLevels);
     d.put("backlogWindowSeconds", backlogWindow.toSeconds());
+    d.put("backlogMinActivations", backlogActivations);
+    d.put("backlogWarmupSeconds", backlogWarmup.toSeconds());
+    d.put("backlogMaxSeconds", backlogCap.toSeconds());
     d.put("backlogRunners", backlogRunners);
     d.put("trickleRates", trickleRates);
     d.put("trickleSecondsPerRate", trickleDuration.toSeconds());

@@ -92,8 +92,30 @@ public final class BenchMain implements Callable<Integer> {
               + " HTTP (by default Rota's publishers run in a JVM of their own).")
   boolean publishersInBenchJvm;
 
-  @Option(names = "--backlog-seconds", description = "Window per backlog level (default 5).")
+  @Option(
+      names = "--backlog-seconds",
+      description =
+          "Steady time counted per backlog level, after its warm-up and without its top-ups"
+              + " (default 10).")
   Integer backlogSeconds;
+
+  @Option(
+      names = "--backlog-activations",
+      description =
+          "Activations counted per backlog level at least; the level runs until both this and"
+              + " --backlog-seconds are reached (default 10000).")
+  Long backlogActivations;
+
+  @Option(
+      names = "--backlog-warmup-seconds",
+      description = "Not counted at the start of each backlog level (default 3).")
+  Integer backlogWarmupSeconds;
+
+  @Option(
+      names = "--backlog-max-seconds",
+      description =
+          "Each backlog level ends this long after its first claim, steady or not (default 60).")
+  Integer backlogMaxSeconds;
 
   @Option(names = "--trickle-rates", split = ",", description = "Per second (default 200,2000).")
   List<Integer> trickleRates;
@@ -197,6 +219,9 @@ public final class BenchMain implements Callable<Integer> {
     if (burnDownSeconds != null) b.burnDownCap = Duration.ofSeconds(burnDownSeconds);
     if (backlogLevels != null) b.backlogLevels = backlogLevels;
     if (backlogSeconds != null) b.backlogWindow = Duration.ofSeconds(backlogSeconds);
+    if (backlogActivations != null) b.backlogActivations = backlogActivations;
+    if (backlogWarmupSeconds != null) b.backlogWarmup = Duration.ofSeconds(backlogWarmupSeconds);
+    if (backlogMaxSeconds != null) b.backlogCap = Duration.ofSeconds(backlogMaxSeconds);
     if (publishersInBenchJvm) {
       b.publisherProcess = false;
     }

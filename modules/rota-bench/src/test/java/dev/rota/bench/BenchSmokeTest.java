@@ -103,6 +103,26 @@ class BenchSmokeTest {
     assertEquals(3, rates, "two levels and the flatness ratio: " + backlog.path("metrics"));
     // The node runs in the bench's JVM, whose CPU time per activation is reported for Rota only.
     assertEquals(system.equals("rota") ? 2 : 0, cpu, "CPU per activation of each level");
+    for (String level : List.of("r4.level200", "r4.level2000")) {
+      assertSteady(backlog.path("details").path(level));
+    }
+  }
+
+  /**
+   * A level counts only its steady part: the warm-up's activations are not in it, and unless the
+   * level hit its cap, the counted part reached the quick goal (2 s and 200 activations).
+   */
+  static void assertSteady(JsonNode level) {
+    assertEquals(0, level.path("errors").asLong(), level.toString());
+    assertTrue(
+        level.path("allActivations").asLong() > level.path("activations").asLong(),
+        "the warm-up's activations are not counted: " + level);
+    if (!level.path("capped").asBoolean()) {
+      assertTrue(level.path("measuredSeconds").asDouble() >= 2.0, level.toString());
+      assertTrue(level.path("activations").asLong() >= 200, level.toString());
+    }
+    assertTrue(level.path("topUps").asInt() > 0, "the backlog was topped up: " + level);
+    assertTrue(level.path("toppedUpNotifications").asLong() > 0, level.toString());
   }
 
   @ParameterizedTest

@@ -5,9 +5,10 @@ import java.lang.management.ManagementFactory;
 /**
  * CPU time of this JVM (all its threads), for CPU-ms per activation. The systems {@code rota} and
  * {@code rota-http} run their node inside the bench's JVM, so for them this is the node's cost plus
- * the bench's own small share (its executor, counting; for {@code rota-http} also the runner
- * threads' HTTP client); the database's CPU is not in it. For the other systems the work happens
- * elsewhere (PostgreSQL, Node.js) and the figure is not reported.
+ * the bench's own small share (counting; for {@code rota} also its executor); {@code rota-http}'s
+ * runners run in a JVM of their own, whose CPU is reported apart, and the database's CPU is in
+ * neither. For the other systems the work happens elsewhere (PostgreSQL, Node.js) and the figure is
+ * not reported.
  */
 public final class CpuMeter {
   private final long startNanos;
@@ -29,6 +30,12 @@ public final class CpuMeter {
   /** Whether the named system runs inside this JVM, so that its CPU is measured here. */
   public static boolean measures(String systemName) {
     return systemName.equals("rota") || systemName.equals("rota-http");
+  }
+
+  /** CPU milliseconds this JVM has used since it started, or NaN where it cannot tell. */
+  public static double processCpuMillis() {
+    long nanos = processCpuNanos();
+    return nanos < 0 ? Double.NaN : nanos / 1e6;
   }
 
   private static long processCpuNanos() {

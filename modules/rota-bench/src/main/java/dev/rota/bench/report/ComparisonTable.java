@@ -79,7 +79,19 @@ public final class ComparisonTable {
         }
       }
     }
-    return new ComparisonTable(systems, List.copyOf(rows.values()), ratioColumns(results));
+    return new ComparisonTable(systems, byWorkload(rows.values()), ratioColumns(results));
+  }
+
+  /**
+   * Rows grouped by workload in the order workloads first appear, so that a figure only a later
+   * system reports (the runners' CPU of {@code rota-http}) sits with its workload's other rows.
+   */
+  private static List<Row> byWorkload(java.util.Collection<Row> rows) {
+    Map<String, List<Row>> groups = new LinkedHashMap<>();
+    for (Row row : rows) {
+      groups.computeIfAbsent(row.workload(), w -> new ArrayList<>()).add(row);
+    }
+    return groups.values().stream().flatMap(List::stream).toList();
   }
 
   private static String statusOf(SystemResult system, String workload) {
@@ -88,7 +100,9 @@ public final class ComparisonTable {
     }
     return system.workloads().stream()
         .filter(w -> w.workload().equals(workload))
-        .map(w -> w.status().label())
+        // A workload that ran but has no such figure for this system (CPU measured only where the
+        // system runs in a JVM the bench can see): not applicable, not "ok".
+        .map(w -> (w.status() == Status.OK ? Status.NOT_APPLICABLE : w.status()).label())
         .findFirst()
         .orElse("–");
   }

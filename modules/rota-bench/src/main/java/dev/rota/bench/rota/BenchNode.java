@@ -153,8 +153,23 @@ final class BenchNode implements AutoCloseable {
     awaitReadModel("registered agents", "select count(*) from agent_schedule", count);
   }
 
-  /** Delivers the backlog through the agents, in atomic chunks; returns once all is persisted. */
+  /**
+   * Delivers the backlog through the agents, in atomic chunks; returns once all is persisted and
+   * the read model shows it.
+   */
   void seedNotifications(InboxSeed seed) throws Exception {
+    deliverNotifications(seed);
+    awaitReadModel(
+        "unread notifications",
+        "select coalesce(sum(unread), 0) from agent_schedule",
+        seed.total());
+  }
+
+  /**
+   * Delivers notifications through the agents, in atomic chunks; returns once all is persisted
+   * (with runners working, the read model never shows a total to wait for).
+   */
+  void deliverNotifications(InboxSeed seed) throws Exception {
     int[] unread = seed.unreadPerAgent();
     Window window = new Window(SEED_WINDOW);
     // Round-robin over agents, a chunk each, so hot agents are fed from the start.
@@ -182,25 +197,13 @@ final class BenchNode implements AutoCloseable {
       }
     }
     window.await();
-    debug("seeded " + seed.total() + " notifications");
-    awaitReadModel(
-        "unread notifications",
-        "select coalesce(sum(unread), 0) from agent_schedule",
-        seed.total());
+    debug("delivered " + seed.total() + " notifications");
   }
 
   /** One notification over the producer API (the SDK's {@link RotaClient}); returns on its 202. */
   void publish(String agentId, long token) {
     client.notify(
         agentId, Notification.of("bench", JsonNodeFactory.instance.objectNode().put(TOKEN, token)));
-  }
-
-  /**
-   * The SDK's client of this node, without retries: a refusal is the system's error, counted as
-   * such, not hidden by a second try.
-   */
-  RotaClient client() {
-    return client;
   }
 
   /** The node's API root, {@code http://127.0.0.1:<port>/}. */

@@ -34,8 +34,9 @@ public final class RotaProvider implements BenchSystemProvider {
   @Override
   public String description() {
     return overHttp
-        ? "one in-process Rota node on PostgreSQL, external runners over HTTP (long-polling"
-            + " POST /v1/claims, then POST /v1/leases/{id}/complete, keep-alive connections)"
+        ? "one in-process Rota node on PostgreSQL, external runners over HTTP in a JVM of their"
+            + " own (long-polling POST /v1/claims, then POST /v1/leases/{id}/complete, keep-alive"
+            + " connections)"
         : "one in-process Rota node on PostgreSQL, in-cluster runners (noop executor reporting"
             + " to the bench)";
   }

@@ -90,6 +90,11 @@ public final class RotaSystem implements BenchSystem {
   }
 
   @Override
+  public void topUpNotifications(InboxSeed seed) throws Exception {
+    node.deliverNotifications(seed);
+  }
+
+  @Override
   public void startRunners(RunnerSpec spec, RunnerListener listener) throws Exception {
     hooks.activationTime = spec.activationTime();
     hooks.listener = listener;

@@ -42,9 +42,10 @@ import java.util.Set;
  * #close} leaves the cluster and terminates the actor system.
  *
  * <p>{@code RotaHttpSystem} ({@code --systems rota-http}) is the same, except that the node runs no
- * in-cluster runners: {@link #startRunners} starts external runner threads that long-poll {@code
- * POST /v1/claims}, sleep, and {@code POST /v1/leases/{id}/complete}, reporting to the listener
- * exactly as above. Register both in {@link SystemCatalog}.
+ * in-cluster runners: {@link #startRunners} starts an external runner in a JVM of its own whose
+ * slots long-poll {@code POST /v1/claims}, sleep, and {@code POST /v1/leases/{id}/complete}; it
+ * reports to the listener exactly as above, through its standard output. Register both in {@link
+ * SystemCatalog}.
  */
 public interface BenchSystem extends AutoCloseable {
 
@@ -76,6 +77,15 @@ public interface BenchSystem extends AutoCloseable {
    */
   void publish(String agentId, long token) throws Exception;
 
+  /**
+   * Adds notifications while runners work, to keep a backlog near its size (backlog's top-ups);
+   * returns when they are durably stored, without waiting for anything to show them. The default is
+   * {@link #seedNotifications}, for systems whose seeding waits for nothing else.
+   */
+  default void topUpNotifications(InboxSeed seed) throws Exception {
+    seedNotifications(seed);
+  }
+
   /** Notifications not yet completed, as the system's store sees them. */
   long unread() throws Exception;
 
@@ -102,6 +112,14 @@ public interface BenchSystem extends AutoCloseable {
    */
   default Map<String, Object> internals() {
     return Map.of();
+  }
+
+  /**
+   * CPU milliseconds used so far by runners that run in a process of their own ({@code rota-http}),
+   * for the runners' CPU per activation; NaN for systems whose runners have no process apart.
+   */
+  default double runnerCpuMillis() {
+    return Double.NaN;
   }
 
   /** Stops runners; an activation in flight completes (or is abandoned) before this returns. */

@@ -30,11 +30,17 @@ final class Measurement {
 
   /** Waits until {@code done} or until {@code windowEndMicros}; true when {@code done}. */
   static boolean until(BooleanSupplier done, long windowEndMicros) throws InterruptedException {
+    return until(done, windowEndMicros, TICK_MILLIS);
+  }
+
+  /** {@link #until(BooleanSupplier, long)}, looking every {@code tickMillis}. */
+  static boolean until(BooleanSupplier done, long windowEndMicros, long tickMillis)
+      throws InterruptedException {
     while (BenchClock.nowMicros() < windowEndMicros) {
       if (done.getAsBoolean()) {
         return true;
       }
-      Thread.sleep(TICK_MILLIS);
+      Thread.sleep(tickMillis);
     }
     return done.getAsBoolean();
   }
