@@ -1,5 +1,5 @@
 -- Rota's read model, maintained by the projection from tagged agent events
--- (docs/architecture.md) and read by coordinator start-up, lease rescue, admin listings
+-- (DESIGN §3) and read by coordinator start-up, lease rescue, admin listings
 -- and stats.
 -- payload: H2's TEXT is a CLOB; an unbounded VARCHAR (up to 1,000,000
 -- characters) reads like PostgreSQL's text. Otherwise identical to

@@ -1,5 +1,5 @@
 -- Rota's read model, maintained by the projection from tagged agent events
--- (docs/architecture.md) and read by coordinator start-up, lease rescue, admin listings
+-- (DESIGN §3) and read by coordinator start-up, lease rescue, admin listings
 -- and stats.
 -- Identical in meaning to h2/V3__rota_read_model.sql.
 
