@@ -39,6 +39,9 @@ public final class ShardHomes {
 
   static final String PROBE_PREFIX = "~home-";
 
+  /** The next round while nothing is allocated or after one that found new shards allocated. */
+  private static final Duration SOON = Duration.ofSeconds(1);
+
   private ShardHomes() {}
 
   /** Whether {@code entityId} is a probe rather than an agent. */
@@ -102,6 +105,7 @@ public final class ShardHomes {
                   timers.startSingleTimer(Tick.INSTANCE, untilUp);
                   ClusterSharding sharding = ClusterSharding.get(context.getSystem());
                   ActorRef<AgentEntity.Reply> nobody = context.getSystem().ignoreRef();
+                  Set<String> seen = new HashSet<>();
                   return Behaviors.receive(Message.class)
                       .onMessage(
                           Tick.class,
@@ -114,10 +118,12 @@ public final class ShardHomes {
                             context.ask(
                                 ShardRegion.ClusterShardingStats.class,
                                 sharding.shardState(),
-                                every,
+                                Duration.ofSeconds(5),
                                 replyTo ->
                                     new GetClusterShardingStats(
-                                        AgentEntity.ENTITY_TYPE_KEY, every, replyTo),
+                                        AgentEntity.ENTITY_TYPE_KEY,
+                                        Duration.ofSeconds(3),
+                                        replyTo),
                                 (stats, failure) -> {
                                   Set<String> shards = new HashSet<>();
                                   if (stats != null) {
@@ -142,7 +148,16 @@ public final class ShardHomes {
                                     .tell(new AgentEntity.Get(nobody));
                               }
                             }
-                            timers.startSingleTimer(Tick.INSTANCE, every);
+                            // While no shard is allocated yet, and after a round that found
+                            // shards allocated since the one before (agents registering, a
+                            // node's shards moving), the next round comes a second later: a
+                            // fault right after them finds their homes known too.
+                            boolean grew =
+                                allocated.shards().isEmpty()
+                                    || !seen.containsAll(allocated.shards());
+                            seen.clear();
+                            seen.addAll(allocated.shards());
+                            timers.startSingleTimer(Tick.INSTANCE, grew ? SOON : every);
                             return Behaviors.same();
                           })
                       .build();
