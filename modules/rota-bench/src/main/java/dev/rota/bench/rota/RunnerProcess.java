@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.bench.metrics.CpuMeter;
 import dev.rota.bench.system.BenchClock;
 import dev.rota.bench.system.BenchSystem;
+import dev.rota.bench.system.ChildJvm;
 import dev.rota.bench.system.Claim;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
@@ -16,7 +17,6 @@ import dev.rota.client.RotaRunner;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.RunnerMode;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -63,24 +63,20 @@ final class RunnerProcess {
   /** Starts the child with R = {@code spec.runners()} slots against {@code endpoint}. */
   static RunnerProcess start(URI endpoint, RunnerSpec spec, RunnerListener listener)
       throws IOException {
-    String java =
-        System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
     List<String> command =
-        List.of(
-            java,
-            "-Xmx256m",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            // Libraries' logs go to standard error, warnings only: standard output is the protocol.
-            "-Dlogback.configurationFile=rota-bench-logback.xml",
-            "-Dslf4j.internal.verbosity=WARN",
-            "-cp",
-            System.getProperty("java.class.path"),
-            RunnerProcess.class.getName(),
-            endpoint.toString(),
-            spec.mode().wireName(),
-            Integer.toString(spec.runners()),
-            Long.toString(spec.activationTime().toNanos()));
+        ChildJvm.command(
+            List.of(
+                "-XX:+UseSerialGC",
+                // Libraries' logs go to standard error, warnings only: standard output is the
+                // protocol.
+                "-Dlogback.configurationFile=rota-bench-logback.xml",
+                "-Dslf4j.internal.verbosity=WARN"),
+            RunnerProcess.class,
+            List.of(
+                endpoint.toString(),
+                spec.mode().wireName(),
+                Integer.toString(spec.runners()),
+                Long.toString(spec.activationTime().toNanos())));
     Process process =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     RunnerProcess runners = new RunnerProcess(process, new RunnerLines.Parser(listener));

@@ -3,10 +3,10 @@ package dev.rota.bench.workload;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.rota.bench.metrics.Recorder;
 import dev.rota.bench.system.BenchSystem;
+import dev.rota.bench.system.ChildJvm;
 import dev.rota.client.Notification;
 import dev.rota.client.RotaClient;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.URI;
@@ -39,23 +39,18 @@ public final class PublisherProcess {
       int threads,
       long firstToken)
       throws InterruptedException {
-    String java =
-        System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
     List<String> command =
-        List.of(
-            java,
-            "-Xmx256m",
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            System.getProperty("java.class.path"),
-            PublisherProcess.class.getName(),
-            endpoint.toString(),
-            Integer.toString(agents),
-            Long.toString(seed),
-            Integer.toString(rate),
-            Long.toString(duration.toMillis()),
-            Integer.toString(threads),
-            Long.toString(firstToken));
+        ChildJvm.command(
+            List.of(),
+            PublisherProcess.class,
+            List.of(
+                endpoint.toString(),
+                Integer.toString(agents),
+                Long.toString(seed),
+                Integer.toString(rate),
+                Long.toString(duration.toMillis()),
+                Integer.toString(threads),
+                Long.toString(firstToken)));
     recorder.expectLateSends(true);
     Process process = null;
     try {
