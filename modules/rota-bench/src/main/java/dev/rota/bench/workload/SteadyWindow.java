@@ -62,9 +62,13 @@ final class SteadyWindow {
    * workload ends a segment at the warm-up's end, so none straddles it).
    */
   void add(Mark from, Mark to) {
-    if (warming(from.atMicros())) {
-      return;
+    if (!warming(from.atMicros())) {
+      addAll(from, to);
     }
+  }
+
+  /** Counts the whole span from {@code from} to {@code to}, warm-up or not, as one segment. */
+  void addAll(Mark from, Mark to) {
     segments++;
     micros += to.atMicros() - from.atMicros();
     activations += to.activations() - from.activations();

@@ -57,6 +57,16 @@ class SteadyWindowTest {
   }
 
   @Test
+  void countsAWholeSpanTopUpsIncludedWhenAskedTo() {
+    window.addAll(at(3, 5_000, 9_000), at(13, 6_800, 15_000));
+
+    assertEquals(10.0, window.seconds(), 1e-9);
+    assertEquals(1_800, window.activations());
+    assertEquals(6_000, window.cpuMillis(), 1e-9);
+    assertEquals(1, window.segments());
+  }
+
+  @Test
   void endsOnlyWhenBothTimeAndActivationsAreReached() {
     SteadyWindow.Mark from = at(3, 5_000, 0);
     assertFalse(window.reached(from, FIRST + 13 * SECOND, 5_999), "10 s but 999 activations");
