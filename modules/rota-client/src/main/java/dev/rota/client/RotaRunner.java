@@ -6,8 +6,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -70,6 +73,9 @@ public final class RotaRunner implements AutoCloseable {
   final CountDownLatch stopping = new CountDownLatch(1);
   final ScheduledExecutorService timers;
 
+  /** Sends the slots' reports while the slots claim again: a thread per slot at most. */
+  final ExecutorService reporters;
+
   private RotaRunner(Builder b) {
     this.client = b.client;
     this.handler = b.handler;
@@ -97,6 +103,24 @@ public final class RotaRunner implements AutoCloseable {
             });
     executor.setRemoveOnCancelPolicy(true);
     this.timers = executor;
+    AtomicInteger reporterThreads = new AtomicInteger();
+    ThreadPoolExecutor reporterPool =
+        new ThreadPoolExecutor(
+            slots,
+            slots,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            task -> {
+              Thread t =
+                  new Thread(
+                      task,
+                      "rota-runner-" + instance + "-report-" + reporterThreads.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    reporterPool.allowCoreThreadTimeOut(true);
+    this.reporters = reporterPool;
     for (int i = 1; i <= slots; i++) {
       String slotId = slots == 1 ? runnerId : runnerId + "-" + i;
       slotIds.add(slotId);
@@ -173,8 +197,10 @@ public final class RotaRunner implements AutoCloseable {
             "stop", new IllegalStateException(t.getName() + ": its handler ignores cancellation"));
       }
     }
+    reporters.shutdown();
     timers.shutdownNow();
     try {
+      reporters.awaitTermination(30, TimeUnit.SECONDS);
       timers.awaitTermination(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -1,12 +1,14 @@
 package dev.rota.client;
 
 import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One slot of a {@link RotaRunner}, on its own thread: claims, runs the handler on what it gets
- * while a {@link LeaseKeeper} keeps the lease, and reports the outcome; waits as the server says
- * when refused, and hands back what it gets once the runner stops.
+ * while a {@link LeaseKeeper} keeps the lease, and reports the outcome (on a reporter thread, while
+ * it claims again); waits as the server says when refused, and hands back what it gets once the
+ * runner stops.
  */
 final class Slot {
   private static final Duration MAX_ERROR_BACKOFF = Duration.ofSeconds(10);
@@ -77,6 +79,7 @@ final class Slot {
     synchronized (runner.running) {
       runner.running.add(keeper);
     }
+    boolean reporting = false;
     try {
       runner.listener.onClaimed(assignment);
       keeper.start();
@@ -93,7 +96,7 @@ final class Slot {
       }
       CancellationToken.Reason reason = keeper.token.reason();
       if (reason == null) {
-        report(keeper, outcome);
+        reporting = reportWhileClaiming(keeper, outcome);
       } else {
         if (reason == CancellationToken.Reason.SHUTDOWN) {
           handBack(slotId, assignment, "runner stopped before the activation finished");
@@ -101,9 +104,38 @@ final class Slot {
         runner.listener.onCancelled(assignment, reason);
       }
     } finally {
-      synchronized (runner.running) {
-        runner.running.remove(keeper);
+      if (!reporting) {
+        done(keeper);
       }
+    }
+  }
+
+  /**
+   * Reports on the runner's reporter threads while this slot claims its next activation, as the
+   * in-cluster runner does: a turn then waits for one round trip and one commit (the claim's), not
+   * two. The activation counts as running ({@link RotaRunner#busySlots()}, what stopping waits for)
+   * until its report is answered. Reports inline when the reporters are gone (stopping).
+   */
+  private boolean reportWhileClaiming(LeaseKeeper keeper, Outcome outcome) {
+    try {
+      runner.reporters.execute(
+          () -> {
+            try {
+              report(keeper, outcome);
+            } finally {
+              done(keeper);
+            }
+          });
+      return true;
+    } catch (RejectedExecutionException e) {
+      report(keeper, outcome);
+      return false;
+    }
+  }
+
+  private void done(LeaseKeeper keeper) {
+    synchronized (runner.running) {
+      runner.running.remove(keeper);
     }
   }
 

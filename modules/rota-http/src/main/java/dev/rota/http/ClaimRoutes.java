@@ -82,7 +82,7 @@ public final class ClaimRoutes extends AllDirectives {
                   Duration.ofSeconds(claim.waitSeconds()),
                   claim.leaseSeconds());
           if (claim.waitSeconds() > 0) {
-            return complete(delivery.longPoll(waiting(request)));
+            return completeWithFuture(delivery.longPoll(waiting(request)));
           }
           Duration answerWithin = Claim.answerWithin(request.maxWait(), claims);
           return withRequestTimeout(

@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.MediaType;
 import org.apache.pekko.http.javadsl.model.headers.Host;
@@ -75,6 +76,9 @@ final class CrossSiteGuard extends AllDirectives {
   }
 
   /** localhost (and names under it), 127.0.0.0/8 and ::1, written as a browser sends them. */
+  private static final Pattern LOOPBACK_V4 =
+      Pattern.compile("127(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
+
   static boolean isLoopbackName(String host) {
     String name = host.toLowerCase(Locale.ROOT);
     if (name.endsWith(".")) {
@@ -86,7 +90,7 @@ final class CrossSiteGuard extends AllDirectives {
     if (name.equals("[::1]") || name.equals("::1")) {
       return true;
     }
-    return name.matches("127(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
+    return LOOPBACK_V4.matcher(name).matches();
   }
 
   private boolean allowed(String origin) {

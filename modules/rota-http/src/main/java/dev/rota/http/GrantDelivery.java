@@ -15,10 +15,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -27,19 +30,22 @@ import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import scala.concurrent.ExecutionContextExecutor;
 
 /**
- * Writes a claim's answer to its runner: one strict response for a claim without a wait, a streamed
- * body for a long poll. What the claim decides, and when its lease goes back, is the {@link
- * Claim}'s; this class only tells it when the runner's connection took the assignment or ended.
+ * Writes a claim's answer to its runner: one strict response for a claim without a wait and for a
+ * long poll answered before its first probe, a streamed body for a long poll that waits longer.
+ * What the claim decides, and when its lease goes back, is the {@link Claim}'s; this class only
+ * tells it when the runner's connection took the assignment or ended.
  *
- * <p>A long poll ({@code waitSeconds} > 0) is answered 200 at once, and its JSON body follows when
- * the claim is answered. While it waits, the body carries a space every {@link
- * ClaimSettings#probeInterval()} (JSON allows whitespace before a value): TCP tells a server that
- * its peer is gone only when it writes (the first write after the peer closed is still accepted,
- * the next one fails), and Pekko HTTP does not read a connection while a request is in flight, so
- * these writes are how the route learns that the runner closed its connection or died. The
- * assignment counts as taken when the connection pulls it.
+ * <p>A long poll ({@code waitSeconds} > 0) answered within one {@link
+ * ClaimSettings#probeInterval()} gets one strict response. One that waits longer is answered 200
+ * then, and its JSON body follows when the claim is answered. While it waits, the body carries a
+ * space at once and every probe interval after (JSON allows whitespace before a value): TCP tells a
+ * server that its peer is gone only when it writes (the first write after the peer closed is still
+ * accepted, the next one fails), and Pekko HTTP does not read a connection while a request is in
+ * flight, so these writes are how the route learns that the runner closed its connection or died.
+ * The assignment counts as taken when the connection pulls it.
  *
  * <p>What stays: a runner gone less than about two probes before its grant is not noticed in time
  * (a grant written 80 ms and 600 ms after the close is still written "successfully"); a runner that
@@ -52,6 +58,8 @@ final class GrantDelivery {
 
   private static final ByteString SPACE = ByteString.fromString(" ");
 
+  private final Scheduler scheduler;
+  private final ExecutionContextExecutor executor;
   private final Duration probeInterval;
   private final Duration linger;
 
@@ -62,6 +70,8 @@ final class GrantDelivery {
   private volatile long lastEndedNanos;
 
   GrantDelivery(ActorSystem<?> system, ClaimSettings settings) {
+    this.scheduler = system.scheduler();
+    this.executor = system.executionContext();
     this.probeInterval = settings.probeInterval();
     this.linger = settings.linger();
     this.lastEndedNanos = System.nanoTime() - linger.toNanos();
@@ -97,10 +107,53 @@ final class GrantDelivery {
   }
 
   /**
-   * The 200 answer of a long poll: sent at once, with a body that carries the claim's answer when
-   * it comes ({@code {"status": "none"}} when none came in time: the runner asks again).
+   * The 200 answer of a long poll. A claim answered within the first {@link
+   * ClaimSettings#probeInterval()} (the busy case: work is waiting) is answered as one strict
+   * response, with nothing streamed: until the first probe a streamed body learns nothing about the
+   * connection either, so only the cost differs (a stream, a timer and chunked framing per claim,
+   * most of the node's CPU per claim over HTTP; docs/performance.md). A claim still waiting then is
+   * answered 200 with a streamed body that carries a space at once and every probe interval after,
+   * and the claim's answer when it comes ({@code {"status": "none"}} when none came in time: the
+   * runner asks again).
    */
-  HttpResponse longPoll(Claim claim) {
+  CompletionStage<HttpResponse> longPoll(Claim claim) {
+    CompletableFuture<HttpResponse> response = new CompletableFuture<>();
+    AtomicBoolean decided = new AtomicBoolean();
+    Cancellable late =
+        scheduler.scheduleOnce(
+            probeInterval,
+            () -> {
+              if (decided.compareAndSet(false, true)) {
+                response.complete(streamed(claim));
+              }
+            },
+            executor);
+    claim
+        .answer()
+        .whenComplete(
+            (reply, failure) -> {
+              if (failure != null || !decided.compareAndSet(false, true)) {
+                return;
+              }
+              late.cancel();
+              try {
+                response.complete(quick(claim, reply));
+              } catch (RuntimeException e) {
+                response.completeExceptionally(e);
+              }
+            });
+    return response;
+  }
+
+  /** The strict answer of a long poll answered before its first probe. */
+  private static HttpResponse quick(Claim claim, WorkReply reply) {
+    WorkReply answer = reply instanceof Assigned && !claim.take() ? new NoWork() : reply;
+    claim.ended();
+    return strict(answer);
+  }
+
+  /** A long poll that waited a probe interval: its answer follows in a streamed body. */
+  private HttpResponse streamed(Claim claim) {
     Source<ByteString, NotUsed> result =
         Source.completionStage(claim.answer())
             .flatMapConcat(
@@ -111,7 +164,7 @@ final class GrantDelivery {
                       : Source.single(json);
                 });
     Source<ByteString, NotUsed> probes =
-        Source.tick(probeInterval, probeInterval, SPACE)
+        Source.tick(Duration.ZERO, probeInterval, SPACE)
             .mapMaterializedValue(cancellable -> NotUsed.getInstance());
     Source<ByteString, NotUsed> entity =
         result

@@ -6,6 +6,7 @@ import dev.rota.cluster.metrics.RotaMetrics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,10 +44,14 @@ public final class RequestTelemetry extends AllDirectives {
 
   private final RotaMetrics metrics;
   private final Map<Pattern, String> templates;
+  private final Map<String, String> literals;
 
   public RequestTelemetry(RotaMetrics metrics) {
     this.metrics = metrics;
     this.templates = templates(new String(OpenApiRoutes.load(), StandardCharsets.UTF_8));
+    // Literal paths (most requests: /v1/claims, /v1/agents) by one lookup, not a scan of patterns.
+    this.literals = new HashMap<>();
+    templates.values().stream().filter(t -> !t.contains("{")).forEach(t -> literals.put(t, t));
   }
 
   /** {@code inner} with correlation id, access log and request metrics. */
@@ -118,6 +123,10 @@ public final class RequestTelemetry extends AllDirectives {
 
   /** The openapi.yaml template {@code path} matches, or {@code other}. */
   String route(String path) {
+    String literal = literals.get(path);
+    if (literal != null) {
+      return literal;
+    }
     for (Map.Entry<Pattern, String> t : templates.entrySet()) {
       if (t.getKey().matcher(path).matches()) {
         return t.getValue();

@@ -26,6 +26,7 @@ import java.util.function.ToIntFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -282,6 +283,22 @@ public final class AgentEntity
     this.admin = new AdminCommands(effects);
     this.inbox = new InboxCommands(effects, settings, metrics);
     this.leases = new LeaseCommands(effects, leaseTimer, settings, metrics, context.getSystem());
+  }
+
+  /**
+   * Persistence Typed publishes every persisted event to the actor system's event stream unless
+   * told not to (only its Scala DSL can): one more message per event, to one actor every agent of
+   * the node shares, for subscribers Rota does not have. The events stream of the API reads the
+   * journal instead (docs/performance.md, "The turn path").
+   */
+  @Override
+  public Behavior<Command> apply(TypedActorContext<Command> context) {
+    // The Scala trait is a Behavior only to Scala's type system; the object is one (the base class
+    // makes the same cast).
+    @SuppressWarnings("unchecked")
+    Behavior<Command> behavior =
+        (Behavior<Command>) (Object) createEventSourcedBehavior().withEventPublishing(false);
+    return behavior;
   }
 
   @Override
