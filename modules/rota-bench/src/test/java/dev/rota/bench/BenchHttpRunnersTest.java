@@ -61,6 +61,8 @@ class BenchHttpRunnersTest {
     }
     assertEquals(2, nodeCpu, backlog.path("metrics").toString());
     assertEquals(2, runnerCpu, backlog.path("metrics").toString());
+    // The total is the node's (bench JVM), the runners' JVM and PostgreSQL's.
+    BenchSmokeTest.assertCpuRows(backlog, List.of("cpu", "runner-cpu"));
     for (String level : List.of("r4.level200", "r4.level2000")) {
       JsonNode details = backlog.path("details").path(level);
       BenchSmokeTest.assertSteady(details);

@@ -1,6 +1,7 @@
 package dev.rota.bench.graphile;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rota.bench.metrics.ProcessTreeCpu;
 import dev.rota.bench.system.AgentIds;
 import dev.rota.bench.system.BenchDatabase;
 import dev.rota.bench.system.BenchSystem;
@@ -73,6 +74,7 @@ public final class GraphileSystem implements BenchSystem {
   private final List<Thread> readers = new ArrayList<>();
   private BenchDatabase database;
   private Process worker;
+  private double stoppedWorkersCpuMillis;
 
   public GraphileSystem(
       GraphileInstall install, GraphileSettings settings, Path log, PrintStream out) {
@@ -230,11 +232,30 @@ public final class GraphileSystem implements BenchSystem {
     return failedJobs.get();
   }
 
+  /**
+   * The Node worker's CPU time and its descendants' ({@link ProcessTreeCpu}), those of workers
+   * already stopped included (up to the moment they were told to stop).
+   */
+  @Override
+  public double workerCpuMillis() {
+    if (!ProcessTreeCpu.available()) {
+      return Double.NaN;
+    }
+    Process running = worker;
+    return stoppedWorkersCpuMillis + (running == null ? 0 : runningWorkerCpuMillis(running));
+  }
+
+  private static double runningWorkerCpuMillis(Process running) {
+    double cpu = ProcessTreeCpu.cpuMillis(running.pid());
+    return Double.isNaN(cpu) ? 0 : cpu;
+  }
+
   @Override
   public void stopRunners() throws Exception {
     if (worker == null) {
       return;
     }
+    stoppedWorkersCpuMillis += runningWorkerCpuMillis(worker);
     worker.getOutputStream().close();
     if (!worker.waitFor(30, TimeUnit.SECONDS)) {
       out.println("  " + settings.systemName() + ": worker did not stop in 30 s; killing it");

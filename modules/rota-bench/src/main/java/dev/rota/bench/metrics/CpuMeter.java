@@ -4,11 +4,12 @@ import java.lang.management.ManagementFactory;
 
 /**
  * CPU time of this JVM (all its threads), for CPU-ms per activation. The systems {@code rota} and
- * {@code rota-http} run their node inside the bench's JVM, so for them this is the node's cost plus
- * the bench's own small share (counting; for {@code rota} also its executor); {@code rota-http}'s
- * runners run in a JVM of their own, whose CPU is reported apart, and the database's CPU is in
- * neither. For the other systems the work happens elsewhere (PostgreSQL, Node.js) and the figure is
- * not reported.
+ * {@code rota-http} run their node inside the bench's JVM, and {@code seed-sql} its runners
+ * (threads issuing SQL), so for them this is the system's cost plus the bench's own small share
+ * (counting; for {@code rota} also its executor); {@code rota-http}'s runners run in a JVM of their
+ * own, whose CPU is reported apart, and the database's CPU is in none of them ({@link
+ * ProcessTreeCpu}). For graphile-worker the work happens elsewhere (PostgreSQL, Node.js) and the
+ * figure is not reported.
  */
 public final class CpuMeter {
   private final long startNanos;
@@ -29,7 +30,9 @@ public final class CpuMeter {
 
   /** Whether the named system runs inside this JVM, so that its CPU is measured here. */
   public static boolean measures(String systemName) {
-    return systemName.equals("rota") || systemName.equals("rota-http");
+    return systemName.equals("rota")
+        || systemName.equals("rota-http")
+        || systemName.equals("seed-sql");
   }
 
   /** CPU milliseconds this JVM has used since it started, or NaN where it cannot tell. */

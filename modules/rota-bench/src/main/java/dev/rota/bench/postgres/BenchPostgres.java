@@ -1,8 +1,11 @@
 package dev.rota.bench.postgres;
 
+import dev.rota.bench.metrics.ProcessTreeCpu;
 import dev.rota.bench.system.BenchDatabase;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -39,10 +42,12 @@ public final class BenchPostgres implements AutoCloseable {
 
   private final EmbeddedPostgres postgres;
   private final Map<String, String> settings;
+  private final long postmasterPid;
 
   private BenchPostgres(EmbeddedPostgres postgres, Map<String, String> settings) {
     this.postgres = postgres;
     this.settings = settings;
+    this.postmasterPid = findPostmasterPid();
   }
 
   /** Starts PostgreSQL with {@link #DEFAULT_SETTINGS} overlaid by {@code overrides}. */
@@ -52,6 +57,45 @@ public final class BenchPostgres implements AutoCloseable {
     EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
     settings.forEach(builder::setServerConfig);
     return new BenchPostgres(builder.start(), java.util.Collections.unmodifiableMap(settings));
+  }
+
+  /** The postmaster's process id, or -1 if it could not be found. */
+  public long postmasterPid() {
+    return postmasterPid;
+  }
+
+  /**
+   * CPU milliseconds PostgreSQL has used so far, the postmaster and all its processes (backends,
+   * background workers, those already ended included; {@link ProcessTreeCpu}); NaN where it cannot
+   * be read.
+   */
+  public double cpuMillis() {
+    return postmasterPid < 0 ? Double.NaN : ProcessTreeCpu.cpuMillis(postmasterPid);
+  }
+
+  /**
+   * The first line of {@code postmaster.pid} in the data directory (zonky does not expose the
+   * directory, the server does: {@code SHOW data_directory}); failing that, the parent of a
+   * backend.
+   */
+  private long findPostmasterPid() {
+    try {
+      String line = Files.readAllLines(Path.of(show("data_directory"), "postmaster.pid")).get(0);
+      return Long.parseLong(line.trim());
+    } catch (IOException | SQLException | RuntimeException e) {
+      // fall through to the backend's parent
+    }
+    try (Connection c = admin();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+      rs.next();
+      return ProcessHandle.of(rs.getLong(1))
+          .flatMap(ProcessHandle::parent)
+          .map(ProcessHandle::pid)
+          .orElse(-1L);
+    } catch (SQLException | RuntimeException e) {
+      return -1;
+    }
   }
 
   public Map<String, String> settings() {

@@ -122,6 +122,15 @@ public interface BenchSystem extends AutoCloseable {
     return Double.NaN;
   }
 
+  /**
+   * CPU milliseconds used so far by a worker process of the system's own that is neither the
+   * bench's JVM nor PostgreSQL (graphile-worker's Node process and its descendants), for the
+   * worker's CPU per activation; NaN for systems without one or where it cannot be read.
+   */
+  default double workerCpuMillis() {
+    return Double.NaN;
+  }
+
   /** Stops runners; an activation in flight completes (or is abandoned) before this returns. */
   void stopRunners() throws Exception;
 

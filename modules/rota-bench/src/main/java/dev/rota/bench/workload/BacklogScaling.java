@@ -78,24 +78,28 @@ public final class BacklogScaling implements Workload {
                     Better.HIGHER)
                 .charted("scaling")
                 .at(level));
-        if (cpuMeasured && !Double.isNaN(measured.cpuPerActivation)) {
-          metrics.add(
-              Metric.of(
-                  key + "." + level + ".cpu",
-                  compact(level) + " unread" + at + ": JVM CPU per activation",
-                  measured.cpuPerActivation,
-                  "ms",
-                  Better.LOWER));
+        String row = key + "." + level;
+        String label = compact(level) + " unread" + at + ": ";
+        if (cpuMeasured) {
+          addCpu(metrics, row + ".cpu", label + "JVM CPU per activation", measured.jvmCpu);
         }
-        if (!Double.isNaN(measured.runnerCpuPerActivation)) {
-          metrics.add(
-              Metric.of(
-                  key + "." + level + ".runner-cpu",
-                  compact(level) + " unread" + at + ": runners' JVM CPU per activation",
-                  measured.runnerCpuPerActivation,
-                  "ms",
-                  Better.LOWER));
-        }
+        addCpu(
+            metrics,
+            row + ".runner-cpu",
+            label + "runners' JVM CPU per activation",
+            measured.runnerCpu);
+        addCpu(
+            metrics, row + ".worker-cpu", label + "worker CPU per activation", measured.workerCpu);
+        addCpu(
+            metrics,
+            row + ".postgres-cpu",
+            label + "PostgreSQL CPU per activation",
+            measured.postgresCpu);
+        addCpu(
+            metrics,
+            row + ".total-cpu",
+            label + "total CPU per activation",
+            measured.totalCpu(cpuMeasured));
         details.put("r" + runners + ".level" + level, measured.details);
         notes.add(compact(level) + at + ": " + measured.note);
         firstRate = Double.isNaN(firstRate) ? measured.activationsPerSecond : firstRate;
@@ -114,12 +118,39 @@ public final class BacklogScaling implements Workload {
     return new WorkloadResult(NAME, Status.OK, String.join("; ", notes), metrics, details);
   }
 
+  /** A CPU-ms-per-activation row, left out where the figure is NaN (not measured here). */
+  private static void addCpu(List<Metric> metrics, String key, String label, double value) {
+    if (!Double.isNaN(value)) {
+      metrics.add(Metric.of(key, label, value, "ms", Better.LOWER));
+    }
+  }
+
+  /** A level's rate and its CPU milliseconds per activation, NaN where not measured. */
   private record Level(
       double activationsPerSecond,
-      double cpuPerActivation,
-      double runnerCpuPerActivation,
+      double jvmCpu,
+      double runnerCpu,
+      double workerCpu,
+      double postgresCpu,
       String note,
-      Map<String, Object> details) {}
+      Map<String, Object> details) {
+
+    /**
+     * What the whole machine spent per activation: the bench's JVM where the system runs in it, the
+     * runners' JVM, the worker, and PostgreSQL. NaN unless every part the system has was measured:
+     * PostgreSQL always, the JVM where the system runs in it, otherwise a worker.
+     */
+    double totalCpu(boolean inBenchJvm) {
+      if (Double.isNaN(postgresCpu)
+          || (inBenchJvm ? Double.isNaN(jvmCpu) : Double.isNaN(workerCpu))) {
+        return Double.NaN;
+      }
+      return postgresCpu
+          + (inBenchJvm ? jvmCpu : 0)
+          + (Double.isNaN(runnerCpu) ? 0 : runnerCpu)
+          + (Double.isNaN(workerCpu) ? 0 : workerCpu);
+    }
+  }
 
   private Level measure(Trials trials, long level, int runners) throws Exception {
     BenchConfig config = trials.config();
@@ -148,7 +179,7 @@ public final class BacklogScaling implements Workload {
       trials.progress().start(prefix, () -> status(recorder, window, level));
       try {
         while (true) {
-          SteadyWindow.Mark from = mark(system, recorder);
+          SteadyWindow.Mark from = mark(trials, system, recorder);
           boolean warming = window.warming(from.atMicros());
           if (!warming && afterWarmup == null) {
             afterWarmup = from;
@@ -159,7 +190,7 @@ public final class BacklogScaling implements Workload {
                       || window.reached(from, BenchClock.nowMicros(), recorder.activations()),
               warming ? window.warmupEndMicros() : window.capMicros(),
               TOP_UP_TICK_MILLIS);
-          SteadyWindow.Mark to = mark(system, recorder);
+          SteadyWindow.Mark to = mark(trials, system, recorder);
           last = to;
           window.add(from, to);
           if (!window.warming(to.atMicros()) && window.reached()) {
@@ -197,25 +228,34 @@ public final class BacklogScaling implements Workload {
       double seconds = Math.max(1e-6, counted.seconds());
       long activations = counted.activations();
       double rate = activations / seconds;
-      double cpuPerActivation = activations > 0 ? counted.cpuMillis() / activations : Double.NaN;
-      double runnerCpuPerActivation =
-          activations > 0 ? counted.runnerCpuMillis() / activations : Double.NaN;
+      double cpuPerActivation = perActivation(counted.cpuMillis(), activations);
+      double runnerCpuPerActivation = perActivation(counted.runnerCpuMillis(), activations);
+      double workerCpuPerActivation = perActivation(counted.workerCpuMillis(), activations);
+      double postgresCpuPerActivation = perActivation(counted.postgresCpuMillis(), activations);
+      Level figures =
+          new Level(
+              rate,
+              cpuPerActivation,
+              runnerCpuPerActivation,
+              workerCpuPerActivation,
+              postgresCpuPerActivation,
+              "",
+              Map.of());
+      double totalCpuPerActivation = figures.totalCpu(CpuMeter.measures(trials.systemName()));
       trials
           .progress()
           .out()
           .printf(
               Locale.ROOT,
-              "%s%.0f act/s over %.1f s steady, %.3f JVM CPU-ms/activation%s%n",
+              "%s%.0f act/s over %.1f s steady, CPU-ms/activation: JVM %.3f%s%s%s%s%n",
               prefix,
               rate,
               seconds,
               cpuPerActivation,
-              Double.isNaN(runnerCpuPerActivation)
-                  ? ""
-                  : String.format(
-                      Locale.ROOT,
-                      ", runners' JVM %.3f CPU-ms/activation",
-                      runnerCpuPerActivation));
+              part(", runners' JVM %.3f", runnerCpuPerActivation),
+              part(", worker %.3f", workerCpuPerActivation),
+              part(", PostgreSQL %.3f", postgresCpuPerActivation),
+              part(", total %.3f", totalCpuPerActivation));
       Map<String, Object> details = new LinkedHashMap<>();
       details.put("agentsWithInbox", spread);
       details.put("warmupSeconds", goal(config).warmup().toSeconds());
@@ -235,6 +275,12 @@ public final class BacklogScaling implements Workload {
       if (!Double.isNaN(counted.runnerCpuMillis())) {
         details.put("runnerJvmCpuMillis", counted.runnerCpuMillis());
       }
+      if (!Double.isNaN(counted.workerCpuMillis())) {
+        details.put("workerCpuMillis", counted.workerCpuMillis());
+      }
+      if (!Double.isNaN(counted.postgresCpuMillis())) {
+        details.put("postgresCpuMillis", counted.postgresCpuMillis());
+      }
       details.put("runners", runners);
       String note =
           String.format(
@@ -247,7 +293,14 @@ public final class BacklogScaling implements Workload {
                   goal(config).warmup().toSeconds(),
                   topUps)
               .strip();
-      return new Level(rate, cpuPerActivation, runnerCpuPerActivation, note, details);
+      return new Level(
+          rate,
+          cpuPerActivation,
+          runnerCpuPerActivation,
+          workerCpuPerActivation,
+          postgresCpuPerActivation,
+          note,
+          details);
     }
   }
 
@@ -259,13 +312,23 @@ public final class BacklogScaling implements Workload {
         config.backlogCap());
   }
 
-  private static SteadyWindow.Mark mark(BenchSystem system, Recorder recorder) {
+  private static SteadyWindow.Mark mark(Trials trials, BenchSystem system, Recorder recorder) {
     return new SteadyWindow.Mark(
         BenchClock.nowMicros(),
         recorder.activations(),
         recorder.notifications(),
         CpuMeter.processCpuMillis(),
-        system.runnerCpuMillis());
+        system.runnerCpuMillis(),
+        system.workerCpuMillis(),
+        trials.postgresCpuMillis());
+  }
+
+  private static double perActivation(double cpuMillis, long activations) {
+    return activations > 0 ? cpuMillis / activations : Double.NaN;
+  }
+
+  private static String part(String format, double value) {
+    return Double.isNaN(value) ? "" : String.format(Locale.ROOT, format, value);
   }
 
   private static String status(Recorder recorder, SteadyWindow window, long level) {

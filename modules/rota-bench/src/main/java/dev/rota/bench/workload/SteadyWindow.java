@@ -25,7 +25,9 @@ final class SteadyWindow {
       long activations,
       long notifications,
       double cpuMillis,
-      double runnerCpuMillis) {}
+      double runnerCpuMillis,
+      double workerCpuMillis,
+      double postgresCpuMillis) {}
 
   private final long warmupEndMicros;
   private final long capMicros;
@@ -36,6 +38,8 @@ final class SteadyWindow {
   private long notifications;
   private double cpuMillis;
   private double runnerCpuMillis;
+  private double workerCpuMillis;
+  private double postgresCpuMillis;
   private int segments;
 
   SteadyWindow(Goal goal, long firstClaimMicros) {
@@ -75,6 +79,8 @@ final class SteadyWindow {
     notifications += to.notifications() - from.notifications();
     cpuMillis += to.cpuMillis() - from.cpuMillis();
     runnerCpuMillis += to.runnerCpuMillis() - from.runnerCpuMillis();
+    workerCpuMillis += to.workerCpuMillis() - from.workerCpuMillis();
+    postgresCpuMillis += to.postgresCpuMillis() - from.postgresCpuMillis();
   }
 
   /** Whether the counted parts plus a segment running since {@code from} reach the goal. */
@@ -107,6 +113,14 @@ final class SteadyWindow {
 
   double runnerCpuMillis() {
     return runnerCpuMillis;
+  }
+
+  double workerCpuMillis() {
+    return workerCpuMillis;
+  }
+
+  double postgresCpuMillis() {
+    return postgresCpuMillis;
   }
 
   int segments() {

@@ -51,6 +51,14 @@ public final class Trials {
     return progress;
   }
 
+  /**
+   * CPU milliseconds the run's PostgreSQL has used so far, all its processes; NaN where it cannot
+   * be read ({@link BenchPostgres#cpuMillis}).
+   */
+  public double postgresCpuMillis() {
+    return postgres.cpuMillis();
+  }
+
   /** A new system instance that is never set up: for asking what it supports. */
   public BenchSystem probe() {
     return provider.create(environment);

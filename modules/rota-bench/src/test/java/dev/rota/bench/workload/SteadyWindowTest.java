@@ -26,7 +26,13 @@ class SteadyWindowTest {
 
   private static SteadyWindow.Mark at(double seconds, long activations, double cpu) {
     return new SteadyWindow.Mark(
-        FIRST + (long) (seconds * SECOND), activations, activations * 2, cpu, cpu / 4);
+        FIRST + (long) (seconds * SECOND),
+        activations,
+        activations * 2,
+        cpu,
+        cpu / 4,
+        cpu / 8,
+        cpu / 2);
   }
 
   @Test
@@ -53,6 +59,8 @@ class SteadyWindowTest {
     assertEquals(2_000, window.notifications());
     assertEquals(1_000, window.cpuMillis(), 1e-9);
     assertEquals(250, window.runnerCpuMillis(), 1e-9);
+    assertEquals(125, window.workerCpuMillis(), 1e-9);
+    assertEquals(500, window.postgresCpuMillis(), 1e-9);
     assertEquals(2, window.segments());
   }
 
