@@ -1,6 +1,7 @@
 package dev.rota.cluster.assign;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -31,5 +32,19 @@ class CoordinatorTimersTest {
   @Test
   void wakesAtOnceForAChangeAlreadyPast() {
     assertEquals(Duration.ZERO, Coordinator.untilEligibilityChange(NOW, NOW.minusSeconds(5)));
+  }
+
+  @Test
+  void partitionsFirstReconcileOneAfterAnotherOverAnInterval() {
+    Duration interval = Duration.ofSeconds(32);
+    java.util.Set<Duration> firsts = new java.util.TreeSet<>();
+    for (int p = 0; p < 16; p++) {
+      Duration first = Coordinator.firstReconcile(interval, p, 16);
+      assertTrue(first.compareTo(interval) >= 0 && first.compareTo(interval.multipliedBy(2)) < 0);
+      firsts.add(first);
+    }
+    assertEquals(16, firsts.size());
+    assertEquals(
+        Duration.ofSeconds(2), Coordinator.firstReconcile(interval, 1, 16).minus(interval));
   }
 }
