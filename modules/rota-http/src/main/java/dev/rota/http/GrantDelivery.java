@@ -110,11 +110,10 @@ final class GrantDelivery {
    * The 200 answer of a long poll. A claim answered within the first {@link
    * ClaimSettings#probeInterval()} (the busy case: work is waiting) is answered as one strict
    * response, with nothing streamed: until the first probe a streamed body learns nothing about the
-   * connection either, so only the cost differs (a stream, a timer and chunked framing per claim,
-   * most of the node's CPU per claim over HTTP; docs/performance.md). A claim still waiting then is
-   * answered 200 with a streamed body that carries a space at once and every probe interval after,
-   * and the claim's answer when it comes ({@code {"status": "none"}} when none came in time: the
-   * runner asks again).
+   * connection either, so only the cost differs (a stream, a timer and chunked framing per claim;
+   * decision 88). A claim still waiting then is answered 200 with a streamed body that carries a
+   * space at once and every probe interval after, and the claim's answer when it comes ({@code
+   * {"status": "none"}} when none came in time: the runner asks again).
    */
   CompletionStage<HttpResponse> longPoll(Claim claim) {
     CompletableFuture<HttpResponse> response = new CompletableFuture<>();

@@ -215,6 +215,53 @@ class ClaimRoutesTest extends JUnit5RouteTest {
     assertTrue(Duration.ofNanos(System.nanoTime() - start).toSeconds() < 9);
   }
 
+  /**
+   * A long poll answered before its first probe (500 ms) is one ordinary response, with nothing
+   * streamed (decision 88); one that waits longer is streamed, a space first.
+   */
+  @Test
+  void aLongPollAnsweredBeforeItsFirstProbeIsOneOrdinaryResponse() throws Exception {
+    String agentId = cap + "-a";
+    api.register(agentId, cap);
+    api.notify(agentId, "mention", "{}");
+    ServerBinding binding =
+        Http.get(cluster.system())
+            .newServerAt("127.0.0.1", 0)
+            .bind(cluster.routes(cluster.settings()).route())
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    try {
+      URI uri = URI.create("http://127.0.0.1:" + binding.localAddress().getPort() + "/v1/claims");
+      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+      var quick =
+          http.send(
+              claimRequest(
+                  uri, claimJson("runner-quick", "\"mode\": \"notification\", \"waitSeconds\": 5")),
+              ofString());
+      var late =
+          http.send(claimRequest(uri, claimJson("runner-late", "\"waitSeconds\": 1")), ofString());
+
+      assertEquals(200, quick.statusCode(), quick.body());
+      assertTrue(
+          quick.headers().firstValue("Content-Length").isPresent(), quick.headers().toString());
+      assertTrue(quick.body().startsWith("{\"status\":\"assigned\""), quick.body());
+      assertEquals(200, late.statusCode(), late.body());
+      assertEquals("chunked", late.headers().firstValue("Transfer-Encoding").orElse(""));
+      assertTrue(late.body().startsWith(" "), "a streamed body writes a space first");
+      assertEquals("{\"status\":\"none\"}", late.body().strip());
+    } finally {
+      binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static java.net.http.HttpRequest claimRequest(URI uri, String json) {
+    return java.net.http.HttpRequest.newBuilder(uri)
+        .header("Content-Type", "application/json")
+        .POST(BodyPublishers.ofString(json))
+        .build();
+  }
+
   @Test
   void answersNoneWhenTheWaitPassesWithoutWork() {
     long start = System.nanoTime();
