@@ -152,3 +152,24 @@ def test_an_empty_claim_answered_at_once_is_not_repeated_at_once() -> None:
         time.sleep(2.5)
     claims = len(fake.hits_to("claims"))
     assert 2 <= claims <= 4, f"{claims} claims in 2.5 s"
+
+
+def test_a_slot_claims_again_while_its_report_is_answered() -> None:
+    routes = {
+        "claims": [assigned("lease-1"), NOTHING],
+        "complete": [Answer(200, {}, delay=1.0)],
+    }
+    recorder = Recorder()
+
+    with (
+        fake_rota([NOTHING], routes) as fake,
+        Rota(fake.url) as rota,
+        Runner(rota, lambda a, c: None, runner_id="r7", wait_seconds=1, listener=recorder),
+    ):
+        wait_until("the completion is reported", lambda: len(recorder.reported) == 1)
+        wait_until("a second claim", lambda: len(fake.hits_to("claims")) >= 2)
+
+    [complete] = fake.hits_to("complete")
+    second_claim = fake.hits_to("claims")[1]
+    # The completion is answered a second after it arrives; the next claim does not wait for it.
+    assert second_claim.at < complete.at + 0.5

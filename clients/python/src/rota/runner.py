@@ -146,6 +146,7 @@ class AsyncRunner:
         self._grace_override: float | None = None
         self._claims: dict[str, asyncio.Task[Any]] = {}
         self._running: dict[str, _Running] = {}
+        self._reports: set[asyncio.Task[None]] = set()
         self._healthy: asyncio.Event | None = None
 
     @property
@@ -212,6 +213,8 @@ class AsyncRunner:
         finally:
             for task in slots:
                 task.cancel()
+            for report in list(self._reports):
+                report.cancel()
             for sig in installed:
                 self._loop.remove_signal_handler(sig)
 
@@ -228,6 +231,9 @@ class AsyncRunner:
             claim.cancel()
         grace = self._grace_override if self._grace_override is not None else self.shutdown_grace
         await asyncio.wait(slots, timeout=max(0.0, grace))
+        if self._reports:
+            # Reports sent while their slots claimed again: a finished activation is reported.
+            await asyncio.wait(set(self._reports), timeout=max(1.0, grace))
         left = list(self._running.values())
         for running in left:
             self._cancel(running, CancelReason.SHUTDOWN)
@@ -338,7 +344,11 @@ class AsyncRunner:
         reason = context.reason
         if reason is None:
             outcome = self._outcome_of(work)
-            await self._report(running, outcome)
+            # Reported while the slot claims again, as the Java SDK and the in-cluster runner do:
+            # a turn then waits for one round trip and one commit, not two. Stopping waits for it.
+            report = asyncio.create_task(self._report(running, outcome))
+            self._reports.add(report)
+            report.add_done_callback(self._report_done)
             return
         if reason is CancelReason.SHUTDOWN:
             await self._hand_back(running, "runner stopped before the activation finished")
@@ -428,6 +438,11 @@ class AsyncRunner:
                     self._guard(self.listener.on_error, "heartbeat", e)
                     next_beat = time.monotonic() + min(interval, 1.0)
             await asyncio.sleep(max(0.0, min(next_beat, context.deadline) - time.monotonic()))
+
+    def _report_done(self, report: asyncio.Task[None]) -> None:
+        self._reports.discard(report)
+        if not report.cancelled() and report.exception() is not None:
+            self._guard(self.listener.on_error, "report", report.exception())
 
     async def _report(self, running: _Running, outcome: Outcome) -> None:
         activation, context = running.activation, running.context
