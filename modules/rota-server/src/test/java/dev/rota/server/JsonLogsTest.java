@@ -59,6 +59,13 @@ class JsonLogsTest {
     try {
       int port = awaitPort(node, stdoutFile, stderrFile);
       NodeHttp api = new NodeHttp(port);
+      // The port is bound before the node is ready: until then it answers 503 (retry later).
+      long readyBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (api.send("PUT", "/v1/agents/json-logs", "{\"capabilities\":[\"json\"]}").statusCode()
+              == 503
+          && System.nanoTime() < readyBy) {
+        Thread.sleep(200);
+      }
       api.agentWithInbox("json-logs", "json", 1);
       HttpResponse<String> missing = api.send("GET", "/v1/agents/nobody-here", null);
       assertEquals(404, missing.statusCode());
