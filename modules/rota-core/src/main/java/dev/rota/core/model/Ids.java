@@ -15,6 +15,10 @@ import java.util.regex.Pattern;
  */
 public final class Ids {
   private static final Pattern AGENT_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
+  /** An agent id, or a tenant's name, a slash and an agent id (see {@code tenant.AgentKeys}). */
+  private static final Pattern AGENT_KEY =
+      Pattern.compile("(?:[a-z0-9-]{1,64}/)?[A-Za-z0-9._:-]{1,128}");
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
   private static final Base64.Decoder B64D = Base64.getUrlDecoder();
@@ -23,6 +27,14 @@ public final class Ids {
 
   public static boolean isValidAgentId(String agentId) {
     return agentId != null && AGENT_ID.matcher(agentId).matches();
+  }
+
+  /**
+   * Whether {@code key} may name an agent inside the cluster: an agent id of the default tenant, or
+   * {@code <tenant>/<agentId>}.
+   */
+  public static boolean isValidAgentKey(String key) {
+    return key != null && AGENT_KEY.matcher(key).matches() && !key.startsWith("default/");
   }
 
   /** 128 random bits, hex: for notification ids. */
@@ -51,7 +63,7 @@ public final class Ids {
     }
     try {
       String agentId = new String(B64D.decode(routedId.substring(0, dot)), StandardCharsets.UTF_8);
-      return isValidAgentId(agentId) ? Optional.of(agentId) : Optional.empty();
+      return isValidAgentKey(agentId) ? Optional.of(agentId) : Optional.empty();
     } catch (IllegalArgumentException e) {
       return Optional.empty();
     }

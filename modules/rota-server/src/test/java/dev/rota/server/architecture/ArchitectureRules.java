@@ -25,6 +25,7 @@ final class ArchitectureRules {
           "metrics",
           "system",
           "health",
+          "tenant",
           "journal",
           "agent",
           "assign",
