@@ -22,6 +22,7 @@ public final class WorkProtocol {
    * @param node the node the runner lives on, null for an external runner
    * @param maxWait how long to wait for work when none fits now (long poll), zero to answer at once
    * @param leaseSeconds the lease length asked for, 0 for the configured default
+   * @param tenants the tenants whose agents this runner may serve; empty: every tenant
    */
   public record RequestWork(
       String runnerId,
@@ -30,10 +31,29 @@ public final class WorkProtocol {
       Set<String> capabilities,
       Duration maxWait,
       long leaseSeconds,
-      ActorRef<WorkReply> replyTo)
+      ActorRef<WorkReply> replyTo,
+      Set<String> tenants)
       implements Dispatcher.Command, CborSerializable {
     public RequestWork {
       capabilities = Set.copyOf(capabilities);
+      tenants = tenants == null ? Set.of() : Set.copyOf(tenants);
+    }
+
+    /** A request that may serve every tenant. */
+    public RequestWork(
+        String runnerId,
+        String node,
+        RunnerMode mode,
+        Set<String> capabilities,
+        Duration maxWait,
+        long leaseSeconds,
+        ActorRef<WorkReply> replyTo) {
+      this(runnerId, node, mode, capabilities, maxWait, leaseSeconds, replyTo, Set.of());
+    }
+
+    /** Whether this request may serve an agent of {@code tenant}. */
+    public boolean serves(String tenant) {
+      return tenants.isEmpty() || tenants.contains(tenant);
     }
   }
 
