@@ -1,5 +1,6 @@
 package dev.rota.cluster.assign;
 
+import dev.rota.core.tenant.AgentKeys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -27,14 +28,16 @@ public final class ActivationJson {
   private ActivationJson() {}
 
   /**
-   * {@code {"leaseId","agentId","kind","attempt","grantedAt","expiresAt","notifications","agent"}},
+   * {@code {"leaseId","agentId","tenant","kind","attempt","grantedAt","expiresAt","notifications","agent"}},
    * and for a scheduled turn {@code "schedule": {"name","firedAt","payload"}}.
    */
   public static ObjectNode assignment(AgentEntity.Granted granted) {
     Lease lease = granted.lease();
     ObjectNode node = JSON.objectNode();
     node.put("leaseId", lease.leaseId());
-    node.put("agentId", agentIdOf(lease));
+    String key = agentIdOf(lease);
+    node.put("agentId", AgentKeys.agentIdOf(key));
+    node.put("tenant", AgentKeys.tenantOf(key));
     node.put("kind", lease.kind().wireName());
     node.put("attempt", lease.attempt());
     node.put("grantedAt", time(lease.grantedAt()));
@@ -59,7 +62,7 @@ public final class ActivationJson {
     return node;
   }
 
-  /** The agent a lease belongs to; lease ids always embed it. */
+  /** The key of the agent a lease belongs to; lease ids always embed it. */
   public static String agentIdOf(Lease lease) {
     return Ids.agentOf(lease.leaseId())
         .orElseThrow(() -> new IllegalArgumentException("malformed lease id " + lease.leaseId()));

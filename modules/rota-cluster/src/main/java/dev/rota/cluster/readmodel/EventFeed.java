@@ -1,5 +1,6 @@
 package dev.rota.cluster.readmodel;
 
+import dev.rota.core.tenant.AgentKeys;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rota.cluster.agent.AgentEntity;
@@ -229,11 +230,16 @@ public final class EventFeed {
     }
   }
 
-  private static ObjectNode base(String type, Instant at, String agentId) {
+  /**
+   * The fields every event has: its type, time and agent — the agent's id within its tenant, and
+   * the tenant ({@code null} for events of no agent).
+   */
+  private static ObjectNode base(String type, Instant at, String agentKey) {
     ObjectNode json = JSON.objectNode();
     json.put("type", type);
     json.put("at", at == null ? null : at.toString());
-    json.put("agentId", agentId);
+    json.put("agentId", agentKey == null ? null : AgentKeys.agentIdOf(agentKey));
+    json.put("tenant", agentKey == null ? null : AgentKeys.tenantOf(agentKey));
     return json;
   }
 }

@@ -4,6 +4,7 @@ import dev.rota.cluster.agent.AgentChangeListener;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.scheduling.AgentSchedule;
 import dev.rota.http.AgentDirectory;
+import dev.rota.core.tenant.AgentKeys;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -41,20 +42,21 @@ public final class InMemoryAgentDirectory implements AgentDirectory, AgentChange
   }
 
   @Override
-  public AgentPage list(Order order, int limit, String afterCursor) {
-    return list(order, limit, afterCursor, "");
+  public AgentPage list(String tenant, Order order, int limit, String afterCursor) {
+    return list(order, limit, afterCursor, "", tenant);
   }
 
   /** The same directory, listing only agents whose id starts with the prefix. */
   public AgentDirectory scopedTo(String prefix) {
-    return (order, limit, after) -> list(order, limit, after, prefix);
+    return (tenant, order, limit, after) -> list(order, limit, after, prefix, tenant);
   }
 
-  private AgentPage list(Order order, int limit, String after, String prefix) {
+  private AgentPage list(Order order, int limit, String after, String prefix, String tenant) {
     int offset = offsetOf(after);
     List<String> ids =
         rows.values().stream()
-            .filter(row -> row.agentId().startsWith(prefix))
+            .filter(row -> AgentKeys.tenantOf(row.agentId()).equals(tenant))
+            .filter(row -> AgentKeys.agentIdOf(row.agentId()).startsWith(prefix))
             .sorted(order == Order.STALEST ? STALEST : INBOX)
             .map(AgentSchedule::agentId)
             .toList();
