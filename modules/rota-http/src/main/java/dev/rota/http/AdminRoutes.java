@@ -18,8 +18,8 @@ import dev.rota.cluster.readmodel.ReadModelStats;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.core.model.Ids;
 import dev.rota.core.pool.Capacity;
-import dev.rota.http.api.AdminStats;
 import dev.rota.core.tenant.AgentKeys;
+import dev.rota.http.api.AdminStats;
 import dev.rota.http.api.DeadLetterList;
 import dev.rota.http.api.DeadLetterList.DeadLetterView;
 import dev.rota.http.api.PauseView;
@@ -95,27 +95,26 @@ public final class AdminRoutes extends AllDirectives {
         () ->
             concat(
                 pathPrefix(
-                    "dead-letters",
-                    () -> auth.requireCaller(Role.ADMIN, this::deadLetterRoutes)),
+                    "dead-letters", () -> auth.requireCaller(Role.ADMIN, this::deadLetterRoutes)),
                 auth.require(
                     Role.ADMIN,
                     () ->
-                    concat(
-                        path("stats", () -> get(this::stats)),
-                        path("pause", () -> post(() -> setPaused(true))),
-                        path("resume", () -> post(() -> setPaused(false))),
-                        path("runners", () -> get(this::runners)),
-                        path(
-                            PathMatchers.segment("runners")
-                                .slash(PathMatchers.segment())
-                                .slash("drain"),
-                            id -> post(() -> runnerChange(id, cluster::drainRunner))),
-                        path(
-                            PathMatchers.segment("runners")
-                                .slash(PathMatchers.segment())
-                                .slash("restore"),
-                            id -> post(() -> runnerChange(id, cluster::restoreRunner))),
-                        path("pools", () -> get(pools::route))))));
+                        concat(
+                            path("stats", () -> get(this::stats)),
+                            path("pause", () -> post(() -> setPaused(true))),
+                            path("resume", () -> post(() -> setPaused(false))),
+                            path("runners", () -> get(this::runners)),
+                            path(
+                                PathMatchers.segment("runners")
+                                    .slash(PathMatchers.segment())
+                                    .slash("drain"),
+                                id -> post(() -> runnerChange(id, cluster::drainRunner))),
+                            path(
+                                PathMatchers.segment("runners")
+                                    .slash(PathMatchers.segment())
+                                    .slash("restore"),
+                                id -> post(() -> runnerChange(id, cluster::restoreRunner))),
+                            path("pools", () -> get(pools::route))))));
   }
 
   /**
@@ -253,20 +252,22 @@ public final class AdminRoutes extends AllDirectives {
                     parameterOptional(
                         "tenant",
                         tenantParam -> {
-                  String agentId = QueryParams.agentIdFilter(agentIdParam);
-                  boolean oneTenant =
-                      agentId != null || tenantParam.isPresent() || !caller.everyTenant();
-                  String tenant = oneTenant ? tenants.tenantOf(caller, tenantParam) : null;
-                  String key = agentId == null ? null : AgentKeys.key(tenant, agentId);
-                  int limit =
-                      QueryParams.limit(
-                          limitParam, DEFAULT_DEAD_LETTER_LIMIT, MAX_DEAD_LETTER_LIMIT);
-                  return onSuccess(
-                      read(rm -> rm.deadLetters(key, tenant, limit)),
-                      rows ->
-                          ok(
-                              new DeadLetterList(
-                                  rows.stream().map(AdminRoutes::deadLetterView).toList())));
+                          String agentId = QueryParams.agentIdFilter(agentIdParam);
+                          boolean oneTenant =
+                              agentId != null || tenantParam.isPresent() || !caller.everyTenant();
+                          String tenant = oneTenant ? tenants.tenantOf(caller, tenantParam) : null;
+                          String key = agentId == null ? null : AgentKeys.key(tenant, agentId);
+                          int limit =
+                              QueryParams.limit(
+                                  limitParam, DEFAULT_DEAD_LETTER_LIMIT, MAX_DEAD_LETTER_LIMIT);
+                          return onSuccess(
+                              read(rm -> rm.deadLetters(key, tenant, limit)),
+                              rows ->
+                                  ok(
+                                      new DeadLetterList(
+                                          rows.stream()
+                                              .map(AdminRoutes::deadLetterView)
+                                              .toList())));
                         })));
   }
 

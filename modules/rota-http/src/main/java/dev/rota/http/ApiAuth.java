@@ -40,7 +40,9 @@ public final class ApiAuth extends AllDirectives {
           if (!caller.everyTenant()) {
             throw new ApiException(
                 ApiError.FORBIDDEN,
-                "this token is scoped to tenants " + caller.tenants() + "; this path serves them all");
+                "this token is scoped to tenants "
+                    + caller.tenants()
+                    + "; this path serves them all");
           }
           return inner.get();
         });

@@ -37,7 +37,9 @@ public record Caller(Set<Role> roles, Set<String> tenants, List<String> runnerId
       }
     }
     for (String id : runnerIds) {
-      if (id.isEmpty() || id.equals("*") || id.indexOf('*') != id.length() - 1 && id.contains("*")) {
+      if (id.isEmpty()
+          || id.equals("*")
+          || id.indexOf('*') != id.length() - 1 && id.contains("*")) {
         throw new IllegalArgumentException(
             "'" + id + "' is not a runner id pattern: an exact id, or a prefix ending in *");
       }

@@ -1,11 +1,11 @@
 package dev.rota.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.readmodel.EventFeed;
 import dev.rota.cluster.readmodel.EventFeed.Cursor;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.readmodel.ReadModelException;
 import dev.rota.cluster.tenant.TenantTables;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashSet;

@@ -180,7 +180,13 @@ public record HttpSettings(
         throw new ConfigException.BadValue(
             where + ".runnerIds", "an empty list would mean any runner: leave it out instead");
       }
-      add(tokens, where, entry.getString("token"), entry.getStringList("roles"), tenants, runnerIds);
+      add(
+          tokens,
+          where,
+          entry.getString("token"),
+          entry.getStringList("roles"),
+          tenants,
+          runnerIds);
     }
   }
 

@@ -31,9 +31,8 @@ import org.apache.pekko.http.javadsl.server.Route;
  * by another runner is 409 {@code lease_not_held} and changes nothing, so a lease id that leaks
  * does not let its reader end or extend the activation.
  *
- * <p>A runner token acts only under its own runner ids (403 {@code forbidden} for another) and
- * sees only the leases of its tenants' agents: another tenant's lease id is 404, as if it did not
- * exist.
+ * <p>A runner token acts only under its own runner ids (403 {@code forbidden} for another) and sees
+ * only the leases of its tenants' agents: another tenant's lease id is 404, as if it did not exist.
  */
 public final class LeaseRoutes extends AllDirectives {
   private final AgentGateway agents;

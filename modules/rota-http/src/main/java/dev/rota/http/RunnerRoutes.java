@@ -29,7 +29,8 @@ public final class RunnerRoutes extends AllDirectives {
   public Route route() {
     return path(
         PathMatchers.segment("v1").slash("runners").slash(PathMatchers.segment()).slash("health"),
-        runnerId -> auth.requireCaller(Role.RUNNER, caller -> post(() -> report(caller, runnerId))));
+        runnerId ->
+            auth.requireCaller(Role.RUNNER, caller -> post(() -> report(caller, runnerId))));
   }
 
   /** A runner's report on its own health: a token may report only as its own runner ids. */

@@ -1,6 +1,5 @@
 package dev.rota.cluster.assign;
 
-import dev.rota.core.tenant.AgentKeys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -12,6 +11,7 @@ import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.Schedule;
 import dev.rota.core.model.ScheduleFire;
+import dev.rota.core.tenant.AgentKeys;
 import java.time.Instant;
 
 /**
@@ -28,7 +28,8 @@ public final class ActivationJson {
   private ActivationJson() {}
 
   /**
-   * {@code {"leaseId","agentId","tenant","kind","attempt","grantedAt","expiresAt","notifications","agent"}},
+   * {@code
+   * {"leaseId","agentId","tenant","kind","attempt","grantedAt","expiresAt","notifications","agent"}},
    * and for a scheduled turn {@code "schedule": {"name","firedAt","payload"}}.
    */
   public static ObjectNode assignment(AgentEntity.Granted granted) {

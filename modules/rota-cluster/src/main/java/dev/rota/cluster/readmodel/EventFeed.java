@@ -1,6 +1,5 @@
 package dev.rota.cluster.readmodel;
 
-import dev.rota.core.tenant.AgentKeys;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rota.cluster.agent.AgentEntity;
@@ -13,6 +12,7 @@ import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.system.SystemControl.PauseState;
 import dev.rota.core.model.DeadLetter;
+import dev.rota.core.tenant.AgentKeys;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
