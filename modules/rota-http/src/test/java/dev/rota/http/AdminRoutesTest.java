@@ -280,7 +280,15 @@ class AdminRoutesTest extends JUnit5RouteTest {
     JsonNode dead = list.get("deadLetters").get(0);
     assertEquals(
         List.of(
-            "id", "agentId", "notificationId", "type", "payload", "attempts", "reason", "deadAt"),
+            "id",
+            "agentId",
+            "tenant",
+            "notificationId",
+            "type",
+            "payload",
+            "attempts",
+            "reason",
+            "deadAt"),
         fieldNames(dead));
     assertEquals(agentId, dead.get("agentId").asText());
     assertEquals(notificationId, dead.get("notificationId").asText());
