@@ -303,7 +303,7 @@ class AdminRoutesTest extends JUnit5RouteTest {
     JsonNode redriven =
         body(api.post("/admin/dead-letters/" + id + "/redrive", "").assertStatusCode(200));
 
-    assertEquals(List.of("id", "agentId", "redrivenAt"), fieldNames(redriven));
+    assertEquals(List.of("id", "agentId", "tenant", "redrivenAt"), fieldNames(redriven));
     assertEquals(id, redriven.get("id").asText());
     assertEquals(agentId, redriven.get("agentId").asText());
     JsonNode view = api.get("/v1/agents/" + agentId);
