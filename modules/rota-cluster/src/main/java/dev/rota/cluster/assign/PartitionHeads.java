@@ -83,7 +83,7 @@ final class PartitionHeads {
         now,
         usable,
         serves == null ? ALL : serves,
-        (kind, tenants) -> shares.choose(kind, tenants, nowMillis));
+        (kind, tenants) -> shares.choose(tenants, nowMillis));
   }
 
   private static final Predicate<String> ALL = tenant -> true;

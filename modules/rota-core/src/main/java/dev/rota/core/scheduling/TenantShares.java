@@ -1,6 +1,5 @@
 package dev.rota.core.scheduling;
 
-import dev.rota.core.model.ActivationKind;
 import dev.rota.core.tenant.TenantTable;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -21,10 +20,10 @@ import java.util.Objects;
  * the moment it is granted, not only when it ends, and a long one counts for as long as it runs).
  * Grants this dispatcher made that no publication shows yet are charged one mean turn each.
  *
- * <p>A tenant that comes back with work (it had none of this kind at the previous choice and no
- * lease in flight) starts no earlier than the virtual time of the last tenant served: it gets its
- * share from now on, not the turns it "missed" while it had nothing to do, so its return costs the
- * others at most one round.
+ * <p>A tenant that comes back with work (it has no lease in flight) starts no earlier than the
+ * virtual time at which the last lease was granted (the start of the turn being served): it gets
+ * its share from now on, not the turns it "missed" while it had nothing to do (or had only work of
+ * a kind that ranked after the others'), so its return costs the others at most one round.
  *
  * <p>Everything here is per dispatcher, on the cluster-wide counts every dispatcher receives, so
  * every node's dispatcher ranks tenants the same way up to the lag of a publication. Not
@@ -103,9 +102,6 @@ public final class TenantShares {
   private final Map<String, Tenant> tenants = new HashMap<>();
   private final Map<Integer, Map<String, Seen>> partitions = new HashMap<>();
 
-  /** Per kind of work, the tenants that had work at the previous choice. */
-  private final List<List<String>> lastCandidates = new ArrayList<>();
-
   /** The virtual time of the last tenant served: where a returning tenant starts. */
   private double floor;
 
@@ -113,9 +109,6 @@ public final class TenantShares {
 
   public TenantShares(TenantTable table) {
     this.table = Objects.requireNonNull(table, "table");
-    for (int i = 0; i < ActivationKind.values().length; i++) {
-      lastCandidates.add(List.of());
-    }
   }
 
   /** The tenants' weights changed. */
@@ -185,6 +178,9 @@ public final class TenantShares {
 
   /** This dispatcher granted a lease to an agent of {@code tenant} in {@code partition}. */
   public void granted(int partition, String tenant, long nowMillis) {
+    Tenant t = tenant(tenant);
+    // The start of the lease just granted, in virtual time: where a tenant that returns starts.
+    floor = Math.max(floor, virtualTime(tenant, t, nowMillis));
     Seen s =
         partitions
             .computeIfAbsent(partition, p -> new HashMap<>())
@@ -193,22 +189,22 @@ public final class TenantShares {
       s.localSinceMillis = nowMillis;
     }
     s.local++;
-    tenant(tenant).local++;
+    t.local++;
   }
 
   /**
-   * The tenant to serve among {@code candidates} (distinct, at least one), which have work of
-   * {@code kind}: the least virtual time, a returning tenant lifted first; ties go to the name
-   * first in order.
+   * The tenant to serve among {@code candidates} (distinct, at least one), which have work of the
+   * same kind: the least virtual time, a returning tenant lifted first; ties go to the name first
+   * in order.
    */
-  public String choose(ActivationKind kind, List<String> candidates, long nowMillis) {
-    List<String> previous = lastCandidates.get(kind.ordinal());
+  public String choose(List<String> candidates, long nowMillis) {
     String best = null;
     double bestTime = 0;
     for (String name : candidates) {
       Tenant t = tenant(name);
       double v = virtualTime(name, t, nowMillis);
-      if (!previous.contains(name) && t.leased + t.local <= 0 && v < floor) {
+      if (t.leased + t.local <= 0 && v < floor) {
+        // Back with work after none (nothing in flight): it starts level with the others.
         t.lift += floor - v;
         v = floor;
       }
@@ -218,9 +214,6 @@ public final class TenantShares {
       }
     }
     floor = Math.max(floor, bestTime);
-    if (!previous.equals(candidates)) {
-      lastCandidates.set(kind.ordinal(), List.copyOf(candidates));
-    }
     return best;
   }
 
