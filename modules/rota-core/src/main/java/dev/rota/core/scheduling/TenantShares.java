@@ -18,7 +18,7 @@ import java.util.Objects;
  * partitions' coordinators publish ({@link TenantLoad}): leases ended, from grant to end, and
  * leases in flight, each charged at least the tenant's mean turn from its grant (so a lease counts
  * the moment it is granted, not only when it ends, and a long one counts for as long as it runs).
- * Grants this dispatcher made that no publication shows yet are charged one mean turn each.
+ * Grants this dispatcher made since its partition last published are charged one mean turn each.
  *
  * <p>A tenant that comes back with work (it has no lease in flight) starts no earlier than the
  * virtual time at which the last lease was granted (the start of the turn being served): it gets
@@ -49,10 +49,7 @@ public final class TenantShares {
       int leased) {}
 
   /** The turn length charged for a lease before any of the tenant's leases has ended. */
-  static final double DEFAULT_TURN_MILLIS = 1_000;
-
-  /** Grants no publication has shown for this long are no longer charged locally. */
-  static final long LOCAL_CHARGE_MILLIS = 2_000;
+  static final double DEFAULT_TURN_MILLIS = 100;
 
   private static final long SAMPLE_EVERY_MILLIS = 5_000;
   private static final long WINDOW_MILLIS = 60_000;
@@ -82,6 +79,7 @@ public final class TenantShares {
       return endedMillis + inFlight + local * meanTurnMillis;
     }
 
+    /** Runner time as measured, without the estimates that charge a lease from its grant. */
     long elapsedMillis(long nowMillis) {
       return endedMillis + Math.max(0, inFlightBase + leased * nowMillis);
     }
@@ -93,7 +91,6 @@ public final class TenantShares {
     long atMillis;
     TenantLoad load;
     int local;
-    long localSinceMillis;
   }
 
   private record Sample(long atMillis, Map<String, long[]> totals) {}
@@ -127,10 +124,17 @@ public final class TenantShares {
       return;
     }
     for (Map.Entry<String, Seen> e : seen.entrySet()) {
-      if (!loads.containsKey(e.getKey()) && e.getValue().load != null) {
-        Tenant t = tenant(e.getKey());
-        withdraw(t, e.getValue());
-        e.getValue().load = null;
+      Seen s = e.getValue();
+      Tenant t = tenant(e.getKey());
+      // This dispatcher's grants in the partition are in this publication, or in the one the
+      // lease's start sends next: charged by the coordinator's count from now on. (An agent may
+      // answer its grant after its coordinator published it; retiring them by count would keep
+      // such a grant charged twice.)
+      t.local -= s.local;
+      s.local = 0;
+      if (!loads.containsKey(e.getKey()) && s.load != null) {
+        withdraw(t, s);
+        s.load = null;
       }
     }
     for (Map.Entry<String, TenantLoad> e : loads.entrySet()) {
@@ -154,13 +158,6 @@ public final class TenantShares {
       }
       if (grants > 0) {
         t.grants += grants;
-        int retired = (int) Math.min(s.local, grants);
-        s.local -= retired;
-        t.local -= retired;
-      }
-      if (s.local > 0 && nowMillis - s.localSinceMillis > LOCAL_CHARGE_MILLIS) {
-        t.local -= s.local;
-        s.local = 0;
       }
       s.epoch = epoch;
       s.atMillis = atMillis;
@@ -180,14 +177,11 @@ public final class TenantShares {
   public void granted(int partition, String tenant, long nowMillis) {
     Tenant t = tenant(tenant);
     // The start of the lease just granted, in virtual time: where a tenant that returns starts.
-    floor = Math.max(floor, virtualTime(tenant, t, nowMillis));
+    raiseFloor(tenant, t, nowMillis);
     Seen s =
         partitions
             .computeIfAbsent(partition, p -> new HashMap<>())
             .computeIfAbsent(tenant, k -> new Seen());
-    if (s.local == 0) {
-      s.localSinceMillis = nowMillis;
-    }
     s.local++;
     t.local++;
   }
@@ -213,8 +207,17 @@ public final class TenantShares {
         bestTime = v;
       }
     }
-    floor = Math.max(floor, bestTime);
+    raiseFloor(best, tenant(best), nowMillis);
     return best;
+  }
+
+  /**
+   * The floor follows the served tenant's virtual time as measured, without the estimates of its
+   * leases in flight: an estimate that proves too long would otherwise leave the floor above where
+   * the tenants really are, and lift a returning tenant past them.
+   */
+  private void raiseFloor(String name, Tenant t, long nowMillis) {
+    floor = Math.max(floor, t.elapsedMillis(nowMillis) / table.specOf(name).weight() + t.lift);
   }
 
   /** The tenant's virtual time at {@code nowMillis}: runner time used per weight, plus its lift. */
