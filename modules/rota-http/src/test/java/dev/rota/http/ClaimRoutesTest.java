@@ -60,6 +60,7 @@ class ClaimRoutesTest extends JUnit5RouteTest {
       List.of(
           "leaseId",
           "agentId",
+          "tenant",
           "kind",
           "attempt",
           "grantedAt",

@@ -3,6 +3,8 @@ package dev.rota.cluster.readmodel;
 import dev.rota.core.model.AgentSummary;
 import dev.rota.core.pool.BacklogGroup;
 import dev.rota.core.scheduling.AgentSchedule;
+import dev.rota.core.tenant.AgentKeys;
+import dev.rota.core.tenant.Tenants;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -209,13 +211,28 @@ public final class ReadModel {
 
   /** Dead letters, newest first; of one agent, or of all when {@code agentIdOrNull} is null. */
   public List<DeadLetterRow> deadLetters(String agentIdOrNull, int limit) {
+    return deadLetters(agentIdOrNull, null, limit);
+  }
+
+  /**
+   * The newest dead letters, of one agent (by its key) or of every agent of one tenant, or of all
+   * when both are null.
+   */
+  public List<DeadLetterRow> deadLetters(String agentIdOrNull, String tenantOrNull, int limit) {
     String columns =
         "select id, agent_id, notification_id, type, payload, attempts, reason, dead_at"
             + " from dead_letter";
-    String sql =
-        agentIdOrNull == null
-            ? columns + " order by dead_at desc, id limit ?"
-            : columns + " where agent_id = ? order by dead_at desc, id limit ?";
+    String where;
+    if (agentIdOrNull != null) {
+      where = " where agent_id = ?";
+    } else if (tenantOrNull == null) {
+      where = "";
+    } else if (Tenants.DEFAULT.equals(tenantOrNull)) {
+      where = " where agent_id not like '%/%'";
+    } else {
+      where = " where agent_id like ?";
+    }
+    String sql = columns + where + " order by dead_at desc, id limit ?";
     return query(
         "deadLetters",
         sql,
@@ -223,6 +240,8 @@ public final class ReadModel {
           int i = 1;
           if (agentIdOrNull != null) {
             s.setString(i++, agentIdOrNull);
+          } else if (tenantOrNull != null && !Tenants.DEFAULT.equals(tenantOrNull)) {
+            s.setString(i++, AgentKeys.likePattern(tenantOrNull));
           }
           s.setInt(i, limit);
         },
