@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,7 @@ class RetryPolicy:
     """How failed calls are repeated.
 
     A call that cannot duplicate anything (a read, a registration, a pause, a deletion, a
-    notification with a ``dedupe_key``) is repeated on 503 ``unavailable``, 429 ``inbox_full`` and
+    notification, which always carries a ``dedupe_key``: the caller's or a generated one) is repeated on 503 ``unavailable``, 429 ``inbox_full`` and
     connection failures, waiting the server's ``Retry-After`` (at most ``max_retry_after``) or a
     growing, jittered back-off from ``initial_backoff`` up to ``max_backoff``. Any other call is
     repeated only when no connection could be opened. ``attempts`` counts the first try.
@@ -179,6 +180,15 @@ def list_agents_params(order: str | None, limit: int | None, after: str | None) 
     if after is not None:
         params["after"] = after
     return params
+
+
+GENERATED_KEY_PREFIX = "sdk-"
+
+
+def dedupe_key_or_generated(dedupe_key: str | None) -> str:
+    """The caller's dedupe key, or a new ``sdk-<uuid>`` one: a 503 may answer a notification the
+    node accepted, so a retry must carry the first try's key to be accepted once."""
+    return dedupe_key if dedupe_key is not None else GENERATED_KEY_PREFIX + str(uuid.uuid4())
 
 
 def notification_body(type: str, payload: Any, dedupe_key: str | None) -> JsonObject:

@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
@@ -19,6 +20,9 @@ import org.apache.pekko.http.javadsl.server.Route;
 public final class ApiAuth extends AllDirectives {
   private static final String BEARER = "bearer ";
 
+  /** The caller of {@link #requireAs} when the node has no tokens. */
+  public static final String ANONYMOUS = "";
+
   private final Map<String, Set<Role>> tokens;
 
   public ApiAuth(HttpSettings settings) {
@@ -27,15 +31,23 @@ public final class ApiAuth extends AllDirectives {
 
   /** Runs {@code inner} only for a caller whose token has {@code role}. */
   public Route require(Role role, Supplier<Route> inner) {
+    return requireAs(role, caller -> inner.get());
+  }
+
+  /**
+   * As {@link #require}, telling {@code inner} who calls: the caller's token (kept in memory only,
+   * one of the configured ones), or {@link #ANONYMOUS} when no tokens are configured.
+   */
+  public Route requireAs(Role role, Function<String, Route> inner) {
     if (tokens.isEmpty()) {
-      return inner.get();
+      return inner.apply(ANONYMOUS);
     }
     return optionalHeaderValueByName(
         "Authorization",
         header -> {
+          Optional<String> token = header.flatMap(ApiAuth::bearerToken);
           Set<Role> roles =
-              header
-                  .flatMap(ApiAuth::bearerToken)
+              token
                   .flatMap(this::rolesOf)
                   .orElseThrow(
                       () ->
@@ -46,7 +58,7 @@ public final class ApiAuth extends AllDirectives {
             throw new ApiException(
                 ApiError.FORBIDDEN, "this token does not have the " + role.wireName() + " role");
           }
-          return inner.get();
+          return inner.apply(token.orElseThrow());
         });
   }
 

@@ -7,6 +7,7 @@ import dev.rota.http.api.ClaimRequest;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -34,7 +35,11 @@ public final class ClaimRoutes extends AllDirectives {
   private final long maxBodyBytes;
   private final long defaultLeaseSeconds;
   private final int maxLongPolls;
+  private final int maxLongPollsPerToken;
   private final AtomicInteger longPolls = new AtomicInteger();
+
+  /** Long polls waiting per caller token; an entry goes when its count returns to 0. */
+  private final ConcurrentHashMap<String, Integer> perToken = new ConcurrentHashMap<>();
 
   /**
    * @param defaultLeaseSeconds the lease length when a claim names none ({@code
@@ -55,6 +60,7 @@ public final class ClaimRoutes extends AllDirectives {
     this.maxBodyBytes = settings.maxBodyBytes();
     this.defaultLeaseSeconds = defaultLeaseSeconds;
     this.maxLongPolls = settings.maxLongPolls();
+    this.maxLongPollsPerToken = settings.maxLongPollsPerToken();
   }
 
   /** The longest a claim can take to answer: the longest wait plus the ask timeout. */
@@ -65,10 +71,10 @@ public final class ClaimRoutes extends AllDirectives {
   public Route route() {
     return path(
         PathMatchers.segment("v1").slash("claims"),
-        () -> auth.require(Role.RUNNER, () -> post(this::claim)));
+        () -> auth.requireAs(Role.RUNNER, caller -> post(() -> claim(caller))));
   }
 
-  private Route claim() {
+  private Route claim(String caller) {
     return JsonSupport.body(
         ClaimRequest.class,
         maxBodyBytes,
@@ -82,7 +88,7 @@ public final class ClaimRoutes extends AllDirectives {
                   Duration.ofSeconds(claim.waitSeconds()),
                   claim.leaseSeconds());
           if (claim.waitSeconds() > 0) {
-            return completeWithFuture(delivery.longPoll(waiting(request)));
+            return completeWithFuture(delivery.longPoll(waiting(request, caller)));
           }
           Duration answerWithin = Claim.answerWithin(request.maxWait(), claims);
           return withRequestTimeout(
@@ -97,7 +103,7 @@ public final class ClaimRoutes extends AllDirectives {
    * Counts a long poll while it waits for the dispatcher; past {@code rota.http.max-long-polls}
    * such claims at once, another is answered 503 at once rather than holding one more connection.
    */
-  private Claim waiting(Claim.Request request) {
+  private Claim waiting(Claim.Request request, String caller) {
     if (longPolls.incrementAndGet() > maxLongPolls) {
       longPolls.decrementAndGet();
       throw ApiException.unavailable(
@@ -105,13 +111,29 @@ public final class ClaimRoutes extends AllDirectives {
               + maxLongPolls
               + " waiting claims (rota.http.max-long-polls); try again later");
     }
+    boolean counted = !ApiAuth.ANONYMOUS.equals(caller);
+    if (counted && perToken.merge(caller, 1, Integer::sum) > maxLongPollsPerToken) {
+      release(caller, true);
+      throw ApiException.unavailable(
+          "this token already holds "
+              + maxLongPollsPerToken
+              + " waiting claims on this node (rota.http.max-long-polls-per-token); try again"
+              + " later");
+    }
     try {
       Claim claim = Claim.ask(system, dispatcher, claims, request);
-      claim.replied().whenComplete((reply, failure) -> longPolls.decrementAndGet());
+      claim.replied().whenComplete((reply, failure) -> release(caller, counted));
       return claim;
     } catch (RuntimeException e) {
-      longPolls.decrementAndGet();
+      release(caller, counted);
       throw e;
+    }
+  }
+
+  private void release(String caller, boolean counted) {
+    longPolls.decrementAndGet();
+    if (counted) {
+      perToken.computeIfPresent(caller, (token, n) -> n <= 1 ? null : n - 1);
     }
   }
 
