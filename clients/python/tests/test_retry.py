@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rota import AsyncRota, InboxFull, RetryPolicy, Rota, Unavailable
+from rota import AsyncRota, RetryPolicy, Rota, Unavailable
 
 from .fake_server import Answer, error, fake_rota
 
@@ -77,9 +77,10 @@ def accepting_then_503(stored: dict[str, Any]) -> Callable[[Any], Answer]:
 
 def test_a_notification_accepted_then_answered_503_is_stored_once() -> None:
     stored: dict[str, Any] = {}
-    with fake_rota([], responder=accepting_then_503(stored)) as fake, Rota(
-        fake.url, retry=QUICK
-    ) as rota:
+    with (
+        fake_rota([], responder=accepting_then_503(stored)) as fake,
+        Rota(fake.url, retry=QUICK) as rota,
+    ):
         result = rota.notify("a1", "mention")
     assert len(stored) == 1, stored
     assert result.duplicate
