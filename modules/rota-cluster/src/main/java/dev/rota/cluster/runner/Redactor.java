@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
 /**
  * Removes the node's configured secrets from what executors hand back, before it is recorded in an
  * agent's history or a log: the API tokens ({@code rota.http.tokens}, {@code tokens-list}, {@code
- * tokens-file}), the database password ({@code rota.db.password}), webhook header values ({@code
+ * tokens-file}), the database password ({@code rota.db.password}), the cluster's TLS store
+ * passwords ({@code rota.cluster.tls.password}, Artery's), webhook header values ({@code
  * rota.runners.http.headers} and pools' executor-settings) and the values of process environment
  * variables whose name says they are secret (containing TOKEN, SECRET, PASSWORD, KEY or
  * CREDENTIAL), given in {@code rota.runners.process.env} or passed with {@code pass-env}. Each
@@ -78,8 +79,16 @@ public final class Redactor {
         }
       }
     }
-    if (root.hasPath("rota.db.password")) {
-      secrets.add(root.getString("rota.db.password"));
+    for (String key :
+        List.of(
+            "rota.db.password",
+            "rota.cluster.tls.password",
+            "pekko.remote.artery.ssl.config-ssl-engine.key-store-password",
+            "pekko.remote.artery.ssl.config-ssl-engine.key-password",
+            "pekko.remote.artery.ssl.config-ssl-engine.trust-store-password")) {
+      if (root.hasPath(key) && !"changeme".equals(root.getString(key))) {
+        secrets.add(root.getString(key));
+      }
     }
     if (root.hasPath("rota.runners.http.headers")) {
       secrets.addAll(values(root.getConfig("rota.runners.http.headers")));
