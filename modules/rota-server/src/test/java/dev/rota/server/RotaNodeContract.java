@@ -82,6 +82,49 @@ abstract class RotaNodeContract extends NodeOnDatabase {
     assertEquals("Up", members.get(0).get("status").asText());
   }
 
+  /**
+   * Management's cluster routes are read-only: no one who reaches port 8558 can down, leave or join
+   * a member over HTTP. The member is still up afterwards.
+   */
+  @Test
+  @Order(2)
+  void managementRoutesCannotChangeTheCluster() throws Exception {
+    awaitStatus("/ready", 200);
+    String address = node.clusterAddress().toString();
+    String member =
+        "/cluster/members/"
+            + java.net.URLEncoder.encode(address, java.nio.charset.StandardCharsets.UTF_8);
+    var requests =
+        List.of(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.managementPort() + member))
+                .DELETE(),
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.managementPort() + member))
+                .PUT(HttpRequest.BodyPublishers.ofString("operation=Down"))
+                .header("Content-Type", "application/x-www-form-urlencoded"),
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + node.managementPort() + "/cluster/members"))
+                .POST(HttpRequest.BodyPublishers.ofString("address=" + address))
+                .header("Content-Type", "application/x-www-form-urlencoded"));
+    for (var request : requests) {
+      HttpResponse<String> answer =
+          http.send(request.timeout(TIMEOUT).build(), HttpResponse.BodyHandlers.ofString());
+      assertTrue(
+          answer.statusCode() == 404 || answer.statusCode() == 405,
+          answer.request().method()
+              + " "
+              + answer.request().uri()
+              + ": "
+              + answer.statusCode()
+              + " "
+              + answer.body());
+    }
+    JsonNode members =
+        new ObjectMapper()
+            .readTree(get(node.managementPort(), "/cluster/members").body())
+            .get("members");
+    assertEquals("Up", members.get(0).get("status").asText(), members.toString());
+  }
+
   @Test
   @Order(3)
   void acceptsConnectionsOnTheHttpPort() throws IOException {
