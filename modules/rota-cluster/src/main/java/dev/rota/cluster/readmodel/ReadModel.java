@@ -286,6 +286,49 @@ public final class ReadModel {
         BacklogQuery::readGroups);
   }
 
+  /**
+   * Every tenant that has agents, by name ({@link TenantQuery}): counts, the oldest unread
+   * notification and the runner time its held leases have run within {@code window} before {@code
+   * now}. Scans every agent row, like {@link #stats}.
+   */
+  public Map<String, TenantRow> tenants(Instant now, Duration window) {
+    Map<String, TenantQuery.Counts> counts =
+        query("tenants", TenantQuery.GROUPS, s -> {}, TenantQuery::readGroups);
+    Map<String, Long> held =
+        query(
+            "tenantLeases",
+            TenantQuery.HELD,
+            s -> s.setFetchSize(1000),
+            rs -> TenantQuery.readHeld(rs, now, window));
+    Map<String, TenantRow> rows = new HashMap<>();
+    counts.forEach(
+        (tenant, c) ->
+            rows.put(
+                tenant,
+                new TenantRow(
+                    tenant,
+                    c.agents(),
+                    c.unread(),
+                    c.leased(),
+                    c.oldestUnreadAt(),
+                    held.getOrDefault(tenant, 0L))));
+    return rows;
+  }
+
+  /** How many agents {@code tenant} has. */
+  public long agentsOfTenant(String tenant) {
+    boolean isDefault = dev.rota.core.tenant.Tenants.DEFAULT.equals(tenant);
+    return query(
+        "agentsOfTenant",
+        isDefault ? TenantQuery.AGENTS_OF_DEFAULT : TenantQuery.AGENTS_OF_TENANT,
+        s -> {
+          if (!isDefault) {
+            s.setString(1, dev.rota.core.tenant.AgentKeys.likePattern(tenant));
+          }
+        },
+        rs -> rs.next() ? rs.getLong(1) : 0L);
+  }
+
   /** The kind ({@code inbox}, {@code exploration}, ...) of every held lease, by runner. */
   public Map<String, String> leaseKindsByRunner() {
     return query(
