@@ -168,6 +168,11 @@ public final class ClusterGateway {
         scheduler);
   }
 
+  /** This node's tenant table (the directory's last publication it applied). */
+  public dev.rota.core.tenant.TenantTable tenantTable() {
+    return dev.rota.cluster.tenant.TenantTables.get(system).current();
+  }
+
   /** What every node counted for each tenant over the last minute (a silent node left out). */
   public CompletionStage<List<TenantUsage.Usage>> tenantUsage() {
     return nodes.repliesOfEveryNode(TenantUsage.SERVICE_KEY, TenantUsage.GetUsage::new);
