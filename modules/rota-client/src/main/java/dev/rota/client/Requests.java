@@ -75,4 +75,13 @@ final class Requests {
     }
     return "admin/dead-letters" + (params.isEmpty() ? "" : "?" + String.join("&", params));
   }
+
+  /** The body of {@code PUT /admin/tenants/{tenant}}; a null cap is sent as null (no cap). */
+  static ObjectNode tenant(int weight, Integer maxConcurrent, Integer maxActivationsPerMinute) {
+    ObjectNode body = Json.MAPPER.createObjectNode();
+    body.put("weight", weight);
+    body.put("maxConcurrent", maxConcurrent);
+    body.put("maxActivationsPerMinute", maxActivationsPerMinute);
+    return body;
+  }
 }
