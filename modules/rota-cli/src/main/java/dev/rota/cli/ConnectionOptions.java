@@ -14,7 +14,10 @@ import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 
-/** The options every command shares: where the node is, the token, and the output format. */
+/**
+ * The options every command shares: where the node is, the token, the tenant of agent commands, and
+ * the output format.
+ */
 final class ConnectionOptions {
   static final String DEFAULT_URL = "http://127.0.0.1:8080";
   static final ObjectMapper JSON =
@@ -34,12 +37,21 @@ final class ConnectionOptions {
   @Option(names = "--token", paramLabel = "TOKEN", description = "Bearer token (env ROTA_TOKEN).")
   String token;
 
+  @Option(
+      names = "--tenant",
+      paramLabel = "TENANT",
+      description =
+          "The tenant agent commands work in (env ROTA_TENANT; default: the token's, else"
+              + " default).")
+  String tenant;
+
   @Option(names = "--json", description = "Print JSON instead of a table.")
   boolean json;
 
   RotaClient client() {
     return RotaClient.builder(URI.create(url == null || url.isBlank() ? DEFAULT_URL : url))
         .token(token)
+        .tenant(tenant == null || tenant.isBlank() ? null : tenant)
         .retries(2)
         .backoff(Duration.ofMillis(200), Duration.ofSeconds(1))
         .build();
@@ -59,7 +71,7 @@ final class ConnectionOptions {
     }
   }
 
-  /** ROTA_URL and ROTA_TOKEN as the defaults of {@code --url} and {@code --token}. */
+  /** ROTA_URL, ROTA_TOKEN and ROTA_TENANT as the defaults of their options. */
   static final class FromEnvironment implements CommandLine.IDefaultValueProvider {
     private final Map<String, String> environment;
 
@@ -73,6 +85,7 @@ final class ConnectionOptions {
         return switch (option.longestName()) {
           case "--url" -> environment.getOrDefault("ROTA_URL", DEFAULT_URL);
           case "--token" -> environment.get("ROTA_TOKEN");
+          case "--tenant" -> environment.get("ROTA_TENANT");
           default -> null;
         };
       }
