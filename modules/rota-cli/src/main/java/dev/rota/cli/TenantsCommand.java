@@ -25,7 +25,7 @@ final class TenantsCommand implements Runnable {
   public void run() {
     JsonNode list;
     try (RotaClient client = options.client()) {
-      list = client.tenants();
+      list = client.tenants().list();
     }
     if (options.json) {
       options.printJson(list);
@@ -101,7 +101,7 @@ final class TenantsCommand implements Runnable {
     public void run() {
       JsonNode view;
       try (RotaClient client = options.client()) {
-        view = client.setTenant(name, weight, maxConcurrent, maxPerMinute);
+        view = client.tenants().set(name, weight, maxConcurrent, maxPerMinute);
       }
       if (options.json) {
         options.printJson(view);
@@ -131,7 +131,7 @@ final class TenantsCommand implements Runnable {
     @Override
     public void run() {
       try (RotaClient client = options.client()) {
-        client.deleteTenant(name);
+        client.tenants().delete(name);
       }
       options.out().println(name + ": deleted");
       options.out().flush();

@@ -320,18 +320,18 @@ class RotaCliTest {
     var fromOption = RotaCli.commandLine(Map.of()).parseArgs("tenants", "--tenant", "acme");
     try (RotaClient c =
         ((TenantsCommand) fromOption.subcommand().commandSpec().userObject()).options.client()) {
-      assertEquals("acme", c.tenant());
+      assertEquals("acme", c.tenants().clientTenant());
     }
     var fromEnvironment = RotaCli.commandLine(Map.of("ROTA_TENANT", "beta")).parseArgs("tenants");
     try (RotaClient c =
         ((TenantsCommand) fromEnvironment.subcommand().commandSpec().userObject())
             .options.client()) {
-      assertEquals("beta", c.tenant());
+      assertEquals("beta", c.tenants().clientTenant());
     }
     var without = RotaCli.commandLine(Map.of()).parseArgs("tenants");
     try (RotaClient c =
         ((TenantsCommand) without.subcommand().commandSpec().userObject()).options.client()) {
-      assertEquals(null, c.tenant());
+      assertEquals(null, c.tenants().clientTenant());
     }
   }
 

@@ -52,15 +52,14 @@ public final class RotaClient implements AutoCloseable {
   private final Duration readTimeout;
   private final Calls calls;
   private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
-  private final String tenant;
 
   private RotaClient(Builder builder) {
     this.http = new HttpTransport(builder.baseUri, builder.token, builder.connectTimeout);
-    this.tenant = builder.tenant;
     this.readTimeout = builder.readTimeout;
-    this.calls =
+    Calls shared =
         new Calls(
             http, builder.readTimeout, builder.retries, builder.initialBackoff, builder.maxBackoff);
+    this.calls = shared.forTenant(builder.tenant);
   }
 
   /** A client of the node (or load balancer) at {@code baseUri}, e.g. {@code http://host:8080}. */
@@ -73,32 +72,18 @@ public final class RotaClient implements AutoCloseable {
     return http.base();
   }
 
-  /** The tenant every agent call works in; null: the token's own, or {@code default}. */
-  public String tenant() {
-    return tenant;
-  }
-
-  /** An agent path with the client's tenant as {@code ?tenant=}, when it has one. */
-  String inTenant(String path) {
-    if (tenant == null) {
-      return path;
-    }
-    return path + (path.indexOf('?') < 0 ? '?' : '&') + "tenant=" + encode(tenant);
-  }
-
   // ---- agents (role producer) ----
 
   /** Registers an agent, or updates it: fields absent from {@code spec} keep their values. */
   public Agent registerAgent(String agentId, AgentSpec spec) {
-    return read(
-        calls.call("PUT", inTenant(agentPath(agentId)), body(spec), Retry.ANY), Agent.class);
+    return read(calls.call("PUT", agentPath(agentId), body(spec), Retry.ANY), Agent.class);
   }
 
   /**
    * @throws RotaException.NotFound if no such agent is registered
    */
   public Agent getAgent(String agentId) {
-    return read(calls.call("GET", inTenant(agentPath(agentId)), null, Retry.ANY), Agent.class);
+    return read(calls.call("GET", agentPath(agentId), null, Retry.ANY), Agent.class);
   }
 
   /** One page of agents; follow {@link AgentPage#next()} with {@link AgentQuery#after}. */
@@ -112,7 +97,7 @@ public final class RotaClient implements AutoCloseable {
     if (query.after() != null) {
       path.append("&after=").append(encode(query.after()));
     }
-    return read(calls.call("GET", inTenant(path.toString()), null, Retry.ANY), AgentPage.class);
+    return read(calls.call("GET", path.toString(), null, Retry.ANY), AgentPage.class);
   }
 
   /**
@@ -122,18 +107,16 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.NotFound if no such agent is registered
    */
   public void deleteAgent(String agentId) {
-    calls.call("DELETE", inTenant(agentPath(agentId)), null, Retry.ANY_DELETE);
+    calls.call("DELETE", agentPath(agentId), null, Retry.ANY_DELETE);
   }
 
   /** Pauses one agent: it is not activated until {@link #resumeAgent}. */
   public Agent pauseAgent(String agentId) {
-    return read(
-        calls.call("POST", inTenant(agentPath(agentId) + "/pause"), null, Retry.ANY), Agent.class);
+    return read(calls.call("POST", agentPath(agentId) + "/pause", null, Retry.ANY), Agent.class);
   }
 
   public Agent resumeAgent(String agentId) {
-    return read(
-        calls.call("POST", inTenant(agentPath(agentId) + "/resume"), null, Retry.ANY), Agent.class);
+    return read(calls.call("POST", agentPath(agentId) + "/resume", null, Retry.ANY), Agent.class);
   }
 
   /**
@@ -143,15 +126,13 @@ public final class RotaClient implements AutoCloseable {
    */
   public Explanation explain(String agentId) {
     return read(
-        calls.call("GET", inTenant(agentPath(agentId) + "/explain"), null, Retry.ANY),
-        Explanation.class);
+        calls.call("GET", agentPath(agentId) + "/explain", null, Retry.ANY), Explanation.class);
   }
 
   /** The agent's recent events, newest first, as the server's JSON objects. */
   public List<JsonNode> history(String agentId, int limit) {
     byte[] body =
-        calls.call(
-            "GET", inTenant(agentPath(agentId) + "/history?limit=" + limit), null, Retry.ANY);
+        calls.call("GET", agentPath(agentId) + "/history?limit=" + limit, null, Retry.ANY);
     return read(body, HISTORY).getOrDefault("events", List.of());
   }
 
@@ -164,8 +145,7 @@ public final class RotaClient implements AutoCloseable {
   public NotifyResult notify(String agentId, Notification notification) {
     Retry retry = notification.dedupeKey() != null ? Retry.ANY : Retry.UNSENT;
     byte[] body =
-        calls.call(
-            "POST", inTenant(agentPath(agentId) + "/notifications"), body(notification), retry);
+        calls.call("POST", agentPath(agentId) + "/notifications", body(notification), retry);
     return read(body, NotifyResult.class);
   }
 
@@ -216,48 +196,9 @@ public final class RotaClient implements AutoCloseable {
     calls.call("DELETE", "admin/dead-letters/" + encode(deadLetterId), null, Retry.ANY_DELETE);
   }
 
-  // ---- tenants (role admin) ----
-
-  /** {@code GET /admin/tenants} as the server's JSON: {@code {"tenants": [...]}}. */
-  public JsonNode tenants() {
-    return read(calls.call("GET", "admin/tenants", null, Retry.ANY), JsonNode.class);
-  }
-
-  /**
-   * One tenant's view as the server's JSON.
-   *
-   * @throws RotaException.NotFound for an unknown tenant
-   */
-  public JsonNode tenantView(String name) {
-    return read(
-        calls.call("GET", "admin/tenants/" + encode(name), null, Retry.ANY), JsonNode.class);
-  }
-
-  /**
-   * Creates a tenant or changes it; returns its view. Setting it twice sets it once.
-   *
-   * @param weight its weight in the share of runner time, 1–1000
-   * @param maxConcurrent leases its agents may hold at once; null for no cap
-   * @param maxActivationsPerMinute grants per minute; null for no cap
-   * @throws RotaException.Invalid for a bad name or an out-of-range value
-   */
-  public JsonNode setTenant(
-      String name, int weight, Integer maxConcurrent, Integer maxActivationsPerMinute) {
-    ObjectNode request = Requests.tenant(weight, maxConcurrent, maxActivationsPerMinute);
-    return read(
-        calls.call("PUT", "admin/tenants/" + encode(name), body(request), Retry.ANY),
-        JsonNode.class);
-  }
-
-  /**
-   * Deletes a tenant that has no agents.
-   *
-   * @throws RotaException.Conflict while it has agents, for {@code default}, and for a tenant
-   *     declared in the node's configuration
-   * @throws RotaException.NotFound for an unknown tenant
-   */
-  public void deleteTenant(String name) {
-    calls.call("DELETE", "admin/tenants/" + encode(name), null, Retry.ANY_DELETE);
+  /** The tenant admin calls: list, view, set and delete tenants. */
+  public TenantAdmin tenants() {
+    return new TenantAdmin(calls);
   }
 
   /** {@code GET /admin/pools} as the server's JSON. */
@@ -356,10 +297,8 @@ public final class RotaClient implements AutoCloseable {
    */
   public Instant heartbeat(String leaseId, String runnerId) {
     ObjectNode request = Requests.byRunner(runnerId);
-    byte[] body =
-        calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT);
-    String expiresAt = read(body, JsonNode.class).path("expiresAt").asText(null);
-    return expiresAt == null ? null : Instant.parse(expiresAt);
+    return Requests.expiresAt(
+        calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT));
   }
 
   /**
@@ -371,10 +310,7 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void complete(String leaseId, String runnerId, JsonNode result) {
-    ObjectNode request = Requests.byRunner(runnerId);
-    if (result != null) {
-      request.set("result", result);
-    }
+    ObjectNode request = Requests.complete(runnerId, result);
     calls.call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
   }
 
@@ -388,10 +324,7 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void fail(String leaseId, String runnerId, Outcome outcome) {
-    if (!(outcome instanceof Outcome.Failed failed)) {
-      throw new IllegalArgumentException("not a failure: " + outcome);
-    }
-    ObjectNode request = Requests.fail(runnerId, failed);
+    ObjectNode request = Requests.fail(runnerId, outcome);
     calls.call("POST", leasePath(leaseId) + "/fail", body(request), Retry.UNSENT);
   }
 
@@ -429,10 +362,7 @@ public final class RotaClient implements AutoCloseable {
       return this;
     }
 
-    /**
-     * The tenant every agent call ({@code /v1/agents...}) works in, sent as {@code ?tenant=}; null
-     * (the default) sends none: the token's tenant when it is scoped to one, else {@code default}.
-     */
+    /** The tenant of every agent call, sent as {@code ?tenant=}; null (default): none. */
     public Builder tenant(String tenant) {
       this.tenant = tenant;
       return this;

@@ -56,7 +56,7 @@ class TenantClientTest {
             .tenant("acme")
             .retries(0)
             .build()) {
-      assertEquals("acme", client.tenant());
+      assertEquals("acme", client.tenants().clientTenant());
       // The answers are not each call's shape: only what was sent counts here.
       List<Runnable> calls =
           List.of(
@@ -114,24 +114,24 @@ class TenantClientTest {
   void createsChangesListsAndDeletesATenant() {
     String name = "t-" + UUID.randomUUID().toString().substring(0, 8);
     try (RotaClient client = RotaClient.builder(RealNode.uri()).build()) {
-      JsonNode created = client.setTenant(name, 3, 10, null);
+      JsonNode created = client.tenants().set(name, 3, 10, null);
       assertEquals(name, created.get("tenant").asText());
       assertEquals(3, created.get("weight").asInt());
       assertEquals(10, created.get("maxConcurrent").asInt());
       assertTrue(created.get("maxActivationsPerMinute").isNull());
 
-      client.setTenant(name, 5, null, 600);
-      JsonNode view = client.tenantView(name);
+      client.tenants().set(name, 5, null, 600);
+      JsonNode view = client.tenants().get(name);
       assertEquals(5, view.get("weight").asInt());
       assertEquals(600, view.get("maxActivationsPerMinute").asInt());
       List<String> names = new java.util.ArrayList<>();
-      client.tenants().get("tenants").forEach(t -> names.add(t.get("tenant").asText()));
+      client.tenants().list().get("tenants").forEach(t -> names.add(t.get("tenant").asText()));
       assertTrue(names.contains(name) && names.contains("default"), names.toString());
 
-      client.deleteTenant(name);
-      assertThrows(RotaException.NotFound.class, () -> client.tenantView(name));
-      assertThrows(RotaException.Conflict.class, () -> client.deleteTenant("default"));
-      assertThrows(RotaException.Invalid.class, () -> client.setTenant(name, 0, null, null));
+      client.tenants().delete(name);
+      assertThrows(RotaException.NotFound.class, () -> client.tenants().get(name));
+      assertThrows(RotaException.Conflict.class, () -> client.tenants().delete("default"));
+      assertThrows(RotaException.Invalid.class, () -> client.tenants().set(name, 0, null, null));
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.rota.http;
 
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.cluster.metrics.TenantMeters;
 import dev.rota.cluster.readmodel.TenantRow;
 import dev.rota.core.tenant.TenantTable;
 import io.micrometer.core.instrument.Tags;
@@ -44,9 +45,9 @@ final class TenantGauges {
     for (String tenant : table.tenants().keySet()) {
       byLabel.put(tenant, new double[GAUGES.length]);
     }
-    byLabel.put(RotaMetrics.OTHER_TENANT, new double[GAUGES.length]);
+    byLabel.put(TenantMeters.OTHER, new double[GAUGES.length]);
     for (TenantRow row : rows.values()) {
-      String label = table.exists(row.tenant()) ? row.tenant() : RotaMetrics.OTHER_TENANT;
+      String label = table.exists(row.tenant()) ? row.tenant() : TenantMeters.OTHER;
       double[] figures = byLabel.get(label);
       figures[0] += row.agents();
       figures[1] += row.unread();

@@ -1,6 +1,6 @@
 package dev.rota.http;
 
-import dev.rota.cluster.metrics.RotaMetrics.TenantMinute;
+import dev.rota.cluster.metrics.TenantMeters.TenantMinute;
 import dev.rota.cluster.readmodel.TenantRow;
 import dev.rota.cluster.tenant.TenantUsage;
 import dev.rota.core.tenant.TenantSpec;

@@ -85,7 +85,7 @@ final class AgentEffects {
       metrics.notificationAccepted(false);
     } else if (event instanceof LeaseGranted e) {
       metrics.leaseGranted(e.lease().kind());
-      metrics.tenantLeaseGranted(AgentKeys.tenantOf(agentId));
+      metrics.tenants().leaseGranted(AgentKeys.tenantOf(agentId));
     } else if (event instanceof LeaseExpired e) {
       metrics.leaseExpired(e.deadLettered() == null ? 0 : e.deadLettered().size());
     } else if (event instanceof ActivationFailed e) {
@@ -95,7 +95,7 @@ final class AgentEffects {
 
   /** The runner held {@code lease} until {@code endedAt}: its tenant's runner time counts it. */
   void leaseEnded(Lease lease, Instant endedAt) {
-    metrics.tenantLeaseEnded(AgentKeys.tenantOf(agentId), lease.grantedAt(), endedAt);
+    metrics.tenants().leaseEnded(AgentKeys.tenantOf(agentId), lease.grantedAt(), endedAt);
   }
 
   Rejected notFound() {

@@ -18,11 +18,7 @@ import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -34,10 +30,11 @@ import org.apache.pekko.actor.typed.ExtensionId;
  * This node's meters (Micrometer, exposed as Prometheus text on {@code /metrics}): claim latency,
  * inbox wait, assignments by kind, activation durations, journal write latency and batch sizes;
  * counters of what the agents hosted here accepted, refused, granted, expired and dead-lettered;
- * HTTP requests by route and status; the cluster-wide gauges a sampler sets ({@link #gauge}); and
- * the JVM and process binders. Every meter has a description, which Prometheus shows as HELP.
- * Percentiles are computed over a decaying window, so they describe recent behaviour rather than
- * all time. docs/operations.md lists every series.
+ * HTTP requests by route and status; activations and runner time by tenant ({@link TenantMeters});
+ * the cluster-wide gauges a sampler sets ({@link #gauge}); and the JVM and process binders. Every
+ * meter has a description, which Prometheus shows as HELP. Percentiles are computed over a decaying
+ * window, so they describe recent behaviour rather than all time. docs/operations.md lists every
+ * series.
  */
 public final class RotaMetrics implements Extension {
   private static final double[] PERCENTILES = {0.5, 0.99};
@@ -67,21 +64,7 @@ public final class RotaMetrics implements Extension {
   private final Map<String, Counter> runnerActivations = new ConcurrentHashMap<>();
   private final Map<String, Counter> runnerBlocks = new ConcurrentHashMap<>();
 
-  /**
-   * The tenant names a tenant label may take (the tenant table); any other tenant is counted as
-   * {@link #OTHER_TENANT}, so the series are bounded by configuration, never by input.
-   */
-  private volatile Set<String> tenantLabels = Set.of(DEFAULT_TENANT);
-
-  private final Map<String, Counter> tenantActivations = new ConcurrentHashMap<>();
-  private final Map<String, PerSecondWindow> tenantRecentActivations = new ConcurrentHashMap<>();
-  private final Map<String, HeldTimeWindow> tenantRecentRunnerTime = new ConcurrentHashMap<>();
-
-  /** The label of every tenant the tenant table does not know. */
-  public static final String OTHER_TENANT = "other";
-
-  private static final String DEFAULT_TENANT = "default";
-  private static final int TENANT_WINDOW_SECONDS = 60;
+  private final TenantMeters tenants = new TenantMeters(registry);
 
   /** The timers of {@link #httpRequest}: looked up once per series, not built per request. */
   private final Map<HttpSeries, Timer> httpRequests = new ConcurrentHashMap<>();
@@ -175,7 +158,6 @@ public final class RotaMetrics implements Extension {
     for (ActivationKind kind : ActivationKind.values()) {
       leaseGranted(kind.wireName(), 0);
     }
-    tenantActivations(DEFAULT_TENANT);
   }
 
   private Counter assignments(String kind) {
@@ -299,74 +281,9 @@ public final class RotaMetrics implements Extension {
         .increment();
   }
 
-  /**
-   * The tenants a tenant label may name from now on (the node's tenant table); a tenant outside
-   * them is labelled {@code other}. Series already written stay.
-   */
-  public void tenantsKnown(Collection<String> tenants) {
-    tenantLabels = Set.copyOf(tenants);
-    tenantLabels.forEach(t -> tenantActivations(t).increment(0));
-  }
-
-  /** {@code tenant} itself when the tenant table knows it, {@code other} otherwise. */
-  public String tenantLabel(String tenant) {
-    return tenantLabels.contains(tenant) ? tenant : OTHER_TENANT;
-  }
-
-  private Counter tenantActivations(String label) {
-    return tenantActivations.computeIfAbsent(
-        label,
-        t ->
-            Counter.builder("rota.tenant.activations")
-                .description(
-                    "Leases granted to agents of a tenant hosted on this node, by tenant (tenants"
-                        + " the tenant table does not know: other)")
-                .tag("tenant", t)
-                .register(registry));
-  }
-
-  /** An agent of {@code tenant} hosted here was granted a lease. */
-  public void tenantLeaseGranted(String tenant) {
-    String label = tenantLabel(tenant);
-    tenantActivations(label).increment();
-    tenantRecentActivations
-        .computeIfAbsent(label, t -> new PerSecondWindow(TENANT_WINDOW_SECONDS))
-        .increment();
-  }
-
-  /**
-   * A lease of an agent of {@code tenant} hosted here ended (completed, failed, released or
-   * expired): the runner held it from {@code grantedAt} to {@code endedAt}.
-   */
-  public void tenantLeaseEnded(String tenant, Instant grantedAt, Instant endedAt) {
-    tenantRecentRunnerTime
-        .computeIfAbsent(tenantLabel(tenant), t -> new HeldTimeWindow(TENANT_WINDOW_SECONDS))
-        .add(grantedAt.toEpochMilli(), endedAt.toEpochMilli(), System.currentTimeMillis());
-  }
-
-  /**
-   * One tenant's last minute on this node: leases granted, and the runner time of the leases that
-   * ended (only the part of each inside the minute; leases still held are not in it).
-   */
-  public record TenantMinute(long activations, long endedRunnerMillis) {}
-
-  /** Every tenant label's last minute on this node; tenants with nothing in it are left out. */
-  public Map<String, TenantMinute> tenantsLastMinute() {
-    long now = System.currentTimeMillis();
-    Map<String, TenantMinute> minutes = new HashMap<>();
-    Set<String> labels = new java.util.HashSet<>(tenantRecentActivations.keySet());
-    labels.addAll(tenantRecentRunnerTime.keySet());
-    for (String label : labels) {
-      PerSecondWindow activations = tenantRecentActivations.get(label);
-      HeldTimeWindow held = tenantRecentRunnerTime.get(label);
-      TenantMinute minute =
-          new TenantMinute(
-              activations == null ? 0 : activations.total(), held == null ? 0 : held.total(now));
-      if (minute.activations() > 0 || minute.endedRunnerMillis() > 0) {
-        minutes.put(label, minute);
-      }
-    }
-    return minutes;
+  /** The meters by tenant: activations and runner time, the tenant label bounded. */
+  public TenantMeters tenants() {
+    return tenants;
   }
 
   /** The lease rescuer had an expired lease expired. */

@@ -37,7 +37,7 @@ final class TenantFollower {
       ActorRef<Topic.Command<Listing>> topic) {
     TenantTables tables = TenantTables.get(system);
     RotaMetrics metrics = RotaMetrics.get(system);
-    metrics.tenantsKnown(tables.current().tenants().keySet());
+    metrics.tenants().tenantsKnown(tables.current().tenants().keySet());
     system.systemActorOf(
         behavior(directory, topic, tables, metrics), "rota-tenant-follower", Props.empty());
   }
@@ -86,7 +86,7 @@ final class TenantFollower {
               }
               if (!listing.table().equals(tables.current())) {
                 tables.update(listing.table());
-                metrics.tenantsKnown(listing.table().tenants().keySet());
+                metrics.tenants().tenantsKnown(listing.table().tenants().keySet());
               }
               return following(
                   ctx, directory, published, tables, metrics, listing.revision(), timers);

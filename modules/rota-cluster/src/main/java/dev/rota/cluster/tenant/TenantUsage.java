@@ -2,7 +2,7 @@ package dev.rota.cluster.tenant;
 
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.metrics.RotaMetrics;
-import dev.rota.cluster.metrics.RotaMetrics.TenantMinute;
+import dev.rota.cluster.metrics.TenantMeters.TenantMinute;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -15,8 +15,8 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 /**
  * One per node, found through the receptionist: answers what this node counted for each tenant over
  * the last minute (leases granted to the agents it hosts, and the runner time of their leases that
- * ended, {@link RotaMetrics#tenantsLastMinute()}). The admin's tenant view asks every node and adds
- * the answers up.
+ * ended, {@link dev.rota.cluster.metrics.TenantMeters#lastMinute()}). The admin's tenant view asks
+ * every node and adds the answers up.
  */
 public final class TenantUsage {
   public static final ServiceKey<Command> SERVICE_KEY =
@@ -44,7 +44,7 @@ public final class TenantUsage {
               .onMessage(
                   GetUsage.class,
                   msg -> {
-                    msg.replyTo().tell(new Usage(Map.copyOf(metrics.tenantsLastMinute())));
+                    msg.replyTo().tell(new Usage(Map.copyOf(metrics.tenants().lastMinute())));
                     return Behaviors.same();
                   })
               .build();

@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.metrics.RotaMetrics;
-import dev.rota.cluster.metrics.RotaMetrics.TenantMinute;
+import dev.rota.cluster.metrics.TenantMeters;
+import dev.rota.cluster.metrics.TenantMeters.TenantMinute;
 import dev.rota.cluster.tenant.TenantDirectory.Command;
 import dev.rota.cluster.tenant.TenantDirectory.Deleted;
 import dev.rota.cluster.tenant.TenantDirectory.Event;
@@ -226,8 +227,8 @@ class TenantDirectoryTest {
                 assertEquals(2, tables.current().specOf("acme").weight());
                 return null;
               });
-      assertEquals("acme", metrics.tenantLabel("acme"));
-      assertEquals(RotaMetrics.OTHER_TENANT, metrics.tenantLabel("stranger"));
+      assertEquals("acme", metrics.tenants().label("acme"));
+      assertEquals(TenantMeters.OTHER, metrics.tenants().label("stranger"));
       // A publication is applied; an older listing (a late answer) is not.
       node.createTestProbe()
           .awaitAssert(
