@@ -18,6 +18,7 @@ import dev.rota.cluster.readmodel.ReadModelStats;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.core.model.Ids;
 import dev.rota.core.pool.Capacity;
+import dev.rota.core.tenant.AgentKeys;
 import dev.rota.http.api.AdminStats;
 import dev.rota.http.api.DeadLetterList;
 import dev.rota.http.api.DeadLetterList.DeadLetterView;
@@ -62,8 +63,9 @@ public final class AdminRoutes extends AllDirectives {
   private final Executor blocking;
   private final ApiAuth auth;
   private final PoolRoutes pools;
-  private final TenantRoutes tenants;
+  private final TenantRoutes tenantRoutes;
   private final Duration targetStaleness;
+  private final TenantResolver tenants;
 
   /**
    * @param readModel null when the node has none: the routes that read it answer 503
@@ -75,7 +77,9 @@ public final class AdminRoutes extends AllDirectives {
       AgentGateway agents,
       RotaMetrics metrics,
       Executor blocking,
-      ApiAuth auth) {
+      ApiAuth auth,
+      TenantResolver tenants) {
+    this.tenants = tenants;
     this.cluster = cluster;
     this.readModel = readModel;
     this.agents = agents;
@@ -83,7 +87,7 @@ public final class AdminRoutes extends AllDirectives {
     this.blocking = blocking;
     this.auth = auth;
     this.pools = new PoolRoutes(cluster);
-    this.tenants = new TenantRoutes(cluster, readModel, blocking);
+    this.tenantRoutes = new TenantRoutes(cluster, readModel, blocking);
     this.targetStaleness = cluster.targetStaleness();
   }
 
@@ -91,35 +95,40 @@ public final class AdminRoutes extends AllDirectives {
     return pathPrefix(
         "admin",
         () ->
-            auth.require(
-                Role.ADMIN,
-                () ->
-                    concat(
-                        path("stats", () -> get(this::stats)),
-                        path("pause", () -> post(() -> setPaused(true))),
-                        path("resume", () -> post(() -> setPaused(false))),
-                        path("runners", () -> get(this::runners)),
-                        path(
-                            PathMatchers.segment("runners")
-                                .slash(PathMatchers.segment())
-                                .slash("drain"),
-                            id -> post(() -> runnerChange(id, cluster::drainRunner))),
-                        path(
-                            PathMatchers.segment("runners")
-                                .slash(PathMatchers.segment())
-                                .slash("restore"),
-                            id -> post(() -> runnerChange(id, cluster::restoreRunner))),
-                        path("pools", () -> get(pools::route)),
-                        pathPrefix("tenants", tenants::route),
-                        pathPrefix(
-                            "dead-letters",
-                            () ->
-                                concat(
-                                    pathEnd(() -> get(this::deadLetters)),
-                                    path(PathMatchers.segment(), id -> delete(() -> discard(id))),
-                                    path(
-                                        PathMatchers.segment().slash("redrive"),
-                                        id -> post(() -> redrive(id))))))));
+            concat(
+                pathPrefix(
+                    "dead-letters", () -> auth.requireCaller(Role.ADMIN, this::deadLetterRoutes)),
+                auth.require(
+                    Role.ADMIN,
+                    () ->
+                        concat(
+                            path("stats", () -> get(this::stats)),
+                            path("pause", () -> post(() -> setPaused(true))),
+                            path("resume", () -> post(() -> setPaused(false))),
+                            path("runners", () -> get(this::runners)),
+                            path(
+                                PathMatchers.segment("runners")
+                                    .slash(PathMatchers.segment())
+                                    .slash("drain"),
+                                id -> post(() -> runnerChange(id, cluster::drainRunner))),
+                            path(
+                                PathMatchers.segment("runners")
+                                    .slash(PathMatchers.segment())
+                                    .slash("restore"),
+                                id -> post(() -> runnerChange(id, cluster::restoreRunner))),
+                            path("pools", () -> get(pools::route)),
+                            pathPrefix("tenants", tenantRoutes::route)))));
+  }
+
+  /**
+   * Dead letters work inside tenants: a token scoped to tenants lists, redrives and discards only
+   * its tenants' (another tenant's dead-letter id is 404, as if it did not exist).
+   */
+  private Route deadLetterRoutes(Caller caller) {
+    return concat(
+        pathEnd(() -> get(() -> deadLetters(caller))),
+        path(PathMatchers.segment(), id -> delete(() -> discard(caller, id))),
+        path(PathMatchers.segment().slash("redrive"), id -> post(() -> redrive(caller, id))));
   }
 
   /** What the read model says at one moment: totals and who holds which lease. */
@@ -232,29 +241,42 @@ public final class AdminRoutes extends AllDirectives {
     return onSuccess(change.apply(id), state -> ok(RunnerHealthState.of(state)));
   }
 
-  private Route deadLetters() {
+  /**
+   * The newest dead letters: of one agent ({@code agentId}, in the request's tenant), of one tenant
+   * ({@code tenant}, or a token scoped to tenants), or of every agent.
+   */
+  private Route deadLetters(Caller caller) {
     return parameterOptional(
         "agentId",
         agentIdParam ->
             parameterOptional(
                 "limit",
-                limitParam -> {
-                  String agentId = QueryParams.agentIdFilter(agentIdParam);
-                  int limit =
-                      QueryParams.limit(
-                          limitParam, DEFAULT_DEAD_LETTER_LIMIT, MAX_DEAD_LETTER_LIMIT);
-                  return onSuccess(
-                      read(rm -> rm.deadLetters(agentId, limit)),
-                      rows ->
-                          ok(
-                              new DeadLetterList(
-                                  rows.stream().map(AdminRoutes::deadLetterView).toList())));
-                }));
+                limitParam ->
+                    parameterOptional(
+                        "tenant",
+                        tenantParam -> {
+                          String agentId = QueryParams.agentIdFilter(agentIdParam);
+                          boolean oneTenant =
+                              agentId != null || tenantParam.isPresent() || !caller.everyTenant();
+                          String tenant = oneTenant ? tenants.tenantOf(caller, tenantParam) : null;
+                          String key = agentId == null ? null : AgentKeys.key(tenant, agentId);
+                          int limit =
+                              QueryParams.limit(
+                                  limitParam, DEFAULT_DEAD_LETTER_LIMIT, MAX_DEAD_LETTER_LIMIT);
+                          return onSuccess(
+                              read(rm -> rm.deadLetters(key, tenant, limit)),
+                              rows ->
+                                  ok(
+                                      new DeadLetterList(
+                                          rows.stream()
+                                              .map(AdminRoutes::deadLetterView)
+                                              .toList())));
+                        })));
   }
 
-  private Route redrive(String deadLetterId) {
+  private Route redrive(Caller caller, String deadLetterId) {
     String agentId =
-        Ids.agentOf(deadLetterId)
+        TenantResolver.visibleKey(caller, Ids.agentOf(deadLetterId))
             .orElseThrow(() -> ApiException.notFound("no dead letter " + deadLetterId));
     return onSuccess(
         agents.ask(agentId, replyTo -> new AgentEntity.Redrive(deadLetterId, replyTo)),
@@ -268,14 +290,19 @@ public final class AdminRoutes extends AllDirectives {
           if (!(reply instanceof Done done)) {
             throw new IllegalStateException("unexpected reply from agent: " + reply);
           }
-          return ok(new Redriven(deadLetterId, agentId, done.at()));
+          return ok(
+              new Redriven(
+                  deadLetterId,
+                  AgentKeys.agentIdOf(agentId),
+                  AgentKeys.tenantOf(agentId),
+                  done.at()));
         });
   }
 
   /** Removes the dead letter for good; 204, nothing to return. */
-  private Route discard(String deadLetterId) {
+  private Route discard(Caller caller, String deadLetterId) {
     String agentId =
-        Ids.agentOf(deadLetterId)
+        TenantResolver.visibleKey(caller, Ids.agentOf(deadLetterId))
             .orElseThrow(() -> ApiException.notFound("no dead letter " + deadLetterId));
     return onSuccess(
         agents.ask(agentId, replyTo -> new AgentEntity.Discard(deadLetterId, replyTo)),
@@ -317,7 +344,8 @@ public final class AdminRoutes extends AllDirectives {
   private static DeadLetterView deadLetterView(DeadLetterRow row) {
     return new DeadLetterView(
         row.id(),
-        row.agentId(),
+        AgentKeys.agentIdOf(row.agentId()),
+        AgentKeys.tenantOf(row.agentId()),
         row.notificationId(),
         row.type(),
         payload(row.payload()),

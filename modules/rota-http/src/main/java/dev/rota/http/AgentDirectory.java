@@ -45,12 +45,18 @@ public interface AgentDirectory {
   }
 
   /**
-   * The first {@code limit} agents in {@code order} after the cursor (from the start when null).
+   * The first {@code limit} agents of {@code tenant} in {@code order} after the cursor (from the
+   * start when null), by their keys.
    *
    * @throws InvalidCursorException when the cursor did not come from this order's pages
    * @throws UnavailableException when the store behind the directory cannot answer
    */
-  AgentPage list(Order order, int limit, String afterCursor);
+  AgentPage list(String tenant, Order order, int limit, String afterCursor);
+
+  /** The default tenant's page. */
+  default AgentPage list(Order order, int limit, String afterCursor) {
+    return list(dev.rota.core.tenant.Tenants.DEFAULT, order, limit, afterCursor);
+  }
 
   /** A cursor that this directory did not hand out for this order. */
   final class InvalidCursorException extends RuntimeException {

@@ -9,6 +9,7 @@ import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.runner.executor.WebhookTargets;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentSummary;
+import dev.rota.core.tenant.AgentKeys;
 import dev.rota.http.AgentDirectory.AgentPage;
 import dev.rota.http.AgentDirectory.Order;
 import dev.rota.http.api.AgentHistory;
@@ -38,10 +39,14 @@ import org.slf4j.LoggerFactory;
  * The agent resource of docs/api.md (role producer): register, show, list, deregister, notify,
  * pause/resume and history under {@code /v1/agents}. Each request is one ask of the agent's entity
  * through {@link AgentGateway}, except the listing: it takes its order and, where it can, each
- * agent's view from an {@link AgentDirectory} (the read model, as of the projection's lag), and
- * asks the entity only for agents the directory cannot describe. A listing of a thousand agents
+ * agent's view from an {@link AgentDirectory} (the read model, written with the events), and asks
+ * the entity only for agents the directory cannot describe. A listing of a thousand agents
  * therefore does not recover a thousand entities (and push live ones out of memory); the price is
  * that a listed agent may be a moment behind its own view ({@code GET /v1/agents/{agentId}}).
+ *
+ * <p>Every request works in one tenant ({@link TenantResolver}): the agent it names is that
+ * tenant's, asked by its key ({@link AgentKeys}), and the listing holds that tenant's agents only.
+ * An agent of another tenant is therefore simply not there: 404 on every path.
  */
 public final class AgentRoutes extends AllDirectives {
   private static final Logger log = LoggerFactory.getLogger(AgentRoutes.class);
@@ -56,6 +61,7 @@ public final class AgentRoutes extends AllDirectives {
   private final ApiAuth auth;
   private final long maxBodyBytes;
   private final WebhookTargets webhooks;
+  private final TenantResolver tenants;
 
   /**
    * @param directoryExecutor where the (possibly blocking) directory is called
@@ -68,8 +74,10 @@ public final class AgentRoutes extends AllDirectives {
       Executor directoryExecutor,
       ApiAuth auth,
       HttpSettings settings,
-      WebhookTargets webhooks) {
+      WebhookTargets webhooks,
+      TenantResolver tenants) {
     this.agents = agents;
+    this.tenants = tenants;
     this.directory = directory;
     this.directoryExecutor = directoryExecutor;
     this.auth = auth;
@@ -81,16 +89,26 @@ public final class AgentRoutes extends AllDirectives {
     return pathPrefix(
         PathMatchers.segment("v1").slash("agents"),
         () ->
-            auth.require(
+            auth.requireCaller(
                 Role.PRODUCER,
-                () ->
-                    concat(
-                        pathEndOrSingleSlash(() -> get(this::list)),
-                        pathPrefix(PathMatchers.segment(), this::agent))));
+                caller ->
+                    parameterOptional(
+                        "tenant",
+                        tenantParam ->
+                            concat(
+                                pathEndOrSingleSlash(
+                                    () -> get(() -> list(tenants.tenantOf(caller, tenantParam)))),
+                                pathPrefix(
+                                    PathMatchers.segment(),
+                                    agentId ->
+                                        agent(
+                                            AgentKeys.key(
+                                                tenants.tenantOf(caller, tenantParam),
+                                                QueryParams.agentId(agentId))))))));
   }
 
+  /** The routes of one agent, by its key. */
   private Route agent(String agentId) {
-    QueryParams.agentId(agentId);
     return concat(
         pathEnd(
             () ->
@@ -194,7 +212,7 @@ public final class AgentRoutes extends AllDirectives {
         });
   }
 
-  private Route list() {
+  private Route list(String tenant) {
     return parameterOptional(
         "order",
         orderParam ->
@@ -208,16 +226,16 @@ public final class AgentRoutes extends AllDirectives {
                           int limit = QueryParams.limit(limitParam, DEFAULT_LIST_LIMIT, MAX_LIMIT);
                           CompletionStage<AgentList> page =
                               CompletableFuture.<AgentPage>supplyAsync(
-                                      () -> page(order, limit, after.orElse(null)),
+                                      () -> page(tenant, order, limit, after.orElse(null)),
                                       directoryExecutor)
                                   .thenCompose(this::views);
                           return onSuccess(page, list -> json(StatusCodes.OK, list));
                         })));
   }
 
-  private AgentPage page(Order order, int limit, String after) {
+  private AgentPage page(String tenant, Order order, int limit, String after) {
     try {
-      return directory.list(order, limit, after);
+      return directory.list(tenant, order, limit, after);
     } catch (AgentDirectory.InvalidCursorException e) {
       throw ApiException.invalid("after is not a cursor of this listing: " + e.getMessage());
     } catch (AgentDirectory.UnavailableException e) {

@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
@@ -15,38 +15,61 @@ import org.apache.pekko.http.javadsl.server.Route;
  * whoever asks. A missing or unknown token is 401 {@code unauthenticated}; a token without the role
  * is 403 {@code forbidden}; {@link Role#ADMIN} implies every role. With no tokens configured
  * everything is allowed: the server then binds to loopback only.
+ *
+ * <p>A resource that works inside tenants takes the {@link Caller} ({@link #requireCaller}) and
+ * keeps to its tenants and runner ids; a resource that serves the whole system ({@link #require})
+ * refuses a token scoped to tenants, which may not see beyond them.
  */
 public final class ApiAuth extends AllDirectives {
   private static final String BEARER = "bearer ";
 
-  private final Map<String, Set<Role>> tokens;
+  private final Map<String, Caller> tokens;
 
   public ApiAuth(HttpSettings settings) {
     this.tokens = settings.tokens();
   }
 
-  /** Runs {@code inner} only for a caller whose token has {@code role}. */
+  /**
+   * Runs {@code inner} only for a caller whose token has {@code role} and works in every tenant:
+   * what this resource shows or changes belongs to the whole system.
+   */
   public Route require(Role role, Supplier<Route> inner) {
+    return requireCaller(
+        role,
+        caller -> {
+          if (!caller.everyTenant()) {
+            throw new ApiException(
+                ApiError.FORBIDDEN,
+                "this token is scoped to tenants "
+                    + caller.tenants()
+                    + "; this path serves them all");
+          }
+          return inner.get();
+        });
+  }
+
+  /** Runs {@code inner} with the caller, only for a token that has {@code role}. */
+  public Route requireCaller(Role role, Function<Caller, Route> inner) {
     if (tokens.isEmpty()) {
-      return inner.get();
+      return inner.apply(Caller.ANYONE);
     }
     return optionalHeaderValueByName(
         "Authorization",
         header -> {
-          Set<Role> roles =
+          Caller caller =
               header
                   .flatMap(ApiAuth::bearerToken)
-                  .flatMap(this::rolesOf)
+                  .flatMap(this::callerOf)
                   .orElseThrow(
                       () ->
                           new ApiException(
                               ApiError.UNAUTHENTICATED,
                               "a valid token is required: Authorization: Bearer <token>"));
-          if (!roles.contains(role) && !roles.contains(Role.ADMIN)) {
+          if (!caller.has(role)) {
             throw new ApiException(
                 ApiError.FORBIDDEN, "this token does not have the " + role.wireName() + " role");
           }
-          return inner.get();
+          return inner.apply(caller);
         });
   }
 
@@ -59,10 +82,10 @@ public final class ApiAuth extends AllDirectives {
   }
 
   /** Compares against every token in constant time, so timing does not leak a valid prefix. */
-  private Optional<Set<Role>> rolesOf(String candidate) {
+  private Optional<Caller> callerOf(String candidate) {
     byte[] given = candidate.getBytes(StandardCharsets.UTF_8);
-    Set<Role> found = null;
-    for (Map.Entry<String, Set<Role>> entry : tokens.entrySet()) {
+    Caller found = null;
+    for (Map.Entry<String, Caller> entry : tokens.entrySet()) {
       if (MessageDigest.isEqual(given, entry.getKey().getBytes(StandardCharsets.UTF_8))) {
         found = entry.getValue();
       }

@@ -5,6 +5,7 @@ import dev.rota.cluster.assign.ClaimSettings;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.http.api.ClaimRequest;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -65,22 +66,24 @@ public final class ClaimRoutes extends AllDirectives {
   public Route route() {
     return path(
         PathMatchers.segment("v1").slash("claims"),
-        () -> auth.require(Role.RUNNER, () -> post(this::claim)));
+        () -> auth.requireCaller(Role.RUNNER, caller -> post(() -> claim(caller))));
   }
 
-  private Route claim() {
+  private Route claim(Caller caller) {
     return JsonSupport.body(
         ClaimRequest.class,
         maxBodyBytes,
         body -> {
           ClaimRequest.Claim claim = body.validated(defaultLeaseSeconds);
+          caller.requireRunner(claim.runnerId());
           Claim.Request request =
               new Claim.Request(
                   claim.runnerId(),
                   claim.mode(),
                   claim.capabilities(),
                   Duration.ofSeconds(claim.waitSeconds()),
-                  claim.leaseSeconds());
+                  claim.leaseSeconds(),
+                  servedTenants(caller, claim.tenants()));
           if (claim.waitSeconds() > 0) {
             return completeWithFuture(delivery.longPoll(waiting(request)));
           }
@@ -91,6 +94,23 @@ public final class ClaimRoutes extends AllDirectives {
                   onSuccess(
                       answerNow(Claim.ask(system, dispatcher, claims, request)), this::complete));
         });
+  }
+
+  /**
+   * The tenants a claim serves: those it names, each one its token may use (403 otherwise), or all
+   * of its token's (empty: every tenant).
+   */
+  static Set<String> servedTenants(Caller caller, Set<String> named) {
+    if (named.isEmpty()) {
+      return caller.tenants();
+    }
+    for (String tenant : named) {
+      if (!caller.mayUse(tenant)) {
+        throw new ApiException(
+            ApiError.FORBIDDEN, "this token may not serve tenant '" + tenant + "'");
+      }
+    }
+    return named;
   }
 
   /**

@@ -1,9 +1,11 @@
 package dev.rota.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.readmodel.EventFeed;
 import dev.rota.cluster.readmodel.EventFeed.Cursor;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.readmodel.ReadModelException;
+import dev.rota.cluster.tenant.TenantTables;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -49,6 +51,7 @@ public final class EventsRoutes extends AllDirectives {
   private final ReadModel readModel;
   private final Executor blocking;
   private final ApiAuth auth;
+  private final TenantResolver tenants;
   private final int maxClients;
   private final Duration heartbeat;
   private final AtomicInteger clients = new AtomicInteger();
@@ -85,6 +88,7 @@ public final class EventsRoutes extends AllDirectives {
     this.readModel = readModel;
     this.blocking = blocking;
     this.auth = auth;
+    this.tenants = new TenantResolver(TenantTables.get(system)::current);
     this.maxClients = maxClients;
     this.heartbeat = heartbeat;
   }
@@ -92,7 +96,7 @@ public final class EventsRoutes extends AllDirectives {
   public Route route() {
     return path(
         PathMatchers.segment("v1").slash("events"),
-        () -> auth.require(Role.ADMIN, () -> get(this::events)));
+        () -> auth.requireCaller(Role.ADMIN, caller -> get(() -> events(caller))));
   }
 
   /** Streams open on this node now. */
@@ -100,7 +104,22 @@ public final class EventsRoutes extends AllDirectives {
     return clients.get();
   }
 
-  private Route events() {
+  /**
+   * The stream, as far as the caller may see: a token scoped to tenants sees its tenants' agents'
+   * events only (no system or runner events, which belong to no tenant); {@code tenant} narrows it
+   * to one tenant, and {@code agentId} names an agent of the request's tenant.
+   */
+  private Route events(Caller caller) {
+    return parameterOptional(
+        "tenant",
+        tenantParam -> {
+          boolean oneTenant = tenantParam.isPresent() && !tenantParam.get().isEmpty();
+          String tenant = oneTenant ? tenants.tenantOf(caller, tenantParam) : null;
+          return events(caller, tenant);
+        });
+  }
+
+  private Route events(Caller caller, String tenantOrNull) {
     return optionalHeaderValueByName(
         "Last-Event-ID",
         lastEventId ->
@@ -115,11 +134,36 @@ public final class EventsRoutes extends AllDirectives {
                                 types ->
                                     events(
                                         lastEventId.or(() -> since),
-                                        QueryParams.agentIdFilter(agentId),
+                                        new Visible(
+                                            caller,
+                                            agentFilterTenant(caller, tenantOrNull, agentId),
+                                            QueryParams.agentIdFilter(agentId)),
                                         types(types))))));
   }
 
-  private Route events(Optional<String> resumeAfter, String agentId, Set<String> types) {
+  /** The tenant an {@code agentId} filter names its agent in: the request's (absent: default). */
+  private String agentFilterTenant(Caller caller, String tenantOrNull, Optional<String> agentId) {
+    if (tenantOrNull != null || agentId.isEmpty() || agentId.get().isEmpty()) {
+      return tenantOrNull;
+    }
+    return tenants.tenantOf(caller, Optional.empty());
+  }
+
+  /** Which events a stream shows: the caller's tenants, then the tenant and agent asked for. */
+  private record Visible(Caller caller, String tenant, String agentId) {
+    boolean shows(JsonNode event) {
+      String eventTenant = event.path("tenant").asText(null);
+      if (!caller.everyTenant() && (eventTenant == null || !caller.mayUse(eventTenant))) {
+        return false;
+      }
+      if (tenant != null && !tenant.equals(eventTenant)) {
+        return false;
+      }
+      return agentId == null || agentId.equals(event.path("agentId").asText(null));
+    }
+  }
+
+  private Route events(Optional<String> resumeAfter, Visible visible, Set<String> types) {
     if (readModel == null) {
       throw ApiException.unavailable("this node has no event journal to follow; try another node");
     }
@@ -145,7 +189,7 @@ public final class EventsRoutes extends AllDirectives {
             throw unwrapped(cursor.failed().get());
           }
           return completeOK(
-              stream(cursor.get(), agentId, types, slot), EventStreamMarshalling.toEventStream());
+              stream(cursor.get(), visible, types, slot), EventStreamMarshalling.toEventStream());
         });
   }
 
@@ -158,9 +202,9 @@ public final class EventsRoutes extends AllDirectives {
   }
 
   private Source<ServerSentEvent, NotUsed> stream(
-      Cursor after, String agentId, Set<String> types, Slot slot) {
+      Cursor after, Visible visible, Set<String> types, Slot slot) {
     return EventFeed.after(system, after)
-        .filter(e -> agentId == null || agentId.equals(e.event().path("agentId").asText(null)))
+        .filter(e -> visible.shows(e.event()))
         .filter(e -> types.isEmpty() || types.contains(e.event().get("type").asText()))
         .map(
             e ->

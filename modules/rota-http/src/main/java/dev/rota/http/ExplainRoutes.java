@@ -8,6 +8,7 @@ import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.cluster.runner.RunnerStatus;
 import dev.rota.core.model.AgentExplanation;
 import dev.rota.core.model.AgentSummary;
+import dev.rota.core.tenant.AgentKeys;
 import dev.rota.http.api.Explanation;
 import java.time.Instant;
 import java.util.Collection;
@@ -33,14 +34,17 @@ public final class ExplainRoutes extends AllDirectives {
   private final ReadModel readModel;
   private final Executor blocking;
   private final ApiAuth auth;
+  private final TenantResolver tenants;
 
   public ExplainRoutes(
       AgentGateway agents,
       ClusterGateway cluster,
       ReadModel readModel,
       Executor blocking,
-      ApiAuth auth) {
+      ApiAuth auth,
+      TenantResolver tenants) {
     this.agents = agents;
+    this.tenants = tenants;
     this.cluster = cluster;
     this.readModel = readModel;
     this.blocking = blocking;
@@ -51,16 +55,25 @@ public final class ExplainRoutes extends AllDirectives {
     return pathPrefix(
         PathMatchers.segment("v1").slash("agents"),
         () ->
-            auth.require(
+            auth.requireCaller(
                 Role.PRODUCER,
-                () ->
+                caller ->
                     path(
                         PathMatchers.segment().slash("explain"),
-                        agentId -> get(() -> explain(agentId)))));
+                        agentId ->
+                            get(
+                                () ->
+                                    parameterOptional(
+                                        "tenant",
+                                        tenant ->
+                                            explain(
+                                                AgentKeys.key(
+                                                    tenants.tenantOf(caller, tenant),
+                                                    QueryParams.agentId(agentId))))))));
   }
 
+  /** Explains the agent of this key. */
   private Route explain(String agentId) {
-    QueryParams.agentId(agentId);
     Instant now = Instant.now();
     var agent = agents.ask(agentId, AgentEntity.Get::new).toCompletableFuture();
     var paused = cluster.paused().toCompletableFuture();
@@ -98,7 +111,15 @@ public final class ExplainRoutes extends AllDirectives {
             : new Explanation.Scheduled(agent.nextFireAt(), agent.scheduleDue(now));
     if (agent == null) {
       return CompletableFuture.completedFuture(
-          new Explanation(agentId, false, now, blockedBy, null, null, scheduled));
+          new Explanation(
+              AgentKeys.agentIdOf(agentId),
+              AgentKeys.tenantOf(agentId),
+              false,
+              now,
+              blockedBy,
+              null,
+              null,
+              scheduled));
     }
     if (readModel == null) {
       throw ApiException.unavailable("this node has no read model; try another node");
@@ -123,7 +144,8 @@ public final class ExplainRoutes extends AllDirectives {
                         agentId, capabilities, agent.lastActivatedAt(), now)
                     : null;
             return new Explanation(
-                agentId,
+                AgentKeys.agentIdOf(agentId),
+                AgentKeys.tenantOf(agentId),
                 blockedBy.isEmpty(),
                 now,
                 blockedBy,

@@ -22,13 +22,16 @@ import java.util.Set;
  * config list {@code rota.http.tokens}, the text {@code rota.http.tokens-list} ({@code
  * ROTA_API_TOKENS}) and the file {@code rota.http.tokens-file} ({@code ROTA_API_TOKENS_FILE}, e.g.
  * a mounted Kubernetes Secret). The text and the file hold entries {@code <token>:<role>[,<role>]}
- * separated by whitespace, newlines or {@code ;}; {@code #} starts a comment in the file. A
- * malformed token list fails start-up rather than silently leaving the API open.
+ * separated by whitespace, newlines or {@code ;}; {@code #} starts a comment in the file. A config
+ * entry may also scope its token: {@code tenants} (the tenants it works in) and {@code runnerIds}
+ * (the runner ids it may act as). A malformed token list, or an entry with a key the node does not
+ * know, fails start-up rather than silently leaving the API open: a scoped token on a node that
+ * ignored its scope would get everything.
  *
  * @param askTimeout how long a request waits for an agent before it is answered 503
  * @param maxBodyBytes largest accepted request body; larger ones are answered 413
  * @param retryAfterSeconds the Retry-After of 429 and 503 answers
- * @param tokens bearer token → roles; empty means every request is allowed
+ * @param tokens bearer token → what it may do; empty means every request is allowed
  * @param allowAnonymous whether the API may serve without tokens on a non-loopback interface
  * @param maxLongPolls the most claims waiting for work at once on this node; more are answered 503
  * @param allowedOrigins browser origins ({@code scheme://host[:port]}) besides the node's own whose
@@ -38,7 +41,7 @@ public record HttpSettings(
     Duration askTimeout,
     long maxBodyBytes,
     int retryAfterSeconds,
-    Map<String, Set<Role>> tokens,
+    Map<String, Caller> tokens,
     boolean allowAnonymous,
     int maxLongPolls,
     Set<String> allowedOrigins) {
@@ -62,7 +65,7 @@ public record HttpSettings(
 
   public static HttpSettings from(Config config) {
     Config http = config.getConfig("rota.http");
-    Map<String, Set<Role>> tokens = new LinkedHashMap<>();
+    Map<String, Caller> tokens = new LinkedHashMap<>();
     tokensOf(http.getConfigList("tokens"), tokens);
     if (http.hasPath("tokens-list")) {
       parseEntries(http.getString("tokens-list"), "rota.http.tokens-list", tokens);
@@ -146,19 +149,49 @@ public record HttpSettings(
     }
   }
 
-  private static void tokensOf(List<? extends Config> entries, Map<String, Set<Role>> tokens) {
+  private static final Set<String> TOKEN_KEYS = Set.of("token", "roles", "tenants", "runnerIds");
+
+  private static void tokensOf(List<? extends Config> entries, Map<String, Caller> tokens) {
     for (int i = 0; i < entries.size(); i++) {
       Config entry = entries.get(i);
       String where = "rota.http.tokens[" + i + "]";
+      for (String key : entry.root().keySet()) {
+        if (!TOKEN_KEYS.contains(key)) {
+          throw new ConfigException.BadValue(
+              where + "." + key,
+              "unknown token setting (known: token, roles, tenants, runnerIds); a setting this"
+                  + " node does not understand would be ignored and the token get more than meant");
+        }
+      }
       if (!entry.hasPath("token") || entry.getString("token").isBlank()) {
         throw new ConfigException.Missing(where + ".token");
       }
-      add(tokens, where, entry.getString("token"), entry.getStringList("roles"));
+      if (!entry.hasPath("roles")) {
+        throw new ConfigException.Missing(where + ".roles");
+      }
+      List<String> tenants = entry.hasPath("tenants") ? entry.getStringList("tenants") : List.of();
+      List<String> runnerIds =
+          entry.hasPath("runnerIds") ? entry.getStringList("runnerIds") : List.of();
+      if (entry.hasPath("tenants") && tenants.isEmpty()) {
+        throw new ConfigException.BadValue(
+            where + ".tenants", "an empty list would mean every tenant: leave it out instead");
+      }
+      if (entry.hasPath("runnerIds") && runnerIds.isEmpty()) {
+        throw new ConfigException.BadValue(
+            where + ".runnerIds", "an empty list would mean any runner: leave it out instead");
+      }
+      add(
+          tokens,
+          where,
+          entry.getString("token"),
+          entry.getStringList("roles"),
+          tenants,
+          runnerIds);
     }
   }
 
   /** Entries {@code <token>:<role>[,<role>]}, separated by whitespace or {@code ;}. */
-  static void parseEntries(String text, String where, Map<String, Set<Role>> tokens) {
+  static void parseEntries(String text, String where, Map<String, Caller> tokens) {
     int line = 0;
     for (String rawLine : text.split("\\R")) {
       line++;
@@ -176,13 +209,24 @@ public record HttpSettings(
               "an entry must be <token>:<role>[,<role>] (roles: producer, runner, metrics,"
                   + " admin)");
         }
-        add(tokens, at, entry.substring(0, colon), List.of(entry.substring(colon + 1).split(",")));
+        add(
+            tokens,
+            at,
+            entry.substring(0, colon),
+            List.of(entry.substring(colon + 1).split(",")),
+            List.of(),
+            List.of());
       }
     }
   }
 
   private static void add(
-      Map<String, Set<Role>> tokens, String where, String token, List<String> roleNames) {
+      Map<String, Caller> tokens,
+      String where,
+      String token,
+      List<String> roleNames,
+      List<String> tenants,
+      List<String> runnerIds) {
     Set<Role> roles = EnumSet.noneOf(Role.class);
     for (String name : roleNames) {
       try {
@@ -194,7 +238,13 @@ public record HttpSettings(
     if (roles.isEmpty()) {
       throw new ConfigException.BadValue(where + ".roles", "a token needs at least one role");
     }
-    if (tokens.put(token, Set.copyOf(roles)) != null) {
+    Caller caller;
+    try {
+      caller = new Caller(roles, Set.copyOf(tenants), runnerIds);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException.BadValue(where, e.getMessage());
+    }
+    if (tokens.put(token, caller) != null) {
       throw new ConfigException.BadValue(where, "the same token is listed twice");
     }
   }

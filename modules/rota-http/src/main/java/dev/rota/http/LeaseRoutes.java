@@ -30,6 +30,9 @@ import org.apache.pekko.http.javadsl.server.Route;
  * not report the activation again. Each report carries the {@code runnerId} that claimed: a report
  * by another runner is 409 {@code lease_not_held} and changes nothing, so a lease id that leaks
  * does not let its reader end or extend the activation.
+ *
+ * <p>A runner token acts only under its own runner ids (403 {@code forbidden} for another) and sees
+ * only the leases of its tenants' agents: another tenant's lease id is 404, as if it did not exist.
  */
 public final class LeaseRoutes extends AllDirectives {
   private final AgentGateway agents;
@@ -46,53 +49,56 @@ public final class LeaseRoutes extends AllDirectives {
     return pathPrefix(
         PathMatchers.segment("v1").slash("leases"),
         () ->
-            auth.require(
+            auth.requireCaller(
                 Role.RUNNER,
-                () ->
+                caller ->
                     pathPrefix(
                         PathMatchers.segment(),
                         leaseId ->
                             concat(
-                                path("heartbeat", () -> post(() -> onHeartbeat(leaseId))),
-                                path("complete", () -> post(() -> onComplete(leaseId))),
-                                path("fail", () -> post(() -> onFail(leaseId)))))));
+                                path("heartbeat", () -> post(() -> onHeartbeat(caller, leaseId))),
+                                path("complete", () -> post(() -> onComplete(caller, leaseId))),
+                                path("fail", () -> post(() -> onFail(caller, leaseId)))))));
   }
 
-  private Route onHeartbeat(String leaseId) {
+  private Route onHeartbeat(Caller caller, String leaseId) {
     return JsonSupport.body(
         HeartbeatRequest.class,
         maxBodyBytes,
         body -> {
-          String runnerId = body.validatedRunnerId();
+          String runnerId = caller.requireRunner(body.validatedRunnerId());
           return ask(
+              caller,
               leaseId,
               replyTo -> new AgentEntity.Heartbeat(leaseId, runnerId, replyTo),
               reply -> json(new LeaseExtended(expected(Extended.class, reply).expiresAt())));
         });
   }
 
-  private Route onComplete(String leaseId) {
+  private Route onComplete(Caller caller, String leaseId) {
     return JsonSupport.body(
         CompleteRequest.class,
         maxBodyBytes,
         body -> {
-          String runnerId = body.validatedRunnerId();
+          String runnerId = caller.requireRunner(body.validatedRunnerId());
           JsonNode result = body.validatedResult();
           return ask(
+              caller,
               leaseId,
               replyTo -> new AgentEntity.Complete(leaseId, runnerId, result, replyTo),
               reply -> json(new ActivationCompleted(expected(Done.class, reply).at())));
         });
   }
 
-  private Route onFail(String leaseId) {
+  private Route onFail(Caller caller, String leaseId) {
     return JsonSupport.body(
         FailRequest.class,
         maxBodyBytes,
         body -> {
-          String runnerId = body.validatedRunnerId();
+          String runnerId = caller.requireRunner(body.validatedRunnerId());
           FailRequest.Failure failure = body.validated();
           return ask(
+              caller,
               leaseId,
               replyTo ->
                   new AgentEntity.Fail(
@@ -111,9 +117,13 @@ public final class LeaseRoutes extends AllDirectives {
 
   /** One ask of the lease's agent; refusals become 404, 409 or 410. */
   private Route ask(
-      String leaseId, Function<ActorRef<Reply>, Command> command, Function<Reply, Route> onReply) {
+      Caller caller,
+      String leaseId,
+      Function<ActorRef<Reply>, Command> command,
+      Function<Reply, Route> onReply) {
     String agentId =
-        Ids.agentOf(leaseId).orElseThrow(() -> ApiException.notFound("no lease " + leaseId));
+        TenantResolver.visibleKey(caller, Ids.agentOf(leaseId))
+            .orElseThrow(() -> ApiException.notFound("no lease " + leaseId));
     return onSuccess(
         agents.ask(agentId, command),
         reply -> {

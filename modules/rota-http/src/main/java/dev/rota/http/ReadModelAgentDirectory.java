@@ -29,14 +29,14 @@ public final class ReadModelAgentDirectory implements AgentDirectory {
   }
 
   @Override
-  public AgentPage list(Order order, int limit, String afterCursor) {
+  public AgentPage list(String tenant, Order order, int limit, String afterCursor) {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, not " + limit);
     }
     Position after = afterCursor == null ? null : Cursor.decode(order, afterCursor);
     List<AgentListing.Row> rows;
     try {
-      rows = listing.page(listingOrder(order), after, limit + 1);
+      rows = listing.page(tenant, listingOrder(order), after, limit + 1);
     } catch (ReadModelException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       throw new UnavailableException("cannot read agent_schedule: " + cause.getMessage(), cause);
@@ -90,7 +90,7 @@ public final class ReadModelAgentDirectory implements AgentDirectory {
     }
 
     private static String agentId(String value) {
-      if (!Ids.isValidAgentId(value)) {
+      if (!Ids.isValidAgentKey(value)) {
         throw new IllegalArgumentException("bad agent id");
       }
       return value;

@@ -5,6 +5,7 @@ import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.health.HealthSettings;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.runner.executor.WebhookTargets;
+import dev.rota.cluster.tenant.TenantTables;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -44,6 +45,7 @@ public final class RotaRoutes extends AllDirectives {
     Executor blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
     AgentGateway agents = new AgentGateway(system, settings.askTimeout());
     RotaMetrics metrics = RotaMetrics.get(system);
+    TenantResolver tenants = tenants(system);
     ClaimRoutes claims =
         new ClaimRoutes(
             rota.dispatcher(), system, auth, settings, rota.agentSettings().defaultLeaseSeconds());
@@ -51,14 +53,17 @@ public final class RotaRoutes extends AllDirectives {
     this.errors = new ApiErrors(settings);
     this.guard = new CrossSiteGuard(settings);
     this.telemetry = new RequestTelemetry(metrics);
-    add(new AgentRoutes(agents, directory, blocking, auth, settings, webhooks(system))::route);
+    add(
+        new AgentRoutes(agents, directory, blocking, auth, settings, webhooks(system), tenants)
+            ::route);
     add(
         new ExplainRoutes(
                 agents,
                 new ClusterGateway(rota, settings.askTimeout()),
                 rota.readModel(),
                 blocking,
-                auth)
+                auth,
+                tenants)
             ::route);
     add(claims::route);
     add(new LeaseRoutes(agents, auth, settings)::route);
@@ -76,7 +81,8 @@ public final class RotaRoutes extends AllDirectives {
                 agents,
                 metrics,
                 blocking,
-                auth)
+                auth,
+                tenants)
             ::route);
     add(new MetricsRoutes(metrics, auth)::route);
     add(new OpenApiRoutes()::route);
@@ -101,7 +107,15 @@ public final class RotaRoutes extends AllDirectives {
     this.errors = new ApiErrors(settings);
     this.guard = new CrossSiteGuard(settings);
     this.telemetry = new RequestTelemetry(RotaMetrics.get(system));
-    add(new AgentRoutes(agents, directory, blocking, auth, settings, webhooks(system))::route);
+    add(
+        new AgentRoutes(
+                agents, directory, blocking, auth, settings, webhooks(system), tenants(system))
+            ::route);
+  }
+
+  private static TenantResolver tenants(ActorSystem<?> system) {
+    TenantTables tables = TenantTables.get(system);
+    return new TenantResolver(tables::current);
   }
 
   private static WebhookTargets webhooks(ActorSystem<?> system) {

@@ -29,11 +29,13 @@ public final class RunnerRoutes extends AllDirectives {
   public Route route() {
     return path(
         PathMatchers.segment("v1").slash("runners").slash(PathMatchers.segment()).slash("health"),
-        runnerId -> auth.require(Role.RUNNER, () -> post(() -> report(runnerId))));
+        runnerId ->
+            auth.requireCaller(Role.RUNNER, caller -> post(() -> report(caller, runnerId))));
   }
 
-  private Route report(String runnerId) {
-    String id = RunnerHealthRequest.checkedRunnerId(runnerId);
+  /** A runner's report on its own health: a token may report only as its own runner ids. */
+  private Route report(Caller caller, String runnerId) {
+    String id = caller.requireRunner(RunnerHealthRequest.checkedRunnerId(runnerId));
     return JsonSupport.body(
         RunnerHealthRequest.class,
         maxBodyBytes,

@@ -280,7 +280,15 @@ class AdminRoutesTest extends JUnit5RouteTest {
     JsonNode dead = list.get("deadLetters").get(0);
     assertEquals(
         List.of(
-            "id", "agentId", "notificationId", "type", "payload", "attempts", "reason", "deadAt"),
+            "id",
+            "agentId",
+            "tenant",
+            "notificationId",
+            "type",
+            "payload",
+            "attempts",
+            "reason",
+            "deadAt"),
         fieldNames(dead));
     assertEquals(agentId, dead.get("agentId").asText());
     assertEquals(notificationId, dead.get("notificationId").asText());
@@ -295,7 +303,7 @@ class AdminRoutesTest extends JUnit5RouteTest {
     JsonNode redriven =
         body(api.post("/admin/dead-letters/" + id + "/redrive", "").assertStatusCode(200));
 
-    assertEquals(List.of("id", "agentId", "redrivenAt"), fieldNames(redriven));
+    assertEquals(List.of("id", "agentId", "tenant", "redrivenAt"), fieldNames(redriven));
     assertEquals(id, redriven.get("id").asText());
     assertEquals(agentId, redriven.get("agentId").asText());
     JsonNode view = api.get("/v1/agents/" + agentId);

@@ -176,7 +176,7 @@ class AgentListingRoutesTest extends JUnit5RouteTest {
             false,
             List.of());
     AgentDirectory described =
-        (order, limit, after) ->
+        (tenant, order, limit, after) ->
             new AgentPage(List.of("desc-ghost", "desc-a"), null, Map.of("desc-ghost", ghost));
 
     JsonNode page = list(described, "");
@@ -194,7 +194,7 @@ class AgentListingRoutesTest extends JUnit5RouteTest {
   void leavesOutAgentsThatAreNoLongerRegistered() {
     register("gone-a");
     AgentDirectory stale =
-        (order, limit, after) -> new AgentPage(List.of("gone-a", "gone-x"), null);
+        (tenant, order, limit, after) -> new AgentPage(List.of("gone-a", "gone-x"), null);
 
     assertEquals(List.of("gone-a"), ids(list(stale, "")));
   }

@@ -37,6 +37,7 @@ class AgentRoutesTest extends JUnit5RouteTest {
   private static final List<String> VIEW_FIELDS =
       List.of(
           "agentId",
+          "tenant",
           "name",
           "capabilities",
           "priority",

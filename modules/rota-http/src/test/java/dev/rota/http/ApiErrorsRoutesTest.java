@@ -217,9 +217,9 @@ class ApiErrorsRoutesTest extends JUnit5RouteTest {
   @Test
   void answers503AsJsonWhenTheServerTimesTheRequestOut() throws Exception {
     AgentDirectory slow =
-        (order, limit, after) -> {
+        (tenant, order, limit, after) -> {
           try {
-            Thread.sleep(2_000);
+            Thread.sleep(2_000); // a directory slower than the server's request timeout
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
@@ -349,7 +349,7 @@ class ApiErrorsRoutesTest extends JUnit5RouteTest {
   @Test
   void answers503WhenTheDirectoryIsUnavailable() {
     AgentDirectory down =
-        (order, limit, after) -> {
+        (tenant, order, limit, after) -> {
           throw new AgentDirectory.UnavailableException("no database", null);
         };
     RotaRoutes routes = new RotaRoutes(cluster.system(), settings(""), down);
@@ -363,7 +363,7 @@ class ApiErrorsRoutesTest extends JUnit5RouteTest {
   @Test
   void answers500WithoutDetailsForUnexpectedFailuresAndLogsThem() {
     AgentDirectory broken =
-        (order, limit, after) -> {
+        (tenant, order, limit, after) -> {
           throw new IllegalStateException("secret internals");
         };
     RotaRoutes routes = new RotaRoutes(cluster.system(), settings(""), broken);

@@ -60,6 +60,7 @@ class ClaimRoutesTest extends JUnit5RouteTest {
       List.of(
           "leaseId",
           "agentId",
+          "tenant",
           "kind",
           "attempt",
           "grantedAt",
@@ -204,7 +205,7 @@ class ClaimRoutesTest extends JUnit5RouteTest {
             () ->
                 api.claim(
                     claimJson("runner-long", "\"mode\": \"notification\", \"waitSeconds\": 10")));
-    Thread.sleep(1000);
+    Thread.sleep(1000); // the claim parks: no work yet, and the test shows it keeps waiting
     assertFalse(claim.isDone(), "the claim should still be waiting");
     api.notify(agentId, "mention", "{}");
     JsonNode answer = claim.get(10, TimeUnit.SECONDS);
@@ -348,6 +349,7 @@ class ClaimRoutesTest extends JUnit5RouteTest {
       }
       // The runner is gone; its long poll is still parked at the dispatcher. Some seconds later
       // (the route's probes find the connection closed) work appears and is granted to it.
+      // Nothing observable says when the probes noticed, so the test lets the time pass.
       Thread.sleep(3000);
       api.notify(agentId, "mention", "{\"k\": 1}");
 

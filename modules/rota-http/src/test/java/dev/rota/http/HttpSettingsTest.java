@@ -20,6 +20,68 @@ class HttpSettingsTest {
         ConfigFactory.parseString(overrides).withFallback(ConfigFactory.load()));
   }
 
+  private static Map<String, Set<Role>> roles(HttpSettings settings) {
+    Map<String, Set<Role>> roles = new java.util.HashMap<>();
+    settings.tokens().forEach((token, caller) -> roles.put(token, caller.roles()));
+    return roles;
+  }
+
+  @Test
+  void readsATokensTenantsAndRunnerIds() {
+    HttpSettings settings =
+        settings(
+            """
+            rota.http.tokens = [
+              { token = "r-1", roles = [runner], tenants = [acme], runnerIds = ["acme-*", "x"] }
+              { token = "p-1", roles = [producer] }
+            ]
+            """);
+
+    Caller runner = settings.tokens().get("r-1");
+    assertEquals(Set.of("acme"), runner.tenants());
+    assertTrue(runner.mayUse("acme"));
+    assertFalse(runner.mayUse("beta"));
+    assertTrue(runner.mayActAs("acme-7"));
+    assertTrue(runner.mayActAs("x"));
+    assertFalse(runner.mayActAs("x2"));
+    assertFalse(runner.mayActAs("beta-1"));
+    Caller producer = settings.tokens().get("p-1");
+    assertTrue(producer.everyTenant());
+    assertTrue(producer.mayActAs("anything"));
+    assertFalse(producer.mayActAs("10.0.0.1:25520/default-0"), "a node's own runner");
+  }
+
+  @Test
+  void aTokenEntryWithAKeyTheNodeDoesNotKnowStopsTheStart() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                settings(
+                    "rota.http.tokens = [{ token = \"s3cret\", roles = [producer],"
+                        + " tenant = [acme] }]"));
+    assertTrue(e.getMessage().contains("rota.http.tokens[0].tenant"), e.getMessage());
+    assertTrue(e.getMessage().contains("unknown token setting"), e.getMessage());
+    assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+  }
+
+  @Test
+  void refusesBadScopes() {
+    for (String scope :
+        new String[] {
+          "tenants = [\"Acme\"]",
+          "tenants = []",
+          "runnerIds = []",
+          "runnerIds = [\"*\"]",
+          "runnerIds = [\"a*b\"]"
+        }) {
+      assertThrows(
+          ConfigException.class,
+          () -> settings("rota.http.tokens = [{ token = \"t\", roles = [runner], " + scope + " }]"),
+          scope);
+    }
+  }
+
   @Test
   void defaultsAllowEveryoneWithFiveSecondAsksAnd64KiBBodies() {
     HttpSettings settings = settings("");
@@ -44,7 +106,7 @@ class HttpSettingsTest {
     assertTrue(settings.authEnabled());
     assertEquals(
         Map.of("p-1", Set.of(Role.PRODUCER), "a-1", Set.of(Role.ADMIN, Role.RUNNER)),
-        settings.tokens());
+        roles(settings));
   }
 
   @Test
@@ -66,7 +128,7 @@ class HttpSettingsTest {
               "p-2", Set.of(Role.PRODUCER),
               "prom-1", Set.of(Role.METRICS),
               "run-1", Set.of(Role.RUNNER, Role.PRODUCER)),
-          settings.tokens());
+          roles(settings));
     } finally {
       java.nio.file.Files.delete(file);
     }

@@ -52,7 +52,8 @@ class WebhookRegistrationTest extends JUnit5RouteTest {
             cluster.system().dispatchers().lookup(DispatcherSelector.blocking()),
             new ApiAuth(settings),
             settings,
-            targets);
+            targets,
+            TenantResolver.defaultOnly());
     return testRoute(new ApiErrors(settings).handle(() -> routes.route()))
         .run(jsonRequest("PUT", "/v1/agents/" + agentId, json));
   }

@@ -1,5 +1,6 @@
 package dev.rota.server;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,10 +22,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -33,6 +34,7 @@ import org.apache.pekko.persistence.query.EventEnvelope;
 import org.apache.pekko.persistence.query.Offset;
 import org.apache.pekko.persistence.query.PersistenceQuery;
 import org.apache.pekko.stream.javadsl.Sink;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -211,17 +213,27 @@ abstract class RotaNodeContract extends NodeOnDatabase {
     }
   }
 
+  /** The status of {@code path} once it is {@code expected}, or the last one seen in TIMEOUT. */
   private int awaitStatus(String path, int expected) throws Exception {
-    Instant deadline = Instant.now().plus(TIMEOUT);
-    int status = -1;
-    while (Instant.now().isBefore(deadline)) {
-      status = get(node.managementPort(), path).statusCode();
-      if (status == expected) {
-        return status;
-      }
-      Thread.sleep(100);
+    AtomicInteger status = new AtomicInteger(-1);
+    try {
+      await()
+          .atMost(TIMEOUT)
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> status.updateAndGet(s -> statusOf(path)) == expected);
+    } catch (ConditionTimeoutException e) {
+      // the caller asserts on the status it gets
     }
-    return status;
+    return status.get();
+  }
+
+  private int statusOf(String path) {
+    try {
+      return get(node.managementPort(), path).statusCode();
+    } catch (Exception e) {
+      throw new IllegalStateException(path, e);
+    }
   }
 
   private HttpResponse<String> get(int port, String path) throws Exception {

@@ -154,6 +154,33 @@ final class BenchNode implements AutoCloseable {
   }
 
   /**
+   * Registers agents by key ({@code <tenant>/<id>} for a tenant's agent), each with a deep inbox.
+   */
+  void registerKeys(List<String> keys) throws Exception {
+    AgentConfigPatch patch =
+        new AgentConfigPatch(null, null, null, null, MAX_INBOX_DEPTH, null, null);
+    Window window = new Window(SEED_WINDOW);
+    for (String key : keys) {
+      window.submit(
+          1,
+          () ->
+              ask(key, replyTo -> new AgentEntity.Register(patch, replyTo))
+                  .thenAccept(reply -> expect(reply, AgentEntity.AgentDetails.class, key)));
+    }
+    window.await();
+    awaitReadModel("registered agents", "select count(*) from agent_schedule", keys.size());
+  }
+
+  /** One notification through the agent itself, not waiting for its acknowledgement. */
+  void notifyAsync(String key, long token) {
+    ask(
+        key,
+        replyTo ->
+            new AgentEntity.Notify(
+                "bench", JsonNodeFactory.instance.objectNode().put(TOKEN, token), null, replyTo));
+  }
+
+  /**
    * Delivers the backlog through the agents, in atomic chunks; returns once all is persisted and
    * the read model shows it.
    */
@@ -211,7 +238,7 @@ final class BenchNode implements AutoCloseable {
     return apiBase;
   }
 
-  /** Unread notifications as the read model has them (it trails the agents by the projection). */
+  /** Unread notifications as the read model has them (the journal writes it with the events). */
   synchronized long unread() throws SQLException {
     return queryLong("select coalesce(sum(unread), 0) from agent_schedule");
   }

@@ -11,6 +11,7 @@ import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.Schedule;
 import dev.rota.core.model.ScheduleFire;
+import dev.rota.core.tenant.AgentKeys;
 import java.time.Instant;
 
 /**
@@ -27,14 +28,17 @@ public final class ActivationJson {
   private ActivationJson() {}
 
   /**
-   * {@code {"leaseId","agentId","kind","attempt","grantedAt","expiresAt","notifications","agent"}},
+   * {@code
+   * {"leaseId","agentId","tenant","kind","attempt","grantedAt","expiresAt","notifications","agent"}},
    * and for a scheduled turn {@code "schedule": {"name","firedAt","payload"}}.
    */
   public static ObjectNode assignment(AgentEntity.Granted granted) {
     Lease lease = granted.lease();
     ObjectNode node = JSON.objectNode();
     node.put("leaseId", lease.leaseId());
-    node.put("agentId", agentIdOf(lease));
+    String key = agentIdOf(lease);
+    node.put("agentId", AgentKeys.agentIdOf(key));
+    node.put("tenant", AgentKeys.tenantOf(key));
     node.put("kind", lease.kind().wireName());
     node.put("attempt", lease.attempt());
     node.put("grantedAt", time(lease.grantedAt()));
@@ -59,7 +63,7 @@ public final class ActivationJson {
     return node;
   }
 
-  /** The agent a lease belongs to; lease ids always embed it. */
+  /** The key of the agent a lease belongs to; lease ids always embed it. */
   public static String agentIdOf(Lease lease) {
     return Ids.agentOf(lease.leaseId())
         .orElseThrow(() -> new IllegalArgumentException("malformed lease id " + lease.leaseId()));

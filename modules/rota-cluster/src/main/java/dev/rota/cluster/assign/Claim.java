@@ -73,7 +73,22 @@ public final class Claim {
       RunnerMode mode,
       Set<String> capabilities,
       Duration maxWait,
-      long leaseSeconds) {}
+      long leaseSeconds,
+      Set<String> tenants) {
+    public Request {
+      tenants = tenants == null ? Set.of() : Set.copyOf(tenants);
+    }
+
+    /** A request that may serve every tenant. */
+    public Request(
+        String runnerId,
+        RunnerMode mode,
+        Set<String> capabilities,
+        Duration maxWait,
+        long leaseSeconds) {
+      this(runnerId, mode, capabilities, maxWait, leaseSeconds, Set.of());
+    }
+  }
 
   /** A claim without a wait that the dispatcher did not answer {@code within} its time. */
   public static final class Unanswered extends RuntimeException {
@@ -122,7 +137,8 @@ public final class Claim {
                     request.capabilities(),
                     request.maxWait(),
                     request.leaseSeconds(),
-                    replyTo),
+                    replyTo,
+                    request.tenants()),
             answerWithin.plus(settings.lateGrantWait()),
             system.scheduler());
     Cancellable deadline =

@@ -5,6 +5,7 @@ import dev.rota.core.model.AgentState;
 import dev.rota.core.scheduling.AgentSchedule;
 import dev.rota.core.scheduling.HeadsBoard;
 import dev.rota.core.scheduling.SchedulingIndex;
+import dev.rota.core.scheduling.TenantUsage;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -102,6 +103,14 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
   private final Clock clock;
   private final SchedulingIndex index;
   private final Map<String, Long> versions = new HashMap<>();
+
+  /**
+   * The runner time each tenant's agents take, published with the heads for the rule across
+   * tenants.
+   */
+  private final TenantUsage usage = new TenantUsage();
+
+  private long publishedUsage = -1;
 
   /** One instance, so that the index's groups can reuse heads computed with it. */
   private final java.util.function.ToLongFunction<String> versionOf =
@@ -230,7 +239,9 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
   private Behavior<Command> onPublish() {
     publishQueued = false;
     List<HeadsBoard.GroupHeads> heads = current();
-    if (!heads.equals(published)) {
+    // A partition with tenants also publishes when only a lease started or ended, since every
+    // dispatcher ranks tenants by the runner time their leases take.
+    if (!heads.equals(published) || (usage.tenanted() && usage.version() != publishedUsage)) {
       published = heads;
       seq++;
       Dispatcher.Heads message = heads(heads);
@@ -253,7 +264,9 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
   }
 
   private Dispatcher.Heads heads(List<HeadsBoard.GroupHeads> groups) {
-    return new Dispatcher.Heads(partition, epoch, seq, groups);
+    long now = clock.millis();
+    publishedUsage = usage.version();
+    return new Dispatcher.Heads(partition, epoch, seq, groups, now, usage.snapshot(now));
   }
 
   private Behavior<Command> onReconcile() {
@@ -267,11 +280,13 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
       return;
     }
     versions.put(schedule.agentId(), seqNr);
+    AgentSchedule previous = index.get(schedule.agentId()).orElse(null);
     if (registered) {
       index.upsert(schedule);
     } else {
       index.remove(schedule.agentId());
     }
+    usage.changed(previous, registered ? schedule : null, clock.millis());
   }
 
   /**

@@ -11,11 +11,17 @@ import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.system.SystemControl;
+import dev.rota.cluster.tenant.TenantTables;
 import dev.rota.core.scheduling.HeadsBoard;
+import dev.rota.core.scheduling.TenantLoad;
+import dev.rota.core.scheduling.TenantShares;
+import dev.rota.core.tenant.AgentKeys;
+import dev.rota.core.tenant.TenantTable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
@@ -65,10 +71,60 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
 
   /**
    * A partition's heads as its coordinator published them; {@code epoch} (the coordinator's start)
-   * and {@code seq} order publications, so a late one from a predecessor is ignored.
+   * and {@code seq} order publications, so a late one from a predecessor is ignored. {@code loads}:
+   * each tenant's use of runners in the partition at {@code atMillis} (the coordinator's clock),
+   * empty for a partition that has only ever held default-tenant agents.
    */
-  public record Heads(int partition, long epoch, long seq, List<HeadsBoard.GroupHeads> groups)
+  public record Heads(
+      int partition,
+      long epoch,
+      long seq,
+      List<HeadsBoard.GroupHeads> groups,
+      long atMillis,
+      Map<String, TenantLoad> loads)
+      implements Command, CborSerializable {
+    public Heads {
+      loads = loads == null ? Map.of() : loads;
+    }
+
+    /** Heads without tenants' loads. */
+    public Heads(int partition, long epoch, long seq, List<HeadsBoard.GroupHeads> groups) {
+      this(partition, epoch, seq, groups, 0, Map.of());
+    }
+  }
+
+  /**
+   * Each tenant's share of runner time over about the last minute, across the cluster, as this
+   * node's dispatcher knows it ({@link TenantShares}).
+   */
+  public record GetTenantShares(ActorRef<TenantSharesView> replyTo)
       implements Command, CborSerializable {}
+
+  /**
+   * The answer to {@link GetTenantShares}: {@code windowSeconds} the shares are over (up to about
+   * 60; less on a dispatcher started more recently), and one entry per tenant.
+   */
+  public record TenantSharesView(double windowSeconds, List<TenantShareView> tenants)
+      implements CborSerializable {}
+
+  /**
+   * One tenant's use of runners over the window.
+   *
+   * @param activations leases granted to its agents, across the cluster
+   * @param runnerSeconds runner time its agents' leases took (grant to end, in flight so far)
+   * @param actual its part of every tenant's runner time, 0–1
+   * @param fair its weight's part of the weights of the tenants that used runners, 0–1
+   * @param leased its leases in flight now
+   */
+  public record TenantShareView(
+      String tenant,
+      int weight,
+      long activations,
+      double runnerSeconds,
+      double actual,
+      double fair,
+      int leased)
+      implements CborSerializable {}
 
   public static final ServiceKey<Command> SERVICE_KEY =
       ServiceKey.create(Command.class, "rota-dispatcher");
@@ -86,6 +142,8 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   private record WaitOver(long requestId) implements Command {}
 
   private record PauseChanged(SystemControl.PauseState state) implements Command {}
+
+  private record TenantsChanged(TenantTable table) implements Command {}
 
   private record BlocksChanged(RunnerHealth.Blocks blocks) implements Command {}
 
@@ -145,8 +203,15 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     this.settings = settings;
     this.blocks = new RunnerBlocks(settings.blockedRetryAfter());
     this.agents = new AgentClaims(context, coordinators, settings.agentTimeout());
+    TenantTables tenantTables = TenantTables.get(context.getSystem());
     this.heads =
-        new PartitionHeads(coordinators, coordinator.inboxMaxWait(), settings.directoryGrace());
+        new PartitionHeads(
+            coordinators,
+            coordinator.inboxMaxWait(),
+            settings.directoryGrace(),
+            tenantTables.current());
+    ActorRef<Command> self = context.getSelf();
+    tenantTables.subscribe(table -> self.tell(new TenantsChanged(table)));
     ActorRef<SystemControl.PauseState> pauseAdapter =
         context.messageAdapter(SystemControl.PauseState.class, PauseChanged::new);
     SystemControl.topic(context.getSystem()).tell(Topic.subscribe(pauseAdapter));
@@ -169,6 +234,8 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
         .onMessage(PauseChanged.class, this::onPauseChanged)
         .onMessage(BlocksChanged.class, this::onBlocksChanged)
         .onMessage(GetRunners.class, this::onGetRunners)
+        .onMessage(GetTenantShares.class, this::onGetTenantShares)
+        .onMessage(TenantsChanged.class, this::onTenantsChanged)
         .onMessage(Drain.class, this::onDrain)
         .build();
   }
@@ -221,7 +288,8 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
             work.mode(),
             work.capabilities(),
             Instant.now(),
-            head -> hidden.usable(head, work.runnerId(), nowNanos));
+            head -> hidden.usable(head, work.runnerId(), nowNanos),
+            work.tenants().isEmpty() ? null : work::serves);
     if (decision instanceof HeadsBoard.Take take) {
       claim(p, take);
       return true;
@@ -251,6 +319,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     long now = System.nanoTime();
     if (answer.reply() instanceof AgentEntity.Granted granted) {
       hidden.hide(answer.agentId(), granted.seqNr(), now);
+      heads.granted(answer.partition(), AgentKeys.tenantOf(answer.agentId()));
       if (p == null) {
         agents.giveBack(granted);
       } else {
@@ -396,6 +465,32 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     // Forget runners that stopped asking long ago, so listings show the live ones.
     runners.forget(Instant.now().minus(settings.forgetRunnersAfter()));
     get.replyTo().tell(new Runners(runners.list()));
+    return this;
+  }
+
+  private Behavior<Command> onGetTenantShares(GetTenantShares get) {
+    TenantShares.Window window = heads.shares().lastMinute(System.currentTimeMillis());
+    get.replyTo()
+        .tell(
+            new TenantSharesView(
+                window.seconds(),
+                window.shares().stream()
+                    .map(
+                        s ->
+                            new TenantShareView(
+                                s.tenant(),
+                                s.weight(),
+                                s.activations(),
+                                s.runnerSeconds(),
+                                s.actual(),
+                                s.fair(),
+                                s.leased()))
+                    .toList()));
+    return this;
+  }
+
+  private Behavior<Command> onTenantsChanged(TenantsChanged changed) {
+    heads.shares().table(changed.table());
     return this;
   }
 

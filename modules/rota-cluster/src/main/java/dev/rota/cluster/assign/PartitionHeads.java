@@ -2,6 +2,8 @@ package dev.rota.cluster.assign;
 
 import dev.rota.core.model.RunnerMode;
 import dev.rota.core.scheduling.HeadsBoard;
+import dev.rota.core.scheduling.TenantShares;
+import dev.rota.core.tenant.TenantTable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -26,6 +28,7 @@ final class PartitionHeads {
 
   private final Coordinators coordinators;
   private final HeadsBoard board;
+  private final TenantShares shares;
   private final Map<Integer, Version> versions = new HashMap<>();
 
   /** Partitions asked for their heads and not heard from since. */
@@ -36,9 +39,11 @@ final class PartitionHeads {
   private boolean complete;
 
   /** {@code grace}: how long to wait for every partition before ranking from the ones heard. */
-  PartitionHeads(Coordinators coordinators, Duration inboxMaxWait, Duration grace) {
+  PartitionHeads(
+      Coordinators coordinators, Duration inboxMaxWait, Duration grace, TenantTable tenants) {
     this.coordinators = coordinators;
     this.board = new HeadsBoard(inboxMaxWait);
+    this.shares = new TenantShares(tenants);
     this.grace = grace;
   }
 
@@ -52,12 +57,44 @@ final class PartitionHeads {
     }
     versions.put(heads.partition(), version);
     board.put(heads.partition(), heads.groups());
+    shares.accept(
+        heads.partition(),
+        heads.epoch(),
+        heads.atMillis(),
+        heads.loads(),
+        System.currentTimeMillis());
     return true;
   }
 
+  /**
+   * The rule for a request over the board; {@code serves} null for a request that may serve every
+   * tenant. Tenants are chosen by their share of runner time ({@link TenantShares}).
+   */
   HeadsBoard.Decision decide(
-      RunnerMode mode, Set<String> capabilities, Instant now, Predicate<HeadsBoard.Head> usable) {
-    return board.decide(mode, capabilities, now, usable);
+      RunnerMode mode,
+      Set<String> capabilities,
+      Instant now,
+      Predicate<HeadsBoard.Head> usable,
+      Predicate<String> serves) {
+    long nowMillis = now.toEpochMilli();
+    return board.decide(
+        mode,
+        capabilities,
+        now,
+        usable,
+        serves == null ? ALL : serves,
+        (kind, tenants) -> shares.choose(tenants, nowMillis));
+  }
+
+  private static final Predicate<String> ALL = tenant -> true;
+
+  /** This dispatcher was granted a lease for an agent of {@code tenant} in {@code partition}. */
+  void granted(int partition, String tenant) {
+    shares.granted(partition, tenant, System.currentTimeMillis());
+  }
+
+  TenantShares shares() {
+    return shares;
   }
 
   /** Asks the partition's coordinator to publish again, unless it was asked already. */

@@ -45,7 +45,9 @@ final class PendingClaims {
 
     /** Claims of one kind are served in arrival order: a kind that does not fit waits as one. */
     String kind() {
-      return request.mode() + " " + request.capabilities();
+      return request.tenants().isEmpty()
+          ? request.mode() + " " + request.capabilities()
+          : request.mode() + " " + request.capabilities() + " " + request.tenants();
     }
   }
 

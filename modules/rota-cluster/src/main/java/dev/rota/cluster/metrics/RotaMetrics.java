@@ -383,7 +383,7 @@ public final class RotaMetrics implements Extension {
     activationDuration.record(duration.isNegative() ? Duration.ZERO : duration);
   }
 
-  /** The read-model projection skipped an event it could not apply. */
+  /** The read-model writer skipped an event it could not apply. */
   public void readModelEventSkipped() {
     readModelSkipped.increment();
   }

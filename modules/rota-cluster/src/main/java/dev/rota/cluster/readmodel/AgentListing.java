@@ -6,6 +6,8 @@ import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.Schedule;
+import dev.rota.core.tenant.AgentKeys;
+import dev.rota.core.tenant.Tenants;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -64,11 +66,22 @@ public final class AgentListing {
   }
 
   /**
-   * At most {@code limit} rows in {@code order}, strictly after {@code after} (null: the start).
+   * At most {@code limit} rows of {@code tenant}'s agents in {@code order}, strictly after {@code
+   * after} (null: the start). A tenant's rows are told by their keys ({@link AgentKeys}): the
+   * default tenant's have no slash, another's start with its name and a slash.
    */
-  public List<Row> page(Order order, Position after, int limit) {
+  public List<Row> page(String tenant, Order order, Position after, int limit) {
     List<Object> params = new ArrayList<>();
-    String where = after == null ? "" : "WHERE " + condition(order, after, params);
+    String where;
+    if (Tenants.DEFAULT.equals(tenant)) {
+      where = "WHERE agent_id NOT LIKE '%/%'";
+    } else {
+      where = "WHERE agent_id LIKE ?";
+      params.add(AgentKeys.likePattern(tenant));
+    }
+    if (after != null) {
+      where += " AND " + condition(order, after, params);
+    }
     String sql = SELECT + where + (order == Order.STALEST ? STALEST_ORDER : INBOX_ORDER);
     return queries.query(
         "listing",
@@ -93,6 +106,11 @@ public final class AgentListing {
           }
           return rows;
         });
+  }
+
+  /** The default tenant's rows: the listing of a node without tenants. */
+  public List<Row> page(Order order, Position after, int limit) {
+    return page(Tenants.DEFAULT, order, after, limit);
   }
 
   /** Rows strictly after {@code after} in its order; appends the parameters it uses. */

@@ -12,6 +12,7 @@ import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.system.SystemControl.PauseState;
 import dev.rota.core.model.DeadLetter;
+import dev.rota.core.tenant.AgentKeys;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -229,11 +230,16 @@ public final class EventFeed {
     }
   }
 
-  private static ObjectNode base(String type, Instant at, String agentId) {
+  /**
+   * The fields every event has: its type, time and agent — the agent's id within its tenant, and
+   * the tenant ({@code null} for events of no agent).
+   */
+  private static ObjectNode base(String type, Instant at, String agentKey) {
     ObjectNode json = JSON.objectNode();
     json.put("type", type);
     json.put("at", at == null ? null : at.toString());
-    json.put("agentId", agentId);
+    json.put("agentId", agentKey == null ? null : AgentKeys.agentIdOf(agentKey));
+    json.put("tenant", agentKey == null ? null : AgentKeys.tenantOf(agentKey));
     return json;
   }
 }

@@ -3,6 +3,8 @@ package dev.rota.cluster.readmodel;
 import dev.rota.core.model.AgentSummary;
 import dev.rota.core.pool.BacklogGroup;
 import dev.rota.core.scheduling.AgentSchedule;
+import dev.rota.core.tenant.AgentKeys;
+import dev.rota.core.tenant.Tenants;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -209,13 +211,28 @@ public final class ReadModel {
 
   /** Dead letters, newest first; of one agent, or of all when {@code agentIdOrNull} is null. */
   public List<DeadLetterRow> deadLetters(String agentIdOrNull, int limit) {
+    return deadLetters(agentIdOrNull, null, limit);
+  }
+
+  /**
+   * The newest dead letters, of one agent (by its key) or of every agent of one tenant, or of all
+   * when both are null.
+   */
+  public List<DeadLetterRow> deadLetters(String agentIdOrNull, String tenantOrNull, int limit) {
     String columns =
         "select id, agent_id, notification_id, type, payload, attempts, reason, dead_at"
             + " from dead_letter";
-    String sql =
-        agentIdOrNull == null
-            ? columns + " order by dead_at desc, id limit ?"
-            : columns + " where agent_id = ? order by dead_at desc, id limit ?";
+    String where;
+    if (agentIdOrNull != null) {
+      where = " where agent_id = ?";
+    } else if (tenantOrNull == null) {
+      where = "";
+    } else if (Tenants.DEFAULT.equals(tenantOrNull)) {
+      where = " where agent_id not like '%/%'";
+    } else {
+      where = " where agent_id like ?";
+    }
+    String sql = columns + where + " order by dead_at desc, id limit ?";
     return query(
         "deadLetters",
         sql,
@@ -223,6 +240,8 @@ public final class ReadModel {
           int i = 1;
           if (agentIdOrNull != null) {
             s.setString(i++, agentIdOrNull);
+          } else if (tenantOrNull != null && !Tenants.DEFAULT.equals(tenantOrNull)) {
+            s.setString(i++, AgentKeys.likePattern(tenantOrNull));
           }
           s.setInt(i, limit);
         },
@@ -287,46 +306,16 @@ public final class ReadModel {
   }
 
   /**
-   * Every tenant that has agents, by name ({@link TenantQuery}): counts, the oldest unread
-   * notification and the runner time its held leases have run within {@code window} before {@code
-   * now}. Scans every agent row, like {@link #stats}.
+   * Every tenant that has agents, by name ({@link TenantQuery#tenants}). Scans every agent row,
+   * like {@link #stats}.
    */
   public Map<String, TenantRow> tenants(Instant now, Duration window) {
-    Map<String, TenantQuery.Counts> counts =
-        query("tenants", TenantQuery.GROUPS, s -> {}, TenantQuery::readGroups);
-    Map<String, Long> held =
-        query(
-            "tenantLeases",
-            TenantQuery.HELD,
-            s -> s.setFetchSize(1000),
-            rs -> TenantQuery.readHeld(rs, now, window));
-    Map<String, TenantRow> rows = new HashMap<>();
-    counts.forEach(
-        (tenant, c) ->
-            rows.put(
-                tenant,
-                new TenantRow(
-                    tenant,
-                    c.agents(),
-                    c.unread(),
-                    c.leased(),
-                    c.oldestUnreadAt(),
-                    held.getOrDefault(tenant, 0L))));
-    return rows;
+    return TenantQuery.tenants(queries, now, window);
   }
 
   /** How many agents {@code tenant} has. */
   public long agentsOfTenant(String tenant) {
-    boolean isDefault = dev.rota.core.tenant.Tenants.DEFAULT.equals(tenant);
-    return query(
-        "agentsOfTenant",
-        isDefault ? TenantQuery.AGENTS_OF_DEFAULT : TenantQuery.AGENTS_OF_TENANT,
-        s -> {
-          if (!isDefault) {
-            s.setString(1, dev.rota.core.tenant.AgentKeys.likePattern(tenant));
-          }
-        },
-        rs -> rs.next() ? rs.getLong(1) : 0L);
+    return TenantQuery.agentsOf(queries, tenant);
   }
 
   /** The kind ({@code inbox}, {@code exploration}, ...) of every held lease, by runner. */

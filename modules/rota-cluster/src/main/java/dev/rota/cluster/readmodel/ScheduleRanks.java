@@ -1,5 +1,7 @@
 package dev.rota.cluster.readmodel;
 
+import dev.rota.core.tenant.AgentKeys;
+import dev.rota.core.tenant.Tenants;
 import java.time.Instant;
 
 /**
@@ -15,9 +17,10 @@ final class ScheduleRanks {
   }
 
   /**
-   * How many agents of a capability set stand ahead of one in the inbox order (most unread, oldest
-   * unread, higher priority, agent id), among those the rule could pick now: unread work, not
-   * leased, paused or snoozed. As fresh as the read model.
+   * How many agents of a capability set (and of the agent's own tenant: the rule orders agents
+   * inside a tenant) stand ahead of one in the inbox order (most unread, oldest unread, higher
+   * priority, agent id), among those the rule could pick now: unread work, not leased, paused or
+   * snoozed. As fresh as the read model.
    *
    * @param capabilities the set's key: sorted, comma-separated
    */
@@ -30,6 +33,7 @@ final class ScheduleRanks {
       Instant now) {
     String sql =
         "select count(*) from agent_schedule where capabilities = ? and agent_id <> ?"
+            + sameTenant(agentId)
             + " and unread > 0 and lease_id is null and not paused"
             + " and (snoozed_until is null or snoozed_until <= ?)"
             + " and (unread > ? or (unread = ? and (oldest_unread_at < ?"
@@ -70,7 +74,9 @@ final class ScheduleRanks {
                 + " or (last_activated_at = ? and agent_id < ?))";
     String sql =
         "select last_activated_at, min_activation_interval_seconds from agent_schedule"
-            + " where capabilities = ? and agent_id <> ? and unread = 0 and lease_id is null"
+            + " where capabilities = ? and agent_id <> ?"
+            + sameTenant(agentId)
+            + " and unread = 0 and lease_id is null"
             + " and not paused and (snoozed_until is null or snoozed_until <= ?)"
             + before;
     return queries.query(
@@ -100,5 +106,20 @@ final class ScheduleRanks {
           }
           return ahead;
         });
+  }
+
+  /**
+   * The condition that keeps a rank among the agents of {@code key}'s tenant ({@link AgentKeys}). A
+   * tenant name is {@code [a-z0-9-]}, so it is safe as a literal and holds no {@code LIKE}
+   * wildcard.
+   */
+  static String sameTenant(String key) {
+    String tenant = AgentKeys.tenantOf(key);
+    if (!Tenants.isValidName(tenant)) {
+      throw new IllegalArgumentException("not an agent key: " + key);
+    }
+    return Tenants.DEFAULT.equals(tenant)
+        ? " and agent_id not like '%/%'"
+        : " and agent_id like '" + AgentKeys.likePattern(tenant) + "'";
   }
 }

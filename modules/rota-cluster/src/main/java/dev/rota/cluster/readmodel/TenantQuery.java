@@ -1,5 +1,6 @@
 package dev.rota.cluster.readmodel;
 
+import dev.rota.core.tenant.AgentKeys;
 import dev.rota.core.tenant.Tenants;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -48,6 +49,44 @@ final class TenantQuery {
       "select count(*) from agent_schedule where position('/' in agent_id) = 0";
 
   record Counts(long agents, long unread, long leased, Instant oldestUnreadAt) {}
+
+  /**
+   * Every tenant that has agents, by name: counts, the oldest unread notification and the runner
+   * time its held leases have run within {@code window} before {@code now}.
+   */
+  static Map<String, TenantRow> tenants(ReadQueries queries, Instant now, Duration window) {
+    Map<String, Counts> counts = queries.query("tenants", GROUPS, s -> {}, TenantQuery::readGroups);
+    Map<String, Long> held =
+        queries.query(
+            "tenantLeases", HELD, s -> s.setFetchSize(1000), rs -> readHeld(rs, now, window));
+    Map<String, TenantRow> rows = new HashMap<>();
+    counts.forEach(
+        (tenant, c) ->
+            rows.put(
+                tenant,
+                new TenantRow(
+                    tenant,
+                    c.agents(),
+                    c.unread(),
+                    c.leased(),
+                    c.oldestUnreadAt(),
+                    held.getOrDefault(tenant, 0L))));
+    return rows;
+  }
+
+  /** How many agents {@code tenant} has. */
+  static long agentsOf(ReadQueries queries, String tenant) {
+    boolean isDefault = Tenants.DEFAULT.equals(tenant);
+    return queries.query(
+        "agentsOfTenant",
+        isDefault ? AGENTS_OF_DEFAULT : AGENTS_OF_TENANT,
+        s -> {
+          if (!isDefault) {
+            s.setString(1, AgentKeys.likePattern(tenant));
+          }
+        },
+        rs -> rs.next() ? rs.getLong(1) : 0L);
+  }
 
   static Map<String, Counts> readGroups(ResultSet rs) throws SQLException {
     Map<String, Counts> groups = new HashMap<>();

@@ -6,9 +6,10 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The agents of one {@link SchedulingIndex} that require the same capability set, with the ordered
- * views the assignment rule reads. A runner either offers the whole set or none of the group is for
- * it, so a request tests the set once instead of every agent.
+ * The agents of one {@link SchedulingIndex} of one tenant that require the same capability set,
+ * with the ordered views the assignment rule reads. A runner either offers the whole set or none of
+ * the group is for it, so a request tests the set once instead of every agent; a dispatcher
+ * choosing between tenants finds each tenant's agents in groups of their own.
  *
  * <p>Only agents eligible right now sit in the views: leased, paused and time-excluded agents are
  * kept out by the index. Agents with unread notifications are in the inbox view and the
@@ -20,6 +21,7 @@ final class CapabilityGroup {
 
   private static final Duration ONE_NANO = Duration.ofNanos(1);
 
+  private final String tenant;
   private final Set<String> capabilities;
   private final TreeSet<AgentSchedule> inbox = new TreeSet<>(ScheduleOrder.INBOX);
   private final TreeSet<AgentSchedule> oldestUnread = new TreeSet<>(ScheduleOrder.OLDEST_UNREAD);
@@ -39,8 +41,13 @@ final class CapabilityGroup {
   private int lastK;
   private java.util.function.ToLongFunction<String> lastVersion;
 
-  CapabilityGroup(Set<String> capabilities) {
+  CapabilityGroup(String tenant, Set<String> capabilities) {
+    this.tenant = tenant;
     this.capabilities = capabilities;
+  }
+
+  String tenant() {
+    return tenant;
   }
 
   /** The canonical set instance shared by every row of the group. */
@@ -108,6 +115,7 @@ final class CapabilityGroup {
   private HeadsBoard.GroupHeads computeHeads(
       int k, java.util.function.ToLongFunction<String> version) {
     return new HeadsBoard.GroupHeads(
+        tenant,
         capabilities,
         first(inbox, k, version),
         first(oldestUnread, k, version),

@@ -2,6 +2,7 @@ package dev.rota.core.scheduling;
 
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.RunnerMode;
+import dev.rota.core.tenant.Tenants;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,6 +32,11 @@ import java.util.function.Predicate;
  * after it). Otherwise it answers {@link Await}: wait for that partition's next publication rather
  * than hand out a worse agent.
  *
+ * <p>Agents of different tenants sit in different groups. When more than one tenant has work of the
+ * kind the rule reaches (inbox, due schedules, staleness), a {@link TenantChoice} picks the tenant
+ * first ({@link TenantShares}: the one furthest below its weighted share of runner time), and the
+ * rule above is applied among that tenant's heads only.
+ *
  * <p>Not thread-safe; one actor owns it.
  */
 public final class HeadsBoard {
@@ -42,8 +48,9 @@ public final class HeadsBoard {
   public record Head(AgentSchedule agent, long version) {}
 
   /**
-   * One capability group's heads in one partition.
+   * One group's heads in one partition: the agents of one tenant that require one capability set.
    *
+   * @param tenant the tenant of every agent of the group
    * @param inbox the first rows of the inbox order
    * @param oldestUnread the first rows of the oldest-unread order (the same agents as the inbox
    *     view, for the max-wait jump)
@@ -54,6 +61,7 @@ public final class HeadsBoard {
    * @param scheduledComplete the scheduled view holds every due agent of the group
    */
   public record GroupHeads(
+      String tenant,
       Set<String> capabilities,
       List<Head> inbox,
       List<Head> oldestUnread,
@@ -63,6 +71,7 @@ public final class HeadsBoard {
       List<Head> scheduled,
       boolean scheduledComplete) {
     public GroupHeads {
+      tenant = tenant == null ? Tenants.DEFAULT : tenant;
       capabilities = Set.copyOf(capabilities);
       inbox = List.copyOf(inbox);
       oldestUnread = List.copyOf(oldestUnread);
@@ -70,7 +79,29 @@ public final class HeadsBoard {
       scheduled = List.copyOf(scheduled);
     }
 
-    /** Heads of a group without due schedules. */
+    /** Heads of a group of the default tenant. */
+    public GroupHeads(
+        Set<String> capabilities,
+        List<Head> inbox,
+        List<Head> oldestUnread,
+        boolean inboxComplete,
+        List<Head> stale,
+        boolean staleComplete,
+        List<Head> scheduled,
+        boolean scheduledComplete) {
+      this(
+          Tenants.DEFAULT,
+          capabilities,
+          inbox,
+          oldestUnread,
+          inboxComplete,
+          stale,
+          staleComplete,
+          scheduled,
+          scheduledComplete);
+    }
+
+    /** Heads of a group of the default tenant without due schedules. */
     public GroupHeads(
         Set<String> capabilities,
         List<Head> inbox,
@@ -78,7 +109,16 @@ public final class HeadsBoard {
         boolean inboxComplete,
         List<Head> stale,
         boolean staleComplete) {
-      this(capabilities, inbox, oldestUnread, inboxComplete, stale, staleComplete, List.of(), true);
+      this(
+          Tenants.DEFAULT,
+          capabilities,
+          inbox,
+          oldestUnread,
+          inboxComplete,
+          stale,
+          staleComplete,
+          List.of(),
+          true);
     }
   }
 
@@ -117,14 +157,42 @@ public final class HeadsBoard {
   }
 
   /**
+   * Chooses, among tenants that have work for a request, the one to serve: the rule across tenants
+   * ({@link TenantShares}). Called only when more than one tenant has work of the same kind.
+   */
+  @FunctionalInterface
+  public interface TenantChoice {
+    /** One of {@code tenants} (distinct, at least two), which all have work of {@code kind}. */
+    String choose(ActivationKind kind, List<String> tenants);
+  }
+
+  /**
    * The best agent for a runner in {@code mode} offering {@code offered} at {@code now}, among the
    * heads {@code usable} accepts: inbox work first for the modes that take it, then for the modes
-   * that take staleness work a due schedule, then staleness work.
+   * that take staleness work a due schedule, then staleness work. Every tenant's agents compete as
+   * one, as they do when there is only the default tenant.
    */
   public Decision decide(
       RunnerMode mode, Set<String> offered, Instant now, Predicate<Head> usable) {
+    return decide(mode, offered, now, usable, tenant -> true, null);
+  }
+
+  /**
+   * {@link #decide(RunnerMode, Set, Instant, Predicate)} over the tenants {@code serves} accepts,
+   * with the rule across tenants: within each kind of work (inbox, then due schedules, then
+   * staleness), when agents of more than one tenant have work of that kind, {@code choice} picks
+   * the tenant, and the rule is applied among that tenant's agents only. With one tenant (or a null
+   * {@code choice}) the answer is exactly the single-tenant rule's.
+   */
+  public Decision decide(
+      RunnerMode mode,
+      Set<String> offered,
+      Instant now,
+      Predicate<Head> usable,
+      Predicate<String> serves,
+      TenantChoice choice) {
     if (mode.takesInbox()) {
-      Decision inbox = decideInbox(offered, now, usable);
+      Decision inbox = decideInbox(offered, now, usable, serves, choice);
       if (inbox != NONE) {
         return inbox;
       }
@@ -133,32 +201,79 @@ public final class HeadsBoard {
       // A due schedule ranks after the inbox and before staleness (decision 33).
       Decision scheduled =
           decideIn(
-              cursors(offered, usable, GroupHeads::scheduled, GroupHeads::scheduledComplete),
+              oneTenant(
+                  cursors(
+                      offered,
+                      usable,
+                      serves,
+                      GroupHeads::scheduled,
+                      GroupHeads::scheduledComplete),
+                  choice,
+                  ActivationKind.SCHEDULED),
               ScheduleOrder.SCHEDULED,
               ActivationKind.SCHEDULED);
       if (scheduled != NONE) {
         return scheduled;
       }
       return decideIn(
-          cursors(offered, usable, GroupHeads::stale, GroupHeads::staleComplete),
+          oneTenant(
+              cursors(offered, usable, serves, GroupHeads::stale, GroupHeads::staleComplete),
+              choice,
+              ActivationKind.EXPLORATION),
           ScheduleOrder.STALENESS,
           ActivationKind.EXPLORATION);
     }
     return NONE;
   }
 
+  /**
+   * The cursors of the one tenant {@code choice} picks among those that have any, or all of them
+   * when they are of one tenant. A tenant whose shown rows are all hidden but that may have more
+   * counts as having work: it may be the one to serve, and then the answer waits for its partition.
+   */
+  private static List<Cursor> oneTenant(
+      List<Cursor> cursors, TenantChoice choice, ActivationKind kind) {
+    if (choice == null || cursors.size() < 2) {
+      return cursors;
+    }
+    String first = cursors.get(0).tenant();
+    List<String> tenants = null;
+    for (int i = 1; i < cursors.size(); i++) {
+      String t = cursors.get(i).tenant();
+      if (!t.equals(first) && (tenants == null || !tenants.contains(t))) {
+        if (tenants == null) {
+          tenants = new ArrayList<>(4);
+          tenants.add(first);
+        }
+        tenants.add(t);
+      }
+    }
+    if (tenants == null) {
+      return cursors;
+    }
+    String chosen = choice.choose(kind, tenants);
+    List<Cursor> of = new ArrayList<>(cursors.size());
+    for (Cursor c : cursors) {
+      if (c.tenant().equals(chosen)) {
+        of.add(c);
+      }
+    }
+    return of;
+  }
+
   /** A view's first usable row, or the last row of a view that has more rows than it showed. */
-  private record Cursor(int partition, Head first, Head lastHidden) {}
+  private record Cursor(int partition, String tenant, Head first, Head lastHidden) {}
 
   private List<Cursor> cursors(
       Set<String> offered,
       Predicate<Head> usable,
+      Predicate<String> serves,
       java.util.function.Function<GroupHeads, List<Head>> view,
       Predicate<GroupHeads> complete) {
     List<Cursor> cursors = new ArrayList<>();
     for (Map.Entry<Integer, List<GroupHeads>> e : partitions.entrySet()) {
       for (GroupHeads group : e.getValue()) {
-        if (!offered.containsAll(group.capabilities())) {
+        if (!offered.containsAll(group.capabilities()) || !serves.test(group.tenant())) {
           continue;
         }
         List<Head> rows = view.apply(group);
@@ -170,19 +285,34 @@ public final class HeadsBoard {
           }
         }
         if (first != null) {
-          cursors.add(new Cursor(e.getKey(), first, null));
+          cursors.add(new Cursor(e.getKey(), group.tenant(), first, null));
         } else if (!complete.test(group) && !rows.isEmpty()) {
-          cursors.add(new Cursor(e.getKey(), null, rows.get(rows.size() - 1)));
+          cursors.add(new Cursor(e.getKey(), group.tenant(), null, rows.get(rows.size() - 1)));
         }
       }
     }
     return cursors;
   }
 
-  private Decision decideInbox(Set<String> offered, Instant now, Predicate<Head> usable) {
+  private Decision decideInbox(
+      Set<String> offered,
+      Instant now,
+      Predicate<Head> usable,
+      Predicate<String> serves,
+      TenantChoice choice) {
+    List<Cursor> inbox =
+        cursors(offered, usable, serves, GroupHeads::inbox, GroupHeads::inboxComplete);
+    List<Cursor> chosen = oneTenant(inbox, choice, ActivationKind.INBOX);
     List<Cursor> oldest =
-        cursors(offered, usable, GroupHeads::oldestUnread, GroupHeads::inboxComplete);
-    List<Cursor> inbox = cursors(offered, usable, GroupHeads::inbox, GroupHeads::inboxComplete);
+        cursors(
+            offered,
+            usable,
+            chosen == inbox ? serves : tenantOf(chosen),
+            GroupHeads::oldestUnread,
+            GroupHeads::inboxComplete);
+    inbox = chosen;
+    // Within the chosen tenant, today's rule: a notification waiting too long jumps its tenant's
+    // line, not the other tenants'.
     // The max-wait jump: the overall oldest unread goes first once it has waited too long.
     Cursor longest = best(oldest, ScheduleOrder.OLDEST_UNREAD);
     if (longest != null
@@ -203,6 +333,12 @@ public final class HeadsBoard {
       return unknown != null ? unknown : take(best, ActivationKind.INBOX);
     }
     return awaitAny(inbox);
+  }
+
+  /** Only the tenant of {@code chosen} (one tenant's non-empty cursors). */
+  private static Predicate<String> tenantOf(List<Cursor> chosen) {
+    String tenant = chosen.get(0).tenant();
+    return tenant::equals;
   }
 
   /** The best of one view over all partitions, by {@code order}. */

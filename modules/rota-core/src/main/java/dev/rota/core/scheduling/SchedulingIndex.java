@@ -1,5 +1,6 @@
 package dev.rota.core.scheduling;
 
+import dev.rota.core.tenant.AgentKeys;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -15,10 +16,10 @@ import java.util.TreeSet;
  * eligible agents in each order of the assignment rule, of which it publishes the first rows
  * ({@link #heads}) for dispatchers to decide on ({@link HeadsBoard} applies the rule).
  *
- * <p>Agents are grouped by required capability set, and each group keeps ordered views of its
- * eligible agents (see {@link CapabilityGroup}). An update costs O(log n); publishing reads the
- * first rows of each group's views, O(g · k) for g distinct capability sets. Neither scans the
- * agents.
+ * <p>Agents are grouped by tenant (named by their key, {@link AgentKeys}) and required capability
+ * set, and each group keeps ordered views of its eligible agents (see {@link CapabilityGroup}). An
+ * update costs O(log n); publishing reads the first rows of each group's views, O(g · k) for g
+ * distinct capability sets. Neither scans the agents.
  *
  * <p>Agents excluded only by time (snoozed, or resting within their minimum activation interval)
  * wait in one time-ordered queue, and agents whose next fire is still ahead in a second one; both
@@ -71,7 +72,15 @@ public final class SchedulingIndex {
 
   private final Duration inboxMaxWait;
   private final Map<String, AgentSchedule> rows = new HashMap<>();
-  private final Map<Set<String>, CapabilityGroup> groups = new HashMap<>();
+  private final Map<GroupKey, CapabilityGroup> groups = new HashMap<>();
+
+  /** A group's key: an agent's tenant and the capabilities it requires. */
+  private record GroupKey(String tenant, Set<String> capabilities) {
+    static GroupKey of(AgentSchedule row) {
+      return new GroupKey(AgentKeys.tenantOf(row.agentId()), row.capabilities());
+    }
+  }
+
   private final TreeSet<Wake> wakes = new TreeSet<>();
 
   /** Agents waiting for their next fire (or for a snooze that outlasts it), to become due. */
@@ -186,7 +195,9 @@ public final class SchedulingIndex {
   }
 
   private void attach(AgentSchedule row) {
-    CapabilityGroup group = groups.computeIfAbsent(row.capabilities(), CapabilityGroup::new);
+    CapabilityGroup group =
+        groups.computeIfAbsent(
+            GroupKey.of(row), key -> new CapabilityGroup(key.tenant(), key.capabilities()));
     // One set instance per distinct set, not one per agent: it matters at a million agents.
     AgentSchedule stored =
         row.capabilities() == group.capabilities()
@@ -215,7 +226,8 @@ public final class SchedulingIndex {
   }
 
   private void detach(AgentSchedule row) {
-    CapabilityGroup group = groups.get(row.capabilities());
+    GroupKey key = GroupKey.of(row);
+    CapabilityGroup group = groups.get(key);
     count(row, -1);
     if (!row.leased() && !row.paused()) {
       // Where the row sits follows from the row itself: in the wake queue until promoted, then in
@@ -230,7 +242,7 @@ public final class SchedulingIndex {
       }
     }
     if (group.leave()) {
-      groups.remove(row.capabilities());
+      groups.remove(key);
     }
   }
 
@@ -264,11 +276,11 @@ public final class SchedulingIndex {
     }
     while (!wakes.isEmpty() && !wakes.first().at().isAfter(clock)) {
       AgentSchedule row = rows.get(wakes.pollFirst().agentId());
-      groups.get(row.capabilities()).addEligible(row);
+      groups.get(GroupKey.of(row)).addEligible(row);
     }
     while (!fires.isEmpty() && !fires.first().at().isAfter(clock)) {
       AgentSchedule row = rows.get(fires.pollFirst().agentId());
-      groups.get(row.capabilities()).addScheduled(row);
+      groups.get(GroupKey.of(row)).addScheduled(row);
     }
     return clock;
   }

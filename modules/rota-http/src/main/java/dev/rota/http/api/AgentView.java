@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.Lease;
+import dev.rota.core.tenant.AgentKeys;
 import java.time.Instant;
 import java.util.List;
 
@@ -11,6 +12,8 @@ import java.util.List;
  * An agent as docs/api.md shows it. Built from the entity's state at the moment it answered, so the
  * status (e.g. snoozed) is the entity's view of "now".
  *
+ * @param agentId the agent's id within its tenant
+ * @param tenant the tenant the agent belongs to
  * @param status {@code idle}, {@code leased}, {@code snoozed} or {@code paused}
  * @param deadLetters how many notifications of this agent are dead-lettered
  * @param lease the lease a runner holds, or null
@@ -19,6 +22,7 @@ import java.util.List;
  */
 public record AgentView(
     String agentId,
+    String tenant,
     String name,
     List<String> capabilities,
     int priority,
@@ -64,7 +68,8 @@ public record AgentView(
   public static AgentView of(AgentSummary agent, Instant now) {
     AgentConfig config = agent.config();
     return new AgentView(
-        agent.agentId(),
+        AgentKeys.agentIdOf(agent.agentId()),
+        AgentKeys.tenantOf(agent.agentId()),
         config.name(),
         config.capabilities(),
         config.priority(),

@@ -1,6 +1,7 @@
 package dev.rota.http.api;
 
 import dev.rota.core.model.RunnerMode;
+import dev.rota.core.tenant.Tenants;
 import dev.rota.http.ApiException;
 import java.util.List;
 import java.util.Set;
@@ -14,7 +15,8 @@ public record ClaimRequest(
     String mode,
     List<String> capabilities,
     Integer waitSeconds,
-    Integer leaseSeconds) {
+    Integer leaseSeconds,
+    List<String> tenants) {
 
   public static final int MAX_RUNNER_ID_LENGTH = 128;
   public static final int MAX_WAIT_SECONDS = 60;
@@ -25,13 +27,17 @@ public record ClaimRequest(
    * A claim with every field checked and defaulted.
    *
    * @param leaseSeconds the lease length, already defaulted
+   * @param tenants the tenants the claim names; empty: every tenant its token may serve
    */
   public record Claim(
       String runnerId,
       RunnerMode mode,
       Set<String> capabilities,
       int waitSeconds,
-      long leaseSeconds) {}
+      long leaseSeconds,
+      Set<String> tenants) {}
+
+  public static final int MAX_TENANTS = 64;
 
   /** The checked claim; a 400 naming the field otherwise. */
   public Claim validated(long defaultLeaseSeconds) {
@@ -49,6 +55,23 @@ public record ClaimRequest(
     Fields.checkRange("waitSeconds", wait, 0, MAX_WAIT_SECONDS);
     long lease = leaseSeconds == null ? defaultLeaseSeconds : leaseSeconds;
     Fields.checkRange("leaseSeconds", lease, MIN_LEASE_SECONDS, MAX_LEASE_SECONDS);
-    return new Claim(runnerId, runnerMode, Set.copyOf(offered), wait, lease);
+    if (tenants != null && tenants.size() > MAX_TENANTS) {
+      throw ApiException.invalid("field 'tenants' may name at most " + MAX_TENANTS + " tenants");
+    }
+    if (tenants != null) {
+      for (String tenant : tenants) {
+        if (!Tenants.isValidName(tenant)) {
+          throw ApiException.invalid(
+              "field 'tenants' must hold tenant names: 1 to 64 characters of a-z, 0-9 and -");
+        }
+      }
+    }
+    return new Claim(
+        runnerId,
+        runnerMode,
+        Set.copyOf(offered),
+        wait,
+        lease,
+        tenants == null ? Set.of() : Set.copyOf(tenants));
   }
 }

@@ -12,6 +12,8 @@ public record DeadLetterList(List<DeadLetterView> deadLetters) {
    *
    * @param id what {@code POST /admin/dead-letters/{id}/redrive} and {@code DELETE
    *     /admin/dead-letters/{id}} take
+   * @param agentId the agent's id within its tenant
+   * @param tenant the tenant the agent belongs to
    * @param payload the notification's payload as JSON, null when it had none
    * @param attempts attempts used up before it died
    * @param reason why it died: {@code attempts exhausted: <error>} or {@code <action>: <error>}
@@ -19,6 +21,7 @@ public record DeadLetterList(List<DeadLetterView> deadLetters) {
   public record DeadLetterView(
       String id,
       String agentId,
+      String tenant,
       String notificationId,
       String type,
       JsonNode payload,

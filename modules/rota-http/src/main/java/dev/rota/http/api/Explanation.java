@@ -7,6 +7,8 @@ import java.util.List;
  * The answer of {@code GET /v1/agents/{agentId}/explain}: whether the agent could be picked now,
  * every reason it is not, and where it stands in the two orders of the assignment rule.
  *
+ * @param agentId the agent's id within its tenant
+ * @param tenant the tenant the agent belongs to
  * @param inbox its place in the inbox order; null when it is not registered
  * @param staleness its place in the staleness order; null when it is not registered
  * @param scheduled its earliest unserved schedule fire (null without schedules) and whether it has
@@ -14,6 +16,7 @@ import java.util.List;
  */
 public record Explanation(
     String agentId,
+    String tenant,
     boolean eligible,
     Instant now,
     List<Blocked> blockedBy,

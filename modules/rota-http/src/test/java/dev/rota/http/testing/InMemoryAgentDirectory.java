@@ -3,6 +3,7 @@ package dev.rota.http.testing;
 import dev.rota.cluster.agent.AgentChangeListener;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.scheduling.AgentSchedule;
+import dev.rota.core.tenant.AgentKeys;
 import dev.rota.http.AgentDirectory;
 import java.time.Instant;
 import java.util.Comparator;
@@ -41,20 +42,21 @@ public final class InMemoryAgentDirectory implements AgentDirectory, AgentChange
   }
 
   @Override
-  public AgentPage list(Order order, int limit, String afterCursor) {
-    return list(order, limit, afterCursor, "");
+  public AgentPage list(String tenant, Order order, int limit, String afterCursor) {
+    return list(order, limit, afterCursor, "", tenant);
   }
 
   /** The same directory, listing only agents whose id starts with the prefix. */
   public AgentDirectory scopedTo(String prefix) {
-    return (order, limit, after) -> list(order, limit, after, prefix);
+    return (tenant, order, limit, after) -> list(order, limit, after, prefix, tenant);
   }
 
-  private AgentPage list(Order order, int limit, String after, String prefix) {
+  private AgentPage list(Order order, int limit, String after, String prefix, String tenant) {
     int offset = offsetOf(after);
     List<String> ids =
         rows.values().stream()
-            .filter(row -> row.agentId().startsWith(prefix))
+            .filter(row -> AgentKeys.tenantOf(row.agentId()).equals(tenant))
+            .filter(row -> AgentKeys.agentIdOf(row.agentId()).startsWith(prefix))
             .sorted(order == Order.STALEST ? STALEST : INBOX)
             .map(AgentSchedule::agentId)
             .toList();

@@ -69,7 +69,7 @@ public final class RotaTestCluster {
             : RotaCluster.start(testKit.system(), database.dataSource());
     this.directory =
         database == null
-            ? (order, limit, after) -> new AgentDirectory.AgentPage(List.of(), null)
+            ? (tenant, order, limit, after) -> new AgentDirectory.AgentPage(List.of(), null)
             : new ReadModelAgentDirectory(database.dataSource());
     testKit
         .createTestProbe()

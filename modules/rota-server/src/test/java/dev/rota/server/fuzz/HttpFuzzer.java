@@ -58,9 +58,50 @@ public final class HttpFuzzer {
     }
   }
 
+  /** The tokens requests carry in turn (none: a node without tokens), and the settling token. */
+  private final List<String> tokens;
+
+  private final String settleToken;
+
+  /** Text no answer may hold: another tenant's data, which these tokens must never see. */
+  private final String secret;
+
+  private final java.util.Random random = new java.util.Random();
+
   public HttpFuzzer(int port) {
-    this.port = port;
+    this(port, List.of(), null, null);
   }
+
+  /**
+   * A fuzzer whose requests carry {@code tokens} in turn (unless a case sends its own {@code
+   * Authorization}), half of them naming a tenant ({@code ?tenant=}); an answer holding {@code
+   * secret} is a leak. {@code settleToken} may complete every lease afterwards.
+   */
+  public HttpFuzzer(int port, List<String> tokens, String settleToken, String secret) {
+    this.port = port;
+    this.tokens = List.copyOf(tokens);
+    this.settleToken = settleToken;
+    this.secret = secret;
+  }
+
+  /** A generated request as a token holder sends it: its token, and maybe a tenant to work in. */
+  private Request scoped(Request request) {
+    if (tokens.isEmpty()) {
+      return request;
+    }
+    Map<String, String> headers = new LinkedHashMap<>(request.headers());
+    headers.putIfAbsent("Authorization", "Bearer " + tokens.get(random.nextInt(tokens.size())));
+    String target = request.target();
+    if (random.nextBoolean()) {
+      String tenant = TENANTS.get(random.nextInt(TENANTS.size()));
+      target += (target.contains("?") ? "&" : "?") + "tenant=" + tenant;
+    }
+    return new Request(request.method(), target, headers, request.body());
+  }
+
+  /** What a scoped run names: tenants of the node, unknown ones, and names that are no names. */
+  private static final List<String> TENANTS =
+      List.of("acme", "beta", "default", "nosuch", "ACME", "a%00b", "", "x".repeat(65));
 
   public static String poolAgent(int i) {
     return "fz-" + i;
@@ -75,7 +116,7 @@ public final class HttpFuzzer {
     long sent = 0;
     while (System.nanoTime() < deadline && sent < maxRequests) {
       Tuple.Tuple2<String, Request> generated = next(request());
-      Request request = generated.get2();
+      Request request = scoped(generated.get2());
       Response response;
       try {
         response =
@@ -89,6 +130,13 @@ public final class HttpFuzzer {
       sent++;
       byStatus.merge(response.status(), 1L, Long::sum);
       byRoute.merge(generated.get1(), 1L, Long::sum);
+      if (secret != null && response.text().contains(secret)) {
+        problems.add(
+            "leak: the answer holds another tenant's data — for "
+                + request
+                + " — answer "
+                + abbreviate(response.text()));
+      }
       FuzzOracle.problem(request.method(), response)
           .ifPresent(
               p ->
@@ -101,30 +149,45 @@ public final class HttpFuzzer {
 
   /** Completes every lease the run was granted (so no agent waits for an expiry) and resumes. */
   public void settle() {
-    RawHttp.send(port, "POST", "/admin/resume", null);
+    send("POST", "/admin/resume", null);
     for (String leaseId : leaseIds) {
       // The claims' runner ids are not remembered: whichever of them is not the holder gets 409.
       for (String runnerId : RUNNER_IDS) {
         String body = "{\"runnerId\": \"" + runnerId + "\"}";
-        RawHttp.send(port, "POST", "/v1/leases/" + leaseId + "/complete", body);
+        send("POST", "/v1/leases/" + leaseId + "/complete", body);
       }
     }
     // A claim with a hostile but valid runner id holds its lease for a runner of no list:
     // /admin/runners names every holder with its lease.
     try {
-      JsonNode runners =
-          JSON.readTree(RawHttp.send(port, "GET", "/admin/runners", null).body()).path("runners");
+      JsonNode runners = JSON.readTree(send("GET", "/admin/runners", null).body()).path("runners");
       for (JsonNode runner : runners) {
         if (runner.path("leaseId").isTextual()) {
           String body =
               JSON.createObjectNode().put("runnerId", runner.path("runnerId").asText()).toString();
-          RawHttp.send(
-              port, "POST", "/v1/leases/" + runner.path("leaseId").asText() + "/complete", body);
+          send("POST", "/v1/leases/" + runner.path("leaseId").asText() + "/complete", body);
         }
       }
     } catch (java.io.IOException e) {
       throw new IllegalStateException("reading /admin/runners after the run failed", e);
     }
+  }
+
+  /** A request of the settling phase, with the settling token when there is one. */
+  private Response send(String method, String target, String jsonBody) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    if (jsonBody != null) {
+      headers.put("Content-Type", "application/json");
+    }
+    if (settleToken != null) {
+      headers.put("Authorization", "Bearer " + settleToken);
+    }
+    return RawHttp.send(
+        port,
+        method,
+        target,
+        headers,
+        jsonBody == null ? null : jsonBody.getBytes(StandardCharsets.UTF_8));
   }
 
   private void remember(Response response) {
