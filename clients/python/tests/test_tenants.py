@@ -97,3 +97,18 @@ async def test_the_async_client_sets_and_deletes_a_tenant(node: Node) -> None:
         await rota.delete_tenant(name)
         with pytest.raises(NotFound):
             await rota.tenant_view(name)
+
+
+def test_a_tenant_s_client_works_in_its_tenant_on_a_real_node(rota: Rota, node: Node) -> None:
+    tenant = "py-" + uuid.uuid4().hex[:8]
+    rota.set_tenant(tenant)
+    with Rota(node.url, tenant=tenant, timeout=10) as in_tenant:
+        assert in_tenant.register_agent("twin")["agentId"] == "twin"
+        in_tenant.notify("twin", "mention")
+        assert in_tenant.get_agent("twin")["inbox"]["unread"] == 1
+        # The same id in default is another agent: there is none.
+        with pytest.raises(NotFound):
+            rota.get_agent("twin")
+        with pytest.raises(Conflict):
+            rota.delete_tenant(tenant)
+        in_tenant.deregister_agent("twin")

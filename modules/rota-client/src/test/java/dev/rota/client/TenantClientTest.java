@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import dev.rota.client.testing.Eventually;
 import dev.rota.client.testing.RealNode;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -13,6 +14,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -132,6 +134,27 @@ class TenantClientTest {
       assertThrows(RotaException.NotFound.class, () -> client.tenants().get(name));
       assertThrows(RotaException.Conflict.class, () -> client.tenants().delete("default"));
       assertThrows(RotaException.Invalid.class, () -> client.tenants().set(name, 0, null, null));
+    }
+  }
+
+  @Test
+  void aTenantsClientWorksInItsTenantOnARealNode() {
+    String tenant = "t-" + UUID.randomUUID().toString().substring(0, 8);
+    try (RotaClient admin = RotaClient.builder(RealNode.uri()).build();
+        RotaClient inTenant = RotaClient.builder(RealNode.uri()).tenant(tenant).build()) {
+      admin.tenants().set(tenant, 1, null, null);
+      Agent agent = inTenant.registerAgent("twin", AgentSpec.create());
+      assertEquals("twin", agent.agentId());
+      inTenant.notify("twin", Notification.of("mention"));
+      assertEquals(1, inTenant.getAgent("twin").inbox().unread());
+      // The same id in default is another agent: there is none.
+      assertThrows(RotaException.NotFound.class, () -> admin.getAgent("twin"));
+      Eventually.await(
+          "the read model shows the tenant's agent",
+          Duration.ofSeconds(10),
+          () -> admin.tenants().get(tenant).get("agents").asLong() == 1 ? true : null);
+      assertThrows(RotaException.Conflict.class, () -> admin.tenants().delete(tenant));
+      inTenant.deleteAgent("twin");
     }
   }
 }
