@@ -61,9 +61,10 @@ public final class RotaClient implements AutoCloseable {
   private RotaClient(Builder builder) {
     this.http = new HttpTransport(builder.baseUri, builder.token, builder.connectTimeout);
     this.readTimeout = builder.readTimeout;
-    this.calls =
+    Calls shared =
         new Calls(
             http, builder.readTimeout, builder.retries, builder.initialBackoff, builder.maxBackoff);
+    this.calls = shared.forTenant(builder.tenant);
   }
 
   /** A client of the node (or load balancer) at {@code baseUri}, e.g. {@code http://host:8080}. */
@@ -204,6 +205,11 @@ public final class RotaClient implements AutoCloseable {
     calls.call("DELETE", "admin/dead-letters/" + encode(deadLetterId), null, Retry.ANY_DELETE);
   }
 
+  /** The tenant admin calls: list, view, set and delete tenants. */
+  public TenantAdmin tenants() {
+    return new TenantAdmin(calls);
+  }
+
   /** {@code GET /admin/pools} as the server's JSON. */
   public JsonNode pools() {
     return read(calls.call("GET", "admin/pools", null, Retry.ANY), JsonNode.class);
@@ -300,10 +306,8 @@ public final class RotaClient implements AutoCloseable {
    */
   public Instant heartbeat(String leaseId, String runnerId) {
     ObjectNode request = Requests.byRunner(runnerId);
-    byte[] body =
-        calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT);
-    String expiresAt = read(body, JsonNode.class).path("expiresAt").asText(null);
-    return expiresAt == null ? null : Instant.parse(expiresAt);
+    return Requests.expiresAt(
+        calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT));
   }
 
   /**
@@ -315,10 +319,7 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void complete(String leaseId, String runnerId, JsonNode result) {
-    ObjectNode request = Requests.byRunner(runnerId);
-    if (result != null) {
-      request.set("result", result);
-    }
+    ObjectNode request = Requests.complete(runnerId, result);
     calls.call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
   }
 
@@ -332,10 +333,7 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void fail(String leaseId, String runnerId, Outcome outcome) {
-    if (!(outcome instanceof Outcome.Failed failed)) {
-      throw new IllegalArgumentException("not a failure: " + outcome);
-    }
-    ObjectNode request = Requests.fail(runnerId, failed);
+    ObjectNode request = Requests.fail(runnerId, outcome);
     calls.call("POST", leasePath(leaseId) + "/fail", body(request), Retry.UNSENT);
   }
 
@@ -361,6 +359,7 @@ public final class RotaClient implements AutoCloseable {
     private int retries = 4;
     private Duration initialBackoff = Duration.ofMillis(200);
     private Duration maxBackoff = Duration.ofSeconds(5);
+    private String tenant;
 
     private Builder(URI baseUri) {
       this.baseUri = baseUri;
@@ -369,6 +368,12 @@ public final class RotaClient implements AutoCloseable {
     /** The bearer token; null or empty for none (a node without tokens allows everything). */
     public Builder token(String token) {
       this.token = token;
+      return this;
+    }
+
+    /** The tenant of every agent call, sent as {@code ?tenant=}; null (default): none. */
+    public Builder tenant(String tenant) {
+      this.tenant = tenant;
       return this;
     }
 

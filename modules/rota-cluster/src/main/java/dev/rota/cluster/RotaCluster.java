@@ -18,6 +18,8 @@ import dev.rota.cluster.readmodel.JournalSink;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.rescue.LeaseRescuer;
 import dev.rota.cluster.system.SystemControl;
+import dev.rota.cluster.tenant.TenantDirectory;
+import dev.rota.cluster.tenant.TenantUsage;
 import javax.sql.DataSource;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -26,9 +28,10 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 /**
  * Starts Rota's cluster parts on this node, in dependency order: where coordinators live, agents
  * (which push to them), coordinators (which load from the read model), the lease rescuer, the pause
- * switch, the pool scaler, and the node's dispatcher. The journal writes the read model in the
- * transaction of the events (decision 27); the read-model projection is started only when it does
- * not ({@code rota.read-model.writer = projection}, or another journal plugin: decision 75).
+ * switch, the tenant directory, the pool scaler, and the node's dispatcher. The journal writes the
+ * read model in the transaction of the events (decision 27); the read-model projection is started
+ * only when it does not ({@code rota.read-model.writer = projection}, or another journal plugin:
+ * decision 75).
  *
  * @param readModel null when started without a database (tests with the in-memory journal)
  * @param dispatcher where runners and the HTTP claim route ask for work
@@ -36,6 +39,7 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
  * @param poolScaler the pool scaler's singleton proxy; null without a read model or with {@code
  *     rota.pools.enabled = off}
  * @param runnerHealth the runner health singleton's proxy
+ * @param tenantDirectory the tenant directory's singleton proxy
  */
 public record RotaCluster(
     ActorSystem<?> system,
@@ -46,7 +50,8 @@ public record RotaCluster(
     ActorRef<SystemControl.Command> systemControl,
     ActorRef<LeaseRescuer.Command> rescuer,
     ActorRef<PoolScaler.Command> poolScaler,
-    ActorRef<RunnerHealth.Command> runnerHealth) {
+    ActorRef<RunnerHealth.Command> runnerHealth,
+    ActorRef<TenantDirectory.Command> tenantDirectory) {
 
   /**
    * The production wiring: journal and read model in the database behind dataSource (and the
@@ -80,6 +85,8 @@ public record RotaCluster(
     ActorRef<LeaseRescuer.Command> rescuer =
         readModel == null ? null : LeaseRescuer.init(system, readModel);
     ActorRef<SystemControl.Command> systemControl = SystemControl.init(system);
+    ActorRef<TenantDirectory.Command> tenantDirectory = TenantDirectory.init(system);
+    TenantUsage.init(system);
     ActorRef<RunnerHealth.Command> runnerHealth =
         RunnerHealth.init(system, HealthSettings.from(system.settings().config()));
     PoolScalerSettings poolSettings = PoolScalerSettings.from(system.settings().config());
@@ -98,6 +105,7 @@ public record RotaCluster(
         systemControl,
         rescuer,
         poolScaler,
-        runnerHealth);
+        runnerHealth,
+        tenantDirectory);
   }
 }

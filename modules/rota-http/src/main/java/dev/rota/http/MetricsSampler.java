@@ -31,10 +31,11 @@ import org.slf4j.LoggerFactory;
  * The cluster-wide gauges of {@code /metrics} (docs/operations.md): every {@code
  * rota.metrics.sample-interval} this node reads what {@code GET /admin/stats} shows — agents,
  * unread and oldest unread age, leases, dead letters, fairness, runners, the pause switch — plus
- * the read model's lag behind the journal, on the blocking dispatcher, and keeps the figures for
- * the next scrapes. A scrape never touches the database. Every node reports the same cluster-wide
- * values (aggregate them with {@code max}); {@code rota_read_model_up} is 0 while the read model
- * cannot be read, and the other figures then keep their last values.
+ * the read model's lag behind the journal, and the figures by tenant ({@link TenantGauges}), on the
+ * blocking dispatcher, and keeps the figures for the next scrapes. A scrape never touches the
+ * database. Every node reports the same cluster-wide values (aggregate them with {@code max});
+ * {@code rota_read_model_up} is 0 while the read model cannot be read, and the other figures then
+ * keep their last values.
  */
 public final class MetricsSampler {
   private static final Logger log = LoggerFactory.getLogger(MetricsSampler.class);
@@ -50,6 +51,7 @@ public final class MetricsSampler {
   private final Duration askTimeout;
   private final Map<String, Double> values = new ConcurrentHashMap<>();
   private final Map<String, Double> poolDesired = new ConcurrentHashMap<>();
+  private final TenantGauges tenantGauges;
 
   MetricsSampler(
       RotaMetrics metrics, ReadModel readModel, ClusterGateway cluster, Duration askTimeout) {
@@ -58,6 +60,7 @@ public final class MetricsSampler {
     this.cluster = cluster;
     this.askTimeout = askTimeout;
     this.tags = IntStream.range(0, cluster.partitions()).mapToObj(Partitions::tag).toList();
+    this.tenantGauges = new TenantGauges(metrics);
     register();
   }
 
@@ -197,6 +200,7 @@ public final class MetricsSampler {
             s.registered(), metrics.meanActivationDuration(), runners.active()));
     // While the scaler does not answer (a failover), the pools keep their last numbers.
     report.ifPresent(this::setPoolGauges);
+    tenantGauges.set(cluster.tenantTable(), readModel.tenants(now, TenantRoutes.WINDOW), now);
   }
 
   /** {@code rota_pool_desired_runners{pool}}: one series per pool of the scaler's last round. */

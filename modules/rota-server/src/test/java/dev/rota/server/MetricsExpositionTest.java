@@ -117,6 +117,12 @@ class MetricsExpositionTest {
               "rota_read_model_lag_events ",
               "rota_read_model_lag_seconds ",
               "rota_system_paused 0.0",
+              // by tenant: the table's names (default here) and other, never an input's
+              "rota_tenant_agents{tenant=\"default\"} 2.0",
+              "rota_tenant_unread{tenant=\"default\"} 1.0",
+              "rota_tenant_leased{tenant=\"other\"} 0.0",
+              "rota_tenant_oldest_unread_age_seconds{tenant=\"default\"}",
+              "rota_tenant_activations_total{tenant=\"default\"} 1.0",
               "rota_http_requests_seconds_count{method=\"POST\",route=\"/v1/claims\",status=\"200\"}",
               "jvm_memory_used_bytes",
               "jvm_gc_memory_allocated_bytes_total",

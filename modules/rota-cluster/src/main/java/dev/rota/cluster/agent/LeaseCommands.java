@@ -246,6 +246,7 @@ final class LeaseCommands {
   private void ended(Lease lease, Instant now, RunnerOutcome.Kind kind, String error) {
     timer.stop();
     metrics.activationEnded(Duration.between(lease.grantedAt(), now));
+    entity.leaseEnded(lease, now);
     if (kind != null) {
       toRunnerHealth(lease, kind, now, error);
     }
@@ -265,6 +266,7 @@ final class LeaseCommands {
     Lease lease = state.lease();
     return entity
         .persist(expiredEvent(state, now))
+        .thenRun(s -> entity.leaseEnded(lease, now))
         .thenRun(s -> toRunnerHealth(lease, RunnerOutcome.Kind.EXPIRED, now, LEASE_EXPIRED));
   }
 

@@ -30,10 +30,11 @@ import org.apache.pekko.actor.typed.ExtensionId;
  * This node's meters (Micrometer, exposed as Prometheus text on {@code /metrics}): claim latency,
  * inbox wait, assignments by kind, activation durations, journal write latency and batch sizes;
  * counters of what the agents hosted here accepted, refused, granted, expired and dead-lettered;
- * HTTP requests by route and status; the cluster-wide gauges a sampler sets ({@link #gauge}); and
- * the JVM and process binders. Every meter has a description, which Prometheus shows as HELP.
- * Percentiles are computed over a decaying window, so they describe recent behaviour rather than
- * all time. docs/operations.md lists every series.
+ * HTTP requests by route and status; activations and runner time by tenant ({@link TenantMeters});
+ * the cluster-wide gauges a sampler sets ({@link #gauge}); and the JVM and process binders. Every
+ * meter has a description, which Prometheus shows as HELP. Percentiles are computed over a decaying
+ * window, so they describe recent behaviour rather than all time. docs/operations.md lists every
+ * series.
  */
 public final class RotaMetrics implements Extension {
   private static final double[] PERCENTILES = {0.5, 0.99};
@@ -62,6 +63,8 @@ public final class RotaMetrics implements Extension {
   private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
   private final Map<String, Counter> runnerActivations = new ConcurrentHashMap<>();
   private final Map<String, Counter> runnerBlocks = new ConcurrentHashMap<>();
+
+  private final TenantMeters tenants = new TenantMeters(registry);
 
   /** The timers of {@link #httpRequest}: looked up once per series, not built per request. */
   private final Map<HttpSeries, Timer> httpRequests = new ConcurrentHashMap<>();
@@ -309,6 +312,11 @@ public final class RotaMetrics implements Extension {
                     .tag("status", status)
                     .register(registry))
         .increment();
+  }
+
+  /** The meters by tenant: activations and runner time, the tenant label bounded. */
+  public TenantMeters tenants() {
+    return tenants;
   }
 
   /** The lease rescuer had an expired lease expired. */

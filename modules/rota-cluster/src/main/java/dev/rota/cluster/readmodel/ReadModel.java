@@ -305,6 +305,19 @@ public final class ReadModel {
         BacklogQuery::readGroups);
   }
 
+  /**
+   * Every tenant that has agents, by name ({@link TenantQuery#tenants}). Scans every agent row,
+   * like {@link #stats}.
+   */
+  public Map<String, TenantRow> tenants(Instant now, Duration window) {
+    return TenantQuery.tenants(queries, now, window);
+  }
+
+  /** How many agents {@code tenant} has. */
+  public long agentsOfTenant(String tenant) {
+    return TenantQuery.agentsOf(queries, tenant);
+  }
+
   /** The kind ({@code inbox}, {@code exploration}, ...) of every held lease, by runner. */
   public Map<String, String> leaseKindsByRunner() {
     return query(
