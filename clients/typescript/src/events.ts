@@ -113,7 +113,7 @@ export class EventStream implements AsyncIterable<RotaEvent> {
       headers["Last-Event-ID"] = this.lastEventId;
     }
     // The timeout covers the answer's headers only: the stream itself is watched by IdleTimer.
-    const response = await this.transport.fetch(call, this.transport.timeoutMs, headers);
+    const response = await this.transport.fetch(call, this.transport.timeoutMs, headers, true);
     if (response.status >= 300) {
       throw errorFromResponse(response.status, await response.text(), parseRetryAfter(response.headers.get("Retry-After")));
     }

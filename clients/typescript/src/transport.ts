@@ -140,10 +140,16 @@ export class Transport {
     return { status: response.status, body: text.trim() ? (JSON.parse(text) as unknown) : undefined };
   }
 
-  /** The response whose headers arrived within `timeoutMs`; its body is the caller's to read. */
-  async fetch(call: Call, timeoutMs: number, extraHeaders?: Record<string, string>): Promise<Response> {
-    const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)));
-    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+  /**
+   * The response whose headers arrived within `timeoutMs`; its body is the caller's to read. The
+   * timeout also ends the reading of the body, unless `streaming` (an event stream, watched for
+   * idleness by its reader instead).
+   */
+  async fetch(call: Call, timeoutMs: number, extraHeaders?: Record<string, string>, streaming = false): Promise<Response> {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error(`timed out after ${timeoutMs} ms`)), Math.max(1, timeoutMs));
+    timer.unref?.();
+    const signal = call.signal ? AbortSignal.any([call.signal, timeout.signal]) : timeout.signal;
     const hasBody = call.body !== undefined;
     try {
       return await fetch(this.url(call.path, call.query), {
@@ -156,7 +162,11 @@ export class Transport {
       if (call.signal?.aborted) {
         throw call.signal.reason;
       }
-      throw connectionFailed(call, error, timeout.aborted);
+      throw connectionFailed(call, error, timeout.signal.aborted);
+    } finally {
+      if (streaming) {
+        clearTimeout(timer);
+      }
     }
   }
 }

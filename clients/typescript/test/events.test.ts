@@ -76,6 +76,23 @@ describe("events", () => {
     }
   });
 
+  test("a quiet stream outlives the client's request timeout on one connection", async () => {
+    const id = agentId("quiet");
+    await rota.registerAgent(id);
+    const proxy = await TcpProxy.start(Number(new URL(node.url).port));
+    const stream = new Rota(proxy.url, { timeoutMs: 1_000 }).events({ agentId: id, types: ["notification.accepted"] });
+    try {
+      const first = take(stream[Symbol.asyncIterator](), 1);
+      await new Promise((r) => setTimeout(r, 2_500));
+      await rota.notify(id, "late");
+      assert.equal((await first)[0]?.data.notificationType, "late");
+      assert.equal(proxy.accepted, 1, "no reconnection");
+    } finally {
+      stream.close();
+      await proxy.close();
+    }
+  });
+
   test("leaving the loop closes the stream", async () => {
     const id = agentId("leaves");
     await rota.registerAgent(id);
