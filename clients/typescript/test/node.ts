@@ -62,8 +62,13 @@ export async function startNode(): Promise<Node> {
     env,
     stdio: ["ignore", out, out],
   });
+  // A test process that ends without its after() hook (a failed before(), an uncaught error)
+  // must not leave its node running.
+  const killOnExit = (): void => void child.kill("SIGKILL");
+  process.once("exit", killOnExit);
   let exit: string | undefined;
   child.on("exit", (code, signal) => {
+    process.off("exit", killOnExit);
     exit = `the node exited with ${code ?? signal}`;
   });
   child.on("error", (error) => {
