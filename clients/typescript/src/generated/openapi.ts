@@ -26,7 +26,10 @@ export interface paths {
     };
     "/v1/agents/{agentId}": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -56,7 +59,10 @@ export interface paths {
     };
     "/v1/agents/{agentId}/pause": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -78,7 +84,10 @@ export interface paths {
     };
     "/v1/agents/{agentId}/resume": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -100,7 +109,10 @@ export interface paths {
     };
     "/v1/agents/{agentId}/history": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -122,7 +134,10 @@ export interface paths {
     };
     "/v1/agents/{agentId}/explain": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -144,7 +159,10 @@ export interface paths {
     };
     "/v1/agents/{agentId}/notifications": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -520,6 +538,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every tenant with its weight, caps, agents and last minute
+         * @description Every tenant of the directory (rota.tenants, then what admins set), default included. Its agents, unread notifications, leases and oldest unread age come from the read model; its activations and share of runner time over the last minute from every node (a node that does not answer in time is left out). `share.actual` is the tenant's part of the runner time all tenants' leases took in the minute (ended and held leases); `share.fair` its weight over the weights of the tenants with unread notifications or leases (0 without either).
+         */
+        get: operations["adminTenants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/tenants/{tenant}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the tenant's name, 1-64 of a-z, 0-9 and '-' */
+                tenant: components["parameters"]["tenantName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One tenant, as in the listing
+         * @description The tenant's weight, caps and figures, as one item of GET /admin/tenants; 404 for a tenant the directory does not know.
+         */
+        get: operations["adminTenant"];
+        /**
+         * Create a tenant or change its weight and caps
+         * @description 201 when the tenant is new, 200 when it existed (declared in configuration or set before). The setting is stored and wins over the configured values, across restarts, until it is set again. Absent fields take their defaults (weight 1, no caps).
+         */
+        put: operations["setTenant"];
+        post?: never;
+        /**
+         * Delete a tenant that has no agents
+         * @description 409 conflict while the tenant has agents, for default, and for a tenant declared in configuration (remove it there).
+         */
+        delete: operations["deleteTenant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -625,6 +694,8 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AgentId: string;
+        /** @description a tenant's name; `default` always exists */
+        Tenant: string;
         /** Format: date-time */
         Time: string;
         /** Format: date-time */
@@ -678,6 +749,7 @@ export interface components {
         };
         AgentView: {
             agentId: components["schemas"]["AgentId"];
+            tenant?: components["schemas"]["Tenant"];
             name: string | null;
             capabilities: string[];
             priority: number;
@@ -720,6 +792,7 @@ export interface components {
         };
         Explain: {
             agentId: components["schemas"]["AgentId"];
+            tenant?: components["schemas"]["Tenant"];
             eligible: boolean;
             now: components["schemas"]["Time"];
             blockedBy: {
@@ -756,6 +829,8 @@ export interface components {
             capabilities?: string[] | null;
             waitSeconds?: number | null;
             leaseSeconds?: number | null;
+            /** @description serve only these tenants' agents (each one the token may use, 403 otherwise); absent: every tenant of the token */
+            tenants?: components["schemas"]["Tenant"][] | null;
         };
         ClaimResponse: {
             /** @constant */
@@ -774,6 +849,7 @@ export interface components {
         Assignment: {
             leaseId: string;
             agentId: components["schemas"]["AgentId"];
+            tenant?: components["schemas"]["Tenant"];
             /** @enum {string} */
             kind: "inbox" | "scheduled" | "exploration";
             attempt: number;
@@ -837,6 +913,8 @@ export interface components {
             type: "notification.accepted" | "lease.granted" | "activation.completed" | "activation.failed" | "lease.expired" | "notification.dead_lettered" | "system.paused" | "system.resumed" | "runner.degraded" | "runner.draining" | "runner.restored";
             at: components["schemas"]["Time"];
             agentId: string | null;
+            /** @description the agent's tenant; null for events of no agent */
+            tenant?: string | null;
             notificationId?: string;
             notificationType?: string;
             leaseId?: string;
@@ -987,6 +1065,7 @@ export interface components {
             deadLetters: {
                 id: string;
                 agentId: components["schemas"]["AgentId"];
+                tenant?: components["schemas"]["Tenant"];
                 notificationId: string;
                 type: string;
                 payload: unknown;
@@ -998,7 +1077,38 @@ export interface components {
         Redriven: {
             id: string;
             agentId: components["schemas"]["AgentId"];
+            tenant?: components["schemas"]["Tenant"];
             redrivenAt: components["schemas"]["Time"];
+        };
+        /** @description a tenant's weight in the share of runner time and its caps */
+        TenantRequest: {
+            /** @default 1 */
+            weight: number;
+            /** @description leases its agents may hold at once across the cluster; null for no cap */
+            maxConcurrent?: number | null;
+            /** @description grants per minute across the cluster; null for no cap */
+            maxActivationsPerMinute?: number | null;
+        };
+        /** @description a tenant, what was set for it, and its figures */
+        TenantView: {
+            tenant: components["schemas"]["Tenant"];
+            weight: number;
+            maxConcurrent: number | null;
+            maxActivationsPerMinute: number | null;
+            agents: number;
+            unread: number;
+            leased: number;
+            /** @description leases granted to its agents over the last minute */
+            activationsPerMinute: number;
+            /** @description its share of runner time over the last minute, against its fair share */
+            share: {
+                actual: number;
+                fair: number;
+            };
+            oldestUnreadAgeSeconds: number;
+        };
+        TenantList: {
+            tenants: components["schemas"]["TenantView"][];
         };
     };
     responses: {
@@ -1040,7 +1150,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description unknown agent, lease or dead letter */
+        /** @description unknown agent, lease, dead letter or tenant */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1049,7 +1159,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description e.g. deleting an agent that holds a lease */
+        /** @description e.g. deleting an agent that holds a lease, or a tenant that has agents */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1117,8 +1227,12 @@ export interface components {
     };
     parameters: {
         agentId: components["schemas"]["AgentId"];
+        /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+        tenant: components["schemas"]["Tenant"];
         leaseId: string;
         runnerId: string;
+        /** @description the tenant's name, 1-64 of a-z, 0-9 and '-' */
+        tenantName: components["schemas"]["Tenant"];
     };
     requestBodies: {
         /** @description Optional: the node reads no field of it. Clients that always send a JSON body may send `{}`; any body must be `application/json`. */
@@ -1142,6 +1256,8 @@ export interface operations {
     listAgents: {
         parameters: {
             query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
                 order?: "stalest" | "inbox";
                 limit?: number;
                 /** @description the `next` cursor of the previous page */
@@ -1171,7 +1287,10 @@ export interface operations {
     };
     getAgent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -1199,7 +1318,10 @@ export interface operations {
     };
     registerAgent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -1241,7 +1363,10 @@ export interface operations {
     };
     deleteAgent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -1268,7 +1393,10 @@ export interface operations {
     };
     pauseAgent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -1296,7 +1424,10 @@ export interface operations {
     };
     resumeAgent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -1325,6 +1456,8 @@ export interface operations {
     agentHistory: {
         parameters: {
             query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
                 limit?: number;
             };
             header?: never;
@@ -1354,7 +1487,10 @@ export interface operations {
     };
     explainAgent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -1382,7 +1518,10 @@ export interface operations {
     };
     notify: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the tenant the request works in; absent: the token's tenant when it is scoped to exactly one, otherwise `default`. A tenant the token may not use is 404, like one that does not exist */
+                tenant?: components["parameters"]["tenant"];
+            };
             header?: never;
             path: {
                 agentId: components["parameters"]["agentId"];
@@ -1589,8 +1728,10 @@ export interface operations {
             query?: {
                 /** @description resume after this event id (as `Last-Event-ID`; the header wins) */
                 since?: string;
-                /** @description only this agent's events */
+                /** @description only this agent's events (an agent of the request's tenant) */
                 agentId?: components["schemas"]["AgentId"];
+                /** @description only this tenant's events; a token scoped to tenants sees its tenants' events only */
+                tenant?: components["schemas"]["Tenant"];
                 /** @description only these event types, comma-separated */
                 types?: string;
             };
@@ -1805,7 +1946,10 @@ export interface operations {
     adminDeadLetters: {
         parameters: {
             query?: {
+                /** @description only this agent's (an agent of the request's tenant) */
                 agentId?: components["schemas"]["AgentId"];
+                /** @description only this tenant's dead letters; a token scoped to tenants sees its tenants' only */
+                tenant?: components["schemas"]["Tenant"];
                 limit?: number;
             };
             header?: never;
@@ -1880,6 +2024,129 @@ export interface operations {
             404: components["responses"]["NotFound"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["InboxFull"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    adminTenants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tenants, by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    adminTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the tenant's name, 1-64 of a-z, 0-9 and '-' */
+                tenant: components["parameters"]["tenantName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tenant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantView"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    setTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the tenant's name, 1-64 of a-z, 0-9 and '-' */
+                tenant: components["parameters"]["tenantName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TenantRequest"];
+            };
+        };
+        responses: {
+            /** @description the tenant, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantView"];
+                };
+            };
+            /** @description the tenant, created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantView"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the tenant's name, 1-64 of a-z, 0-9 and '-' */
+                tenant: components["parameters"]["tenantName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Invalid"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Error"];
         };
