@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._context import CancelReason, Context
-from ._errors import ConnectionFailed, LeaseLost, LeaseNotHeld, NotFound, RotaError, Unavailable
+from ._errors import (
+    ConnectionFailed,
+    InvalidRequest,
+    LeaseLost,
+    LeaseNotHeld,
+    NotFound,
+    RotaError,
+    Unavailable,
+)
 from ._models import Activation, ClaimResult, Outcome, RunnerHealth, RunnerMode
 from .aio import AsyncRota
 from .client import Rota
@@ -148,6 +156,7 @@ class AsyncRunner:
         self._running: dict[str, _Running] = {}
         self._reports: set[asyncio.Task[None]] = set()
         self._healthy: asyncio.Event | None = None
+        self._next_refused = False
 
     @property
     def busy(self) -> int:
@@ -360,7 +369,7 @@ class AsyncRunner:
         reason = context.reason
         if reason is None:
             outcome = self._outcome_of(work)
-            if self._is_stopping():
+            if self._is_stopping() or self._next_refused:
                 report: asyncio.Task[Any] = asyncio.create_task(self._report(running, outcome))
             else:
                 # The report carries the slot's next claim: a turn is one request (docs/api.md,
@@ -487,6 +496,13 @@ class AsyncRunner:
             )
         except (LeaseLost, LeaseNotHeld):
             self._guard(self.listener.on_cancelled, activation, CancelReason.LEASE_LOST)
+            return None
+        except InvalidRequest as e:
+            if "unknown field 'next'" not in e.message:
+                raise
+            # A node from before "next": nothing was reported; report alone from now on.
+            self._next_refused = True
+            await self._report(running, outcome)
             return None
         except (ConnectionFailed, Unavailable) as e:
             sent = isinstance(e, ConnectionFailed) and e.request_sent

@@ -71,6 +71,9 @@ public final class RotaRunner implements AutoCloseable {
   final CountDownLatch stopping = new CountDownLatch(1);
   final ScheduledExecutorService timers;
 
+  /** The node refused a report's {@code next} (it predates it): slots report and claim apart. */
+  volatile boolean nextRefused;
+
   private RotaRunner(Builder b) {
     this.client = b.client;
     this.handler = b.handler;

@@ -106,7 +106,7 @@ final class Slot {
       }
       CancellationToken.Reason reason = keeper.token.reason();
       if (reason == null) {
-        if (runner.isStopping()) {
+        if (runner.isStopping() || runner.nextRefused) {
           report(keeper, outcome, false);
           return null;
         }
@@ -149,6 +149,14 @@ final class Slot {
       return next;
     } catch (RotaException.LeaseLost e) {
       runner.listener.onCancelled(assignment, CancellationToken.Reason.LEASE_LOST);
+    } catch (RotaException.Invalid e) {
+      if (e.getMessage() == null || !e.getMessage().contains("unknown field 'next'")) {
+        runner.listener.onError("report", e);
+        return null;
+      }
+      // A node from before "next": nothing was reported; report alone from now on.
+      runner.nextRefused = true;
+      report(keeper, outcome, false);
     } catch (RotaException.Connection e) {
       if (keeper.expired()) {
         runner.listener.onError("report", e);
