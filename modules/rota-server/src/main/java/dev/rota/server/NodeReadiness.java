@@ -20,7 +20,7 @@ import scala.jdk.javaapi.FutureConverters;
  *
  * <ul>
  *   <li>{@link #clusterServing()}: it is an Up member and its shard regions (agents, partition
- *       coordinators, read-model projections) have registered with their coordinators. Until then
+ *       coordinators) have registered with their coordinators. Until then
  *       the API answers 503 with {@code Retry-After} at once instead of letting requests hang on a
  *       node that cannot route them.
  *   <li>{@link #ready()}: also the HTTP API is bound and the node is not shutting down. Pekko

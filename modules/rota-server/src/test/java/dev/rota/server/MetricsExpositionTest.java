@@ -111,8 +111,6 @@ class MetricsExpositionTest {
               "rota_runners{state=\"active\"}",
               // the pool scaler's catch-all pool (no rota.pools.pools on this node)
               "rota_pool_desired_runners{pool=\"default\"}",
-              "rota_read_model_lag_events ",
-              "rota_read_model_lag_seconds ",
               "rota_system_paused 0.0",
               "rota_http_requests_seconds_count{method=\"POST\",route=\"/v1/claims\",status=\"200\"}",
               "jvm_memory_used_bytes",

@@ -331,7 +331,7 @@ public final class Scale implements Workload {
   }
 
   /**
-   * Until the projection has written at least {@code n} agents' rows (what a restart loads) and the
+   * Until the journal has written at least {@code n} agents' rows (what a restart loads) and the
    * count holds still; returns the count.
    */
   private static long awaitReadModel(BenchDatabase database, long n) throws Exception {

@@ -312,10 +312,9 @@ public final class AgentEntity
   }
 
   /**
-   * Snapshots keep recovery short; events are never deleted with them. The read-model projection
-   * reads events by tag, possibly well behind the entity (a burst of notifications to one agent):
-   * deleting an agent's events two snapshots back could delete events it has not read yet, and the
-   * read model would silently miss them.
+   * Snapshots keep recovery short; events are never deleted with them (decision 10): the events
+   * stream reads them in journal order, and a read model written before the journal wrote it is
+   * caught up from them.
    */
   @Override
   public RetentionCriteria retentionCriteria() {

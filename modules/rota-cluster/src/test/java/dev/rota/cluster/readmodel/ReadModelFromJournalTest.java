@@ -29,9 +29,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The read model written by Rota's journal in the transaction of the events (decision 27): no
- * projection runs, and every row and count is there the moment the agent has answered — read with
- * no waiting — on H2 and on PostgreSQL.
+ * The read model written by Rota's journal in the transaction of the events (decisions 27 and 94):
+ * every row and count is there the moment the agent has answered — read with no waiting — on H2 and
+ * on PostgreSQL.
  */
 class ReadModelFromJournalTest {
 

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A read model in memory for route tests: it hears every agent change (as the projection would) and
+ * A read model in memory for route tests: it hears every agent change (as the journal writes it) and
  * lists agents in the directory's orders, paging by offset. {@link #scopedTo} gives a test its own
  * agents only, since one cluster serves a whole test class.
  */
