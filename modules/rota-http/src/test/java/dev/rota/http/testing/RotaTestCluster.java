@@ -25,9 +25,9 @@ import org.apache.pekko.persistence.testkit.PersistenceTestKitSnapshotPlugin;
 /**
  * A single-node cluster with all of Rota started by the production {@code RotaCluster.start}:
  * agents, coordinators, dispatcher, pause switch — either on the in-memory journal without a read
- * model ({@link #inMemory}), or on an H2 database with the read model and lease rescuer
- * ({@link #withDatabase}). It waits until every partition's coordinator is known, so no agent
- * change is pushed into the void. Start one per test class; it is not cheap.
+ * model ({@link #inMemory}), or on an H2 database with the read model and lease rescuer ({@link
+ * #withDatabase}). It waits until every partition's coordinator is known, so no agent change is
+ * pushed into the void. Start one per test class; it is not cheap.
  */
 public final class RotaTestCluster {
   private static final String COMMON =
