@@ -11,7 +11,6 @@ import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
-import dev.rota.core.model.Partitions;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Clock;
@@ -252,7 +251,6 @@ public final class AgentEntity
 
   private final String agentId;
   private final AgentSettings settings;
-  private final Set<String> tags;
   private final RotaMetrics metrics;
   private final LeaseTimer leaseTimer;
   private final AgentEffects effects;
@@ -276,7 +274,6 @@ public final class AgentEntity
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
     this.agentId = agentId;
     this.settings = settings;
-    this.tags = Set.of(Partitions.tag(settings.partitionOf(agentId)));
     this.metrics = RotaMetrics.get(context.getSystem());
     this.leaseTimer = new LeaseTimer(timers, nanoTime, settings.expiryGrace());
     this.effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
@@ -304,11 +301,6 @@ public final class AgentEntity
   @Override
   public AgentState emptyState() {
     return AgentState.empty(agentId);
-  }
-
-  @Override
-  public Set<String> tagsFor(Event event) {
-    return tags;
   }
 
   /**

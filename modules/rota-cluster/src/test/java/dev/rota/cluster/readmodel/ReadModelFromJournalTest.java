@@ -107,6 +107,16 @@ class ReadModelFromJournalTest {
       agents.fail(id, lease, FailureAction.RETRY); // maxAttempts 1: dead at once
       assertEquals(1, readModel.deadLetters(id, 10).size());
       assertEquals(0, schedule(id).unread());
+      // Nothing reads agents' events by tag (decision 95): each is its journal row alone.
+      assertTrue(
+          db.queryLong("select count(*) from event_journal where persistence_id = ?", "Agent|" + id)
+              >= 8);
+      assertEquals(
+          0L,
+          db.queryLong(
+              "select count(*) from event_tag t join event_journal j on j.ordering = t.event_id"
+                  + " where j.persistence_id = ?",
+              "Agent|" + id));
     }
 
     @Test
