@@ -284,6 +284,20 @@ def claim_call(
     return with_body("POST", "/v1/claims", body, safe=False, timeout=wait_seconds + timeout)
 
 
+def next_body(
+    mode: RunnerMode, capabilities: Iterable[str], wait_seconds: int, lease_seconds: int | None
+) -> JsonObject:
+    """The ``next`` of a report: a claim's fields without its runner (the lease's)."""
+    body: JsonObject = {
+        "mode": mode,
+        "capabilities": sorted(set(capabilities)),
+        "waitSeconds": wait_seconds,
+    }
+    if lease_seconds is not None:
+        body["leaseSeconds"] = lease_seconds
+    return body
+
+
 def health_body(degraded: bool, reason: str | None, seconds: float | None) -> JsonObject:
     """The body of ``POST /v1/runners/{runnerId}/health``: ``{"degraded": true, "reason": ...,
     "seconds": n}``, or ``{"degraded": false}`` (a recovery takes no reason nor duration)."""

@@ -17,6 +17,7 @@ from ._models import (
     FailAction,
     JsonObject,
     NotifyResult,
+    Outcome,
     RunnerHealth,
     RunnerMode,
     RunnerView,
@@ -332,6 +333,42 @@ class AsyncRota:
             lambda rid: core.fail_body(rid, action, error, snooze_seconds),
         )
 
+    async def report_and_claim(
+        self,
+        lease_id: str,
+        runner_id: str,
+        outcome: Outcome,
+        *,
+        mode: RunnerMode = "hybrid",
+        capabilities: Iterable[str] = (),
+        wait_seconds: int = 0,
+        lease_seconds: int | None = None,
+    ) -> ClaimResult:
+        """Reports ``outcome`` (a completion or a failure) and claims again in the same request:
+        once the report is durable the node makes the claim as ``runner_id`` and answers it too
+        (docs/api.md, "Complete and claim again"), so a turn costs one request. The report stands
+        whatever the claim answers; :class:`rota.LeaseLost` means no report and no claim. A node
+        that answers no ``next`` is read as a claim that found nothing."""
+        claim = core.next_body(mode, capabilities, wait_seconds, lease_seconds)
+        if outcome.action == "complete":
+            what = "complete"
+
+            def body(rid: str | None) -> JsonObject:
+                return {**core.complete_body(rid, outcome.result), "next": claim}
+
+        else:
+            what = "fail"
+            action, error, snooze_seconds = core.outcome_fail_args(outcome)
+
+            def body(rid: str | None) -> JsonObject:
+                return {**core.fail_body(rid, action, error, snooze_seconds), "next": claim}
+
+        answer = await self._lease_report(
+            lease_id, what, runner_id, body, timeout=wait_seconds + 2 * self.timeout
+        )
+        nxt = answer.get("next")
+        return ClaimResult.from_json(nxt if isinstance(nxt, dict) else {"status": "none"})
+
     # ---- plumbing ----
 
     async def _lease_report(
@@ -340,16 +377,21 @@ class AsyncRota:
         what: str,
         runner_id: str | None,
         body: Callable[[str | None], JsonObject],
+        timeout: float | None = None,
     ) -> JsonObject:
         path = f"{core.lease_path(lease_id)}/{what}"
         bound = runner_id if self._lease_binding is not False else None
         try:
-            answer = await self._json(core.with_body("POST", path, body(bound), safe=False))
+            answer = await self._json(
+                core.with_body("POST", path, body(bound), safe=False, timeout=timeout)
+            )
         except RotaError as e:
             if bound is None or not core.is_binding_refused(e):
                 raise
             self._lease_binding = False
-            return await self._json(core.with_body("POST", path, body(None), safe=False))
+            return await self._json(
+                core.with_body("POST", path, body(None), safe=False, timeout=timeout)
+            )
         if bound is not None:
             self._lease_binding = True
         return answer

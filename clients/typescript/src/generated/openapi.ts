@@ -271,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * Complete an activation; every carried notification is read
-         * @description Ends the activation successfully: every notification the lease carried is read. An optional `result` object is kept in the agent's history.
+         * @description Ends the activation successfully: every notification the lease carried is read. An optional `result` object is kept in the agent's history. With `next`, the runner claims again in the same request: once the completion is durable, the claim is made as the lease's runner for every tenant the token may serve, and its answer comes as `next` beside `completedAt` (a claim with `waitSeconds` is a long poll, as in `POST /v1/claims`). The completion stands whatever the claim answers; a refused completion (404, 409, 410) makes no claim and has no `next`.
          */
         post: operations["complete"];
         delete?: never;
@@ -293,7 +293,7 @@ export interface paths {
         put?: never;
         /**
          * Report a failed activation (retry, cancel, discard or snooze)
-         * @description Ends the activation with an action: `retry` (consumes an attempt of every carried notification; one that reaches `maxAttempts` becomes a dead letter), `cancel` or `discard` (the carried notifications become dead letters at once), or `snooze` (no attempt consumed; the agent is not eligible for `snoozeSeconds`).
+         * @description Ends the activation with an action: `retry` (consumes an attempt of every carried notification; one that reaches `maxAttempts` becomes a dead letter), `cancel` or `discard` (the carried notifications become dead letters at once), or `snooze` (no attempt consumed; the agent is not eligible for `snoozeSeconds`). With `next`, the runner claims again in the same request, as with a completion: the failure is durable first, the claim's answer comes as `next` beside it, and a refused report makes no claim.
          */
         post: operations["fail"];
         delete?: never;
@@ -890,9 +890,21 @@ export interface components {
             runnerId: components["schemas"]["LeaseRunnerId"];
             /** @description a JSON object, kept in the history */
             result?: Record<string, unknown> | null;
+            next?: components["schemas"]["NextClaim"];
         };
+        /** @description the claim to make once the report is durable, answered as `next` in the same response; the fields of `POST /v1/claims` (the runner is the lease's, the tenants all those of the token) */
+        NextClaim: {
+            /** @enum {string|null} */
+            mode?: "notification" | "exploration" | "hybrid" | null;
+            capabilities?: string[] | null;
+            /** @description above 0, a long poll */
+            waitSeconds?: number | null;
+            leaseSeconds?: number | null;
+        } | null;
         ActivationCompleted: {
             completedAt: components["schemas"]["Time"];
+            /** @description the answer of the report's next claim, only when the report carried one; a claim that would have been 503 answers none */
+            next?: components["schemas"]["ClaimResponse"];
         };
         FailRequest: {
             runnerId: components["schemas"]["LeaseRunnerId"];
@@ -901,11 +913,14 @@ export interface components {
             action?: "retry" | "cancel" | "discard" | "snooze" | null;
             /** @description only with action snooze; 0 gives the agent back at once */
             snoozeSeconds?: number | null;
+            next?: components["schemas"]["NextClaim"];
         };
         ActivationFailed: {
             /** @enum {string} */
             action: "retry" | "cancel" | "discard" | "snooze";
             failedAt: components["schemas"]["Time"];
+            /** @description the answer of the report's next claim, only when the report carried one */
+            next?: components["schemas"]["ClaimResponse"];
         };
         /** @description the `data:` of one Server-Sent Event */
         Event: {

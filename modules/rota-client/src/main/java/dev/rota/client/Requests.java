@@ -31,6 +31,14 @@ final class Requests {
     return request;
   }
 
+  /** The {@code next} of a report: a claim's fields without its runner (the lease's). */
+  static ObjectNode next(
+      RunnerMode mode, Set<String> capabilities, int waitSeconds, Integer leaseSeconds) {
+    ObjectNode next = claim("-", mode, capabilities, waitSeconds, leaseSeconds);
+    next.remove("runnerId");
+    return next;
+  }
+
   /** A lease call's body: the runner id the lease was claimed with. */
   static ObjectNode byRunner(String runnerId) {
     ObjectNode request = Json.MAPPER.createObjectNode();

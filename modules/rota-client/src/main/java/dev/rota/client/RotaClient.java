@@ -337,6 +337,50 @@ public final class RotaClient implements AutoCloseable {
     calls.call("POST", leasePath(leaseId) + "/fail", body(request), Retry.UNSENT);
   }
 
+  /**
+   * Reports the activation's outcome and claims again in the same request (docs/api.md, "Complete
+   * and claim again"): once the report is durable the server makes the claim, as {@code runnerId},
+   * and answers it too, so a turn costs one request. The report stands whatever the claim answers.
+   *
+   * @param outcome a completion or a failure
+   * @param leaseSeconds null for the server's default
+   * @return the next claim's answer ({@code none} if the server made none)
+   * @throws RotaException.LeaseLost if the lease expired or was superseded (no claim was made)
+   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
+   */
+  public ClaimResult reportAndClaim(
+      String leaseId,
+      String runnerId,
+      Outcome outcome,
+      RunnerMode mode,
+      Set<String> capabilities,
+      int waitSeconds,
+      Integer leaseSeconds) {
+    ObjectNode request;
+    String action;
+    if (outcome instanceof Outcome.Completed completed) {
+      request = Requests.byRunner(runnerId);
+      if (completed.result() != null) {
+        request.set("result", completed.result());
+      }
+      action = "/complete";
+    } else if (outcome instanceof Outcome.Failed failed) {
+      request = Requests.fail(runnerId, failed);
+      action = "/fail";
+    } else {
+      throw new IllegalArgumentException("not an outcome to report: " + outcome);
+    }
+    request.set("next", Requests.next(mode, capabilities, waitSeconds, leaseSeconds));
+    Duration timeout = Duration.ofSeconds(waitSeconds).plus(readTimeout).plus(readTimeout);
+    byte[] answer =
+        calls.call("POST", leasePath(leaseId) + action, body(request), Retry.UNSENT, timeout);
+    JsonNode next = read(answer, JsonNode.class).get("next");
+    // A server that made no claim is answered as a claim that found nothing: the runner asks again.
+    return next == null || !next.isObject()
+        ? new ClaimResult("none", null)
+        : Json.MAPPER.convertValue(next, ClaimResult.class);
+  }
+
   /** Closes every open event stream and subscription; later calls throw. */
   @Override
   public void close() {

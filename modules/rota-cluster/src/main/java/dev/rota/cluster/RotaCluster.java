@@ -12,7 +12,6 @@ import dev.rota.cluster.health.HealthSettings;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.pool.PoolScaler;
 import dev.rota.cluster.pool.PoolScalerSettings;
-import dev.rota.cluster.readmodel.AgentScheduleProjection;
 import dev.rota.cluster.readmodel.JdbcPartitionLoader;
 import dev.rota.cluster.readmodel.JournalSink;
 import dev.rota.cluster.readmodel.ReadModel;
@@ -27,11 +26,9 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 
 /**
  * Starts Rota's cluster parts on this node, in dependency order: where coordinators live, agents
- * (which push to them), coordinators (which load from the read model), the lease rescuer, the pause
- * switch, the tenant directory, the pool scaler, and the node's dispatcher. The journal writes the
- * read model in the transaction of the events (decision 27); the read-model projection is started
- * only when it does not ({@code rota.read-model.writer = projection}, or another journal plugin:
- * decision 75).
+ * (which push to them and whose journal writes the read model), coordinators (which load from it),
+ * the lease rescuer, the pause switch, the tenant directory, the pool scaler, and the node's
+ * dispatcher.
  *
  * @param readModel null when started without a database (tests with the in-memory journal)
  * @param dispatcher where runners and the HTTP claim route ask for work
@@ -62,9 +59,13 @@ public record RotaCluster(
     PartitionLoader loader =
         new JdbcPartitionLoader(
             readModel, system.dispatchers().lookup(DispatcherSelector.blocking()));
-    AgentSettings agentSettings = AgentSettings.from(system.settings().config());
     if (!JournalSink.writesReadModelOf(system.settings().config())) {
-      AgentScheduleProjection.init(system, dataSource, agentSettings);
+      // The journal's sink is the read model's only writer (decision 97): without it nothing
+      // would keep agent_schedule, and coordinators, rescue and listings would read a stale one.
+      throw new IllegalStateException(
+          "the read model is written only by Rota's journal: pekko.persistence.journal.plugin"
+              + " must be rota-journal with rota-journal.read-model-sink = "
+              + JournalSink.class.getName());
     }
     return start(system, loader, readModel);
   }

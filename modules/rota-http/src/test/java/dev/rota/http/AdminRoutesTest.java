@@ -35,9 +35,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The admin resource and {@code /metrics} on a one-node cluster with the whole production wiring on
- * H2: journal, projection, read model, and an in-cluster pool of two runners that offer only {@code
- * pool-only} (so they never take a test's agent). The read model trails the agents by the
- * projection's lag, so read-model figures are awaited.
+ * H2: journal, read model, and an in-cluster pool of two runners that offer only {@code pool-only}
+ * (so they never take a test's agent). Metrics trail the agents by their sampling interval, so
+ * their figures are awaited.
  */
 @ExtendWith(LogCapturingExtension.class)
 class AdminRoutesTest extends JUnit5RouteTest {

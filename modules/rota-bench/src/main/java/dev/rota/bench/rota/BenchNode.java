@@ -94,7 +94,6 @@ final class BenchNode implements AutoCloseable {
     config.put("rota.db.password", database.password());
     config.put(
         "pekko-persistence-jdbc.shared-databases.slick.profile", "slick.jdbc.PostgresProfile$");
-    config.put("pekko.projection.jdbc.dialect", "postgres-dialect");
     config.put("rota.http.port", 0);
     config.put("rota.http.interface", "127.0.0.1");
     config.put("rota.management.port", 0);
@@ -238,7 +237,7 @@ final class BenchNode implements AutoCloseable {
     return apiBase;
   }
 
-  /** Unread notifications as the read model has them (the journal writes it with the events). */
+  /** Unread notifications as the read model has them (written with the events). */
   synchronized long unread() throws SQLException {
     return queryLong("select coalesce(sum(unread), 0) from agent_schedule");
   }

@@ -11,7 +11,6 @@ import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
-import dev.rota.core.model.Partitions;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Clock;
@@ -252,7 +251,6 @@ public final class AgentEntity
 
   private final String agentId;
   private final AgentSettings settings;
-  private final Set<String> tags;
   private final RotaMetrics metrics;
   private final LeaseTimer leaseTimer;
   private final AgentEffects effects;
@@ -276,7 +274,6 @@ public final class AgentEntity
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
     this.agentId = agentId;
     this.settings = settings;
-    this.tags = Set.of(Partitions.tag(settings.partitionOf(agentId)));
     this.metrics = RotaMetrics.get(context.getSystem());
     this.leaseTimer = new LeaseTimer(timers, nanoTime, settings.expiryGrace());
     this.effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
@@ -306,17 +303,10 @@ public final class AgentEntity
     return AgentState.empty(agentId);
   }
 
-  @Override
-  public Set<String> tagsFor(Event event) {
-    return tags;
-  }
-
   /**
-   * Snapshots keep recovery short; events are never deleted with them (decision 10). The journal
-   * writes the read model with the events, but the events stream reads them by tag, and the
-   * read-model projection, when it is the writer (decision 75), reads them by tag possibly well
-   * behind the entity: deleting an agent's events two snapshots back could delete events it has not
-   * read yet, and the read model would silently miss them.
+   * Snapshots keep recovery short; events are never deleted with them (decision 10): the events
+   * stream reads them in journal order, and a read model written before the journal wrote it is
+   * caught up from them.
    */
   @Override
   public RetentionCriteria retentionCriteria() {

@@ -150,7 +150,7 @@ public final class RotaMetrics implements Extension {
     readModelSkipped =
         Counter.builder("rota.readmodel.skipped")
             .description(
-                "Events the read-model projection could not apply and skipped (recorded in"
+                "Events the read model could not hold and skipped (recorded in"
                     + " rota_skipped_event)")
             .register(registry);
     notificationsAccepted =
@@ -416,7 +416,7 @@ public final class RotaMetrics implements Extension {
     activationDuration.record(duration.isNegative() ? Duration.ZERO : duration);
   }
 
-  /** The read-model writer skipped an event it could not apply. */
+  /** The read model skipped an event it could not hold. */
   public void readModelEventSkipped() {
     readModelSkipped.increment();
   }

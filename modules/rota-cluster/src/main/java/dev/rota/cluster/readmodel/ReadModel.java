@@ -340,16 +340,6 @@ public final class ReadModel {
   }
 
   /**
-   * How far the read-model projection trails the journal ({@link ProjectionLag#read}).
-   *
-   * @param projectionName the projection's name in the offset store
-   * @param tags the projection keys, one tag per partition
-   */
-  public ProjectionLag projectionLag(String projectionName, List<String> tags) {
-    return ProjectionLag.read(dataSource, projectionName, tags);
-  }
-
-  /**
    * A row of {@link #SCHEDULE_COLUMNS}, read by position: a coordinator's load reads a million of
    * them, and looking each column up by name is a visible share of a million-agent restart's CPU.
    */
