@@ -12,6 +12,7 @@ import dev.rota.cluster.agent.AgentEntity.Granted;
 import dev.rota.cluster.agent.AgentEntity.Heartbeat;
 import dev.rota.cluster.agent.AgentEntity.LeaseGone;
 import dev.rota.cluster.agent.AgentEntity.LeaseLive;
+import dev.rota.cluster.agent.AgentEntity.PermitAnswered;
 import dev.rota.cluster.agent.AgentEntity.Rejected;
 import dev.rota.cluster.agent.AgentEntity.Release;
 import dev.rota.cluster.agent.AgentEntity.Reply;
@@ -24,6 +25,7 @@ import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.LeaseRenewed;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.cluster.tenant.TenantGate;
 import dev.rota.core.health.RunnerOutcome;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentState;
@@ -45,6 +47,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
 import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 
@@ -62,14 +65,26 @@ final class LeaseCommands {
   private final RotaMetrics metrics;
   private final ActorSystem<?> system;
   private final Duration retryAvoidWindow;
+  private final TenantCaps caps;
+  private final ActorContext<AgentEntity.Command> context;
+
+  /** The claim waiting for its tenant gate's permit; null when none does. */
+  private Claim awaiting;
+
+  /** The lease id {@link #awaiting} would be granted. */
+  private String awaitedLeaseId;
 
   LeaseCommands(
       AgentEffects entity,
       LeaseTimer timer,
       AgentSettings settings,
       RotaMetrics metrics,
-      ActorSystem<?> system) {
+      ActorSystem<?> system,
+      TenantCaps caps,
+      ActorContext<AgentEntity.Command> context) {
     this.entity = entity;
+    this.caps = caps;
+    this.context = context;
     this.timer = timer;
     this.settings = settings;
     this.metrics = metrics;
@@ -79,13 +94,81 @@ final class LeaseCommands {
   }
 
   ReplyEffect<Event, AgentState> onClaim(AgentState state, Claim cmd) {
+    Object decided = decide(state, cmd);
+    if (decided instanceof Denied denied) {
+      return entity.effect().reply(cmd.replyTo(), denied);
+    }
+    Grant grant = (Grant) decided;
+    if (caps.capped()) {
+      // The tenant's gate permits the grant first; meanwhile the agent stashes every command.
+      awaiting = cmd;
+      awaitedLeaseId = grant.lease().leaseId();
+      caps.acquire(context, grant.lease());
+      return entity.effect().noReply();
+    }
+    return persistGrant(grant).thenReply(cmd.replyTo(), s -> granted(grant, s));
+  }
+
+  /** Whether a claim waits for its tenant gate's permit: every other command waits too. */
+  boolean awaitingPermit() {
+    return awaiting != null;
+  }
+
+  /**
+   * The tenant's gate answered (or did not in time): the claim is decided again on the same state
+   * at this moment and granted under the permit, or denied with the gate's reason and the permit,
+   * if any, given back. Then the commands stashed meanwhile run.
+   */
+  ReplyEffect<Event, AgentState> onPermitAnswered(AgentState state, PermitAnswered answer) {
+    if (awaiting == null || !answer.leaseId().equals(awaitedLeaseId)) {
+      return entity.effect().noReply();
+    }
+    Claim cmd = awaiting;
+    awaiting = null;
+    awaitedLeaseId = null;
+    if (answer.answer() instanceof TenantGate.Permitted) {
+      Object decided = decide(state, cmd);
+      if (decided instanceof Grant grant && grant.lease().leaseId().equals(answer.leaseId())) {
+        return withUnstash(
+            persistGrant(grant).thenRun(s -> cmd.replyTo().tell(granted(grant, s))));
+      }
+      caps.release(answer.leaseId(), "not granted");
+      Denied denied =
+          decided instanceof Denied d ? d : denied(TenantCaps.GATE_UNAVAILABLE, state, null);
+      return withUnstash(entity.effect().none().thenRun(s -> cmd.replyTo().tell(denied)));
+    }
+    Denied denied;
+    if (answer.answer() instanceof TenantGate.Refused refused) {
+      denied = denied(refused.reason(), state, refused.until());
+    } else {
+      // The gate may have permitted after all: the permit is given back (or dropped when asked).
+      caps.release(answer.leaseId(), "gate did not answer in time");
+      denied = denied(TenantCaps.GATE_UNAVAILABLE, state, null);
+    }
+    return withUnstash(entity.effect().none().thenRun(s -> cmd.replyTo().tell(denied)));
+  }
+
+  /**
+   * Every effect Pekko builds is a reply effect too; one that unstashes has no typed way to reply
+   * after it, so its reply is sent by the effect's own side effect before the unstash.
+   */
+  @SuppressWarnings("unchecked")
+  private static ReplyEffect<Event, AgentState> withUnstash(EffectBuilder<Event, AgentState> b) {
+    return (ReplyEffect<Event, AgentState>) b.thenUnstashAll();
+  }
+
+  /** A lease to grant, with the notifications it carries. */
+  private record Grant(Lease lease, List<Notification> carried, boolean more) {}
+
+  /** The claim decided on {@code state} now: a {@link Denied} or a {@link Grant}. */
+  private Object decide(AgentState state, Claim cmd) {
     if (TextRules.problem(cmd.runnerId(), Kind.NAME).isPresent()) {
-      return entity.effect().reply(cmd.replyTo(), denied("invalid_runner_id", state));
+      return denied("invalid_runner_id", state);
     }
     Instant now = entity.now();
     AgentState.Eligibility eligibility = state.eligibility(cmd.mode(), cmd.capabilities(), now);
     if (!eligibility.granted()) {
-      return entity.effect().reply(cmd.replyTo(), denied(eligibility.deniedReason(), state));
+      return denied(eligibility.deniedReason(), state);
     }
     if (!retryAvoidWindow.isZero()
         && state
@@ -93,7 +176,7 @@ final class LeaseCommands {
             .filter(cmd.runnerId()::equals)
             .isPresent()) {
       // This runner failed the agent's last attempt moments ago: another runner should try first.
-      return entity.effect().reply(cmd.replyTo(), denied(AgentEntity.AVOIDING_RUNNER, state));
+      return denied(AgentEntity.AVOIDING_RUNNER, state);
     }
     long token = state.fencingCounter() + 1;
     long leaseSeconds =
@@ -121,11 +204,21 @@ final class LeaseCommands {
             leaseSeconds,
             carried.stream().map(Notification::notificationId).toList(),
             fire);
-    return entity
-        .persist(new LeaseGranted(lease))
-        .thenRun(s -> timer.start(lease))
-        .thenReply(
-            cmd.replyTo(), s -> new Granted(lease, carried, s.config(), more, entity.seqNr()));
+    return new Grant(lease, carried, more);
+  }
+
+  private EffectBuilder<Event, AgentState> persistGrant(Grant grant) {
+    return entity.persist(new LeaseGranted(grant.lease())).thenRun(s -> timer.start(grant.lease()));
+  }
+
+  private Granted granted(Grant grant, AgentState after) {
+    return new Granted(
+        grant.lease(), grant.carried(), after.config(), grant.more(), entity.seqNr());
+  }
+
+  private Denied denied(String reason, AgentState state, Instant until) {
+    return new Denied(
+        reason, AgentSchedule.of(state), state.registered(), entity.seqNr(), until);
   }
 
   private Denied denied(String reason, AgentState state) {
@@ -245,6 +338,7 @@ final class LeaseCommands {
    */
   private void ended(Lease lease, Instant now, RunnerOutcome.Kind kind, String error) {
     timer.stop();
+    caps.release(lease.leaseId(), "lease ended");
     metrics.activationEnded(Duration.between(lease.grantedAt(), now));
     if (kind != null) {
       toRunnerHealth(lease, kind, now, error);
@@ -265,6 +359,7 @@ final class LeaseCommands {
     Lease lease = state.lease();
     return entity
         .persist(expiredEvent(state, now))
+        .thenRun(s -> caps.release(lease.leaseId(), LEASE_EXPIRED))
         .thenRun(s -> toRunnerHealth(lease, RunnerOutcome.Kind.EXPIRED, now, LEASE_EXPIRED));
   }
 
