@@ -168,7 +168,8 @@ public final class AgentEntity
 
   /**
    * The tenant gate's answer to the agent's question for a permit for lease {@code leaseId} ({@link
-   * TenantCaps}); {@code answer} null when the gate did not answer in time. The agent's own message.
+   * TenantCaps}); {@code answer} null when the gate did not answer in time. The agent's own
+   * message.
    */
   public record PermitAnswered(String leaseId, TenantGate.Answer answer) implements Command {}
 

@@ -129,8 +129,7 @@ final class LeaseCommands {
     if (answer.answer() instanceof TenantGate.Permitted) {
       Object decided = decide(state, cmd);
       if (decided instanceof Grant grant && grant.lease().leaseId().equals(answer.leaseId())) {
-        return withUnstash(
-            persistGrant(grant).thenRun(s -> cmd.replyTo().tell(granted(grant, s))));
+        return withUnstash(persistGrant(grant).thenRun(s -> cmd.replyTo().tell(granted(grant, s))));
       }
       caps.release(answer.leaseId(), "not granted");
       Denied denied =
@@ -217,8 +216,7 @@ final class LeaseCommands {
   }
 
   private Denied denied(String reason, AgentState state, Instant until) {
-    return new Denied(
-        reason, AgentSchedule.of(state), state.registered(), entity.seqNr(), until);
+    return new Denied(reason, AgentSchedule.of(state), state.registered(), entity.seqNr(), until);
   }
 
   private Denied denied(String reason, AgentState state) {

@@ -44,7 +44,9 @@ final class HiddenAgents {
     hide(agentId, Long.MAX_VALUE, nowNanos);
   }
 
-  /** Ranks the agent again: what it was hidden for does not hold (its tenant turned a claim away). */
+  /**
+   * Ranks the agent again: what it was hidden for does not hold (its tenant turned a claim away).
+   */
   void show(String agentId) {
     hidden.remove(agentId);
   }

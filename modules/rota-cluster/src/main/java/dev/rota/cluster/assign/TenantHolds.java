@@ -48,7 +48,9 @@ final class TenantHolds {
     return d;
   }
 
-  /** Forgets holds ended by {@code nowNanos}; how long until the next ends, null when none is left. */
+  /**
+   * Forgets holds ended by {@code nowNanos}; how long until the next ends, null when none is left.
+   */
   Duration forgetEnded(long nowNanos) {
     untilNanos.values().removeIf(until -> nowNanos - until >= 0);
     return untilNanos.values().stream()

@@ -16,8 +16,8 @@ import java.util.Map;
  * last minute. Pure and immutable: every rule of the cap is here, tested without actors.
  *
  * <p>A permit is given up only when its lease's agent released it, or said, when asked after the
- * permit's {@code checkAt}, that it no longer holds that lease. So the permits held are never
- * fewer than the leases held, and a grant that would take them past the cap is refused.
+ * permit's {@code checkAt}, that it no longer holds that lease. So the permits held are never fewer
+ * than the leases held, and a grant that would take them past the cap is refused.
  *
  * @param permits the permits held, by lease id
  * @param grants when each grant of the last {@link #WINDOW} was permitted, oldest first
@@ -54,8 +54,8 @@ public record Permits(Map<String, Permit> permits, List<Instant> grants, long ge
   public record Allow() implements Decision {}
 
   /**
-   * No permit: {@code reason} is {@link #TENANT_CAP} or {@link #TENANT_RATE}; {@code until} when the
-   * refusal ends by time alone, null when that is not known (a lease may end at any moment).
+   * No permit: {@code reason} is {@link #TENANT_CAP} or {@link #TENANT_RATE}; {@code until} when
+   * the refusal ends by time alone, null when that is not known (a lease may end at any moment).
    */
   public record Refuse(String reason, Instant until) implements Decision {}
 

@@ -40,8 +40,8 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * gave; the rules are {@link Permits}'.
  *
  * <p>A release that never arrives (the agent's node died between its event and the message) is
- * recovered without ever dropping a permit whose lease is held: once a permit's {@code checkAt}
- * has passed, the gate asks the agent ({@link LeaseProbe}) and drops the permit only when the agent
+ * recovered without ever dropping a permit whose lease is held: once a permit's {@code checkAt} has
+ * passed, the gate asks the agent ({@link LeaseProbe}) and drops the permit only when the agent
  * says it does not hold the lease; a live lease (heartbeats extend leases without telling the gate)
  * is asked about again when the agent says it ends. An agent that does not answer keeps its permit.
  */
@@ -91,8 +91,9 @@ public final class TenantGate
 
   /**
    * The gate now: the permits {@code held} against {@code maxConcurrent}, the grants of the last
-   * minute against {@code maxPerMinute}, and when the rate cap lets a grant through again ({@code
-   * rateUntil}, null when it does now).
+   * minute against {@code maxPerMinute}, when the rate cap lets a grant through again ({@code
+   * rateUntil}, null when it does now), the leases holding permits, and when the gate next asks an
+   * agent about one ({@code nextCheckAt}, null without permits).
    */
   public record Status(
       String tenant,
@@ -101,7 +102,8 @@ public final class TenantGate
       int lastMinute,
       Integer maxPerMinute,
       Instant rateUntil,
-      List<String> leaseIds)
+      List<String> leaseIds,
+      Instant nextCheckAt)
       implements CborSerializable {
     public Status {
       leaseIds = List.copyOf(leaseIds);
@@ -282,7 +284,11 @@ public final class TenantGate
         state.inWindow(now),
         perMinute,
         perMinute == null ? null : state.rateUntil(perMinute, now),
-        state.permits().keySet().stream().sorted().toList());
+        state.permits().keySet().stream().sorted().toList(),
+        state.permits().values().stream()
+            .map(Permits.Permit::checkAt)
+            .min(Instant::compareTo)
+            .orElse(null));
   }
 
   @Override
@@ -290,7 +296,8 @@ public final class TenantGate
     return newEventHandlerBuilder()
         .forAnyState()
         .onEvent(
-            PermitGranted.class, (s, e) -> s.granted(e.agentKey(), e.leaseId(), e.at(), e.checkAt()))
+            PermitGranted.class,
+            (s, e) -> s.granted(e.agentKey(), e.leaseId(), e.at(), e.checkAt()))
         .onEvent(PermitReleased.class, (s, e) -> s.released(e.leaseId()))
         .onEvent(PermitChecked.class, (s, e) -> s.checked(e.leaseId(), e.checkAt()))
         .build();

@@ -63,9 +63,9 @@ public final class TenantTables implements Extension {
   }
 
   /**
-   * {@code rota.tenants}: an object of tenants by name, each with optional {@code weight}
-   * (default 1), {@code max-concurrent} and {@code max-activations-per-minute}. A key the node does
-   * not know, or a bad value, stops the start with the path named.
+   * {@code rota.tenants}: an object of tenants by name, each with optional {@code weight} (default
+   * 1), {@code max-concurrent} and {@code max-activations-per-minute}. A key the node does not
+   * know, or a bad value, stops the start with the path named.
    */
   public static TenantTable fromConfig(Config config) {
     if (!config.hasPath("rota.tenants")) {

@@ -19,6 +19,7 @@ public final class Ids {
   /** An agent id, or a tenant's name, a slash and an agent id (see {@code tenant.AgentKeys}). */
   private static final Pattern AGENT_KEY =
       Pattern.compile("(?:[a-z0-9-]{1,64}/)?[A-Za-z0-9._:-]{1,128}");
+
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
   private static final Base64.Decoder B64D = Base64.getUrlDecoder();

@@ -7,8 +7,8 @@ import dev.rota.core.model.Ids;
  * its {@code agent_schedule} row). An agent of the {@code default} tenant is keyed by its id alone,
  * so a node without tenants stores exactly what it stored before tenants existed; an agent of
  * another tenant by {@code <tenant>/<agentId>}. Agent ids may not contain {@code /}, so the key
- * tells its tenant and id apart without a lookup, and every part of the cluster can name an
- * agent's tenant from its key.
+ * tells its tenant and id apart without a lookup, and every part of the cluster can name an agent's
+ * tenant from its key.
  */
 public final class AgentKeys {
   private static final char SEPARATOR = '/';
