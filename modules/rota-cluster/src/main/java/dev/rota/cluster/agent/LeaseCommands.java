@@ -94,7 +94,7 @@ final class LeaseCommands {
   }
 
   ReplyEffect<Event, AgentState> onClaim(AgentState state, Claim cmd) {
-    Object decided = decide(state, cmd);
+    Object decided = decide(state, cmd, null);
     if (decided instanceof Denied denied) {
       return entity.effect().reply(cmd.replyTo(), denied);
     }
@@ -127,8 +127,8 @@ final class LeaseCommands {
     awaiting = null;
     awaitedLeaseId = null;
     if (answer.answer() instanceof TenantGate.Permitted) {
-      Object decided = decide(state, cmd);
-      if (decided instanceof Grant grant && grant.lease().leaseId().equals(answer.leaseId())) {
+      Object decided = decide(state, cmd, answer.leaseId());
+      if (decided instanceof Grant grant) {
         return withUnstash(persistGrant(grant).thenRun(s -> cmd.replyTo().tell(granted(grant, s))));
       }
       caps.release(answer.leaseId(), "not granted");
@@ -159,8 +159,12 @@ final class LeaseCommands {
   /** A lease to grant, with the notifications it carries. */
   private record Grant(Lease lease, List<Notification> carried, boolean more) {}
 
-  /** The claim decided on {@code state} now: a {@link Denied} or a {@link Grant}. */
-  private Object decide(AgentState state, Claim cmd) {
+  /**
+   * The claim decided on {@code state} now: a {@link Denied} or a {@link Grant} of a lease with id
+   * {@code leaseId} (the one its tenant's gate permitted: the state has not changed since it was
+   * asked for, so its fencing token is the same), or a new id when null.
+   */
+  private Object decide(AgentState state, Claim cmd, String leaseId) {
     if (TextRules.problem(cmd.runnerId(), Kind.NAME).isPresent()) {
       return denied("invalid_runner_id", state);
     }
@@ -193,7 +197,7 @@ final class LeaseCommands {
             : carried.stream().mapToInt(Notification::attempts).max().orElse(0) + 1;
     Lease lease =
         new Lease(
-            Ids.leaseId(entity.agentId(), token),
+            leaseId != null ? leaseId : Ids.leaseId(entity.agentId(), token),
             cmd.runnerId(),
             eligibility.kind(),
             token,

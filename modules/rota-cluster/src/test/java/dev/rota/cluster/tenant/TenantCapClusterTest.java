@@ -30,6 +30,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -38,6 +39,7 @@ import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A tenant's cap across two nodes sharing one journal (H2): runners on both nodes hammer claims on
@@ -46,6 +48,7 @@ import org.junit.jupiter.api.Test;
  * see an excess). Then a node is downed while leases are held: its agents and the gate recover on
  * the other node, and the cap still counts the leases they held.
  */
+@ExtendWith(LogCapturingExtension.class)
 class TenantCapClusterTest {
   private static final TestDatabase DB = TestDatabase.h2();
   private static final int AGENTS = 8;
@@ -178,7 +181,8 @@ class TenantCapClusterTest {
 
     Seen capped = hammer("acme", "a");
     assertTrue(capped.maxHeld() <= 2, "acme held " + capped.maxHeld() + " leases at once");
-    assertEquals(2, capped.maxHeld(), "the hammer never reached the cap");
+    assertEquals(
+        2, capped.maxHeld(), "the hammer never reached the cap; denied: " + capped.denied());
     assertTrue(capped.denied().containsKey(Permits.TENANT_CAP), "denied: " + capped.denied());
     assertTrue(capped.granted() > 2);
 
