@@ -1,5 +1,7 @@
 package dev.rota.cluster.tenant;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.core.tenant.TenantSpec;
 import java.time.Clock;
@@ -79,6 +81,11 @@ public final class TenantGate
       implements Command {}
 
   /** A gate's answer to {@link Acquire}. */
+  @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+  @JsonSubTypes({
+    @JsonSubTypes.Type(value = Permitted.class, name = "permitted"),
+    @JsonSubTypes.Type(value = Refused.class, name = "refused")
+  })
   public sealed interface Answer extends CborSerializable {}
 
   public record Permitted(String leaseId) implements Answer {}
