@@ -27,18 +27,14 @@ import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.tenant.TenantGate;
 import dev.rota.core.health.RunnerOutcome;
-import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
-import dev.rota.core.model.Notification;
-import dev.rota.core.model.ScheduleFire;
 import dev.rota.core.model.TextRules;
 import dev.rota.core.model.TextRules.Kind;
 import dev.rota.core.model.TextRules.Violation;
-import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -64,7 +60,7 @@ final class LeaseCommands {
   private final AgentSettings settings;
   private final RotaMetrics metrics;
   private final ActorSystem<?> system;
-  private final Duration retryAvoidWindow;
+  private final ClaimDecision decisions;
   private final TenantCaps caps;
   private final ActorContext<AgentEntity.Command> context;
 
@@ -89,16 +85,19 @@ final class LeaseCommands {
     this.settings = settings;
     this.metrics = metrics;
     this.system = system;
-    this.retryAvoidWindow =
-        system.settings().config().getDuration("rota.runner-health.retry-avoid-window");
+    this.decisions =
+        new ClaimDecision(
+            entity,
+            settings,
+            system.settings().config().getDuration("rota.runner-health.retry-avoid-window"));
   }
 
   ReplyEffect<Event, AgentState> onClaim(AgentState state, Claim cmd) {
-    Object decided = decide(state, cmd, null);
+    Object decided = decisions.decide(state, cmd, null);
     if (decided instanceof Denied denied) {
       return entity.effect().reply(cmd.replyTo(), denied);
     }
-    Grant grant = (Grant) decided;
+    ClaimDecision.Grant grant = (ClaimDecision.Grant) decided;
     if (caps.capped()) {
       // The tenant's gate permits the grant first; meanwhile the agent stashes every command.
       awaiting = cmd;
@@ -127,22 +126,24 @@ final class LeaseCommands {
     awaiting = null;
     awaitedLeaseId = null;
     if (answer.answer() instanceof TenantGate.Permitted) {
-      Object decided = decide(state, cmd, answer.leaseId());
-      if (decided instanceof Grant grant) {
+      Object decided = decisions.decide(state, cmd, answer.leaseId());
+      if (decided instanceof ClaimDecision.Grant grant) {
         return withUnstash(persistGrant(grant).thenRun(s -> cmd.replyTo().tell(granted(grant, s))));
       }
       caps.release(answer.leaseId(), "not granted");
       Denied denied =
-          decided instanceof Denied d ? d : denied(TenantCaps.GATE_UNAVAILABLE, state, null);
+          decided instanceof Denied d
+              ? d
+              : decisions.denied(TenantCaps.GATE_UNAVAILABLE, state, null);
       return withUnstash(entity.effect().none().thenRun(s -> cmd.replyTo().tell(denied)));
     }
     Denied denied;
     if (answer.answer() instanceof TenantGate.Refused refused) {
-      denied = denied(refused.reason(), state, refused.until());
+      denied = decisions.denied(refused.reason(), state, refused.until());
     } else {
       // The gate may have permitted after all: the permit is given back (or dropped when asked).
       caps.release(answer.leaseId(), "gate did not answer in time");
-      denied = denied(TenantCaps.GATE_UNAVAILABLE, state, null);
+      denied = decisions.denied(TenantCaps.GATE_UNAVAILABLE, state, null);
     }
     return withUnstash(entity.effect().none().thenRun(s -> cmd.replyTo().tell(denied)));
   }
@@ -156,75 +157,13 @@ final class LeaseCommands {
     return (ReplyEffect<Event, AgentState>) b.thenUnstashAll();
   }
 
-  /** A lease to grant, with the notifications it carries. */
-  private record Grant(Lease lease, List<Notification> carried, boolean more) {}
-
-  /**
-   * The claim decided on {@code state} now: a {@link Denied} or a {@link Grant} of a lease with id
-   * {@code leaseId} (the one its tenant's gate permitted: the state has not changed since it was
-   * asked for, so its fencing token is the same), or a new id when null.
-   */
-  private Object decide(AgentState state, Claim cmd, String leaseId) {
-    if (TextRules.problem(cmd.runnerId(), Kind.NAME).isPresent()) {
-      return denied("invalid_runner_id", state);
-    }
-    Instant now = entity.now();
-    AgentState.Eligibility eligibility = state.eligibility(cmd.mode(), cmd.capabilities(), now);
-    if (!eligibility.granted()) {
-      return denied(eligibility.deniedReason(), state);
-    }
-    if (!retryAvoidWindow.isZero()
-        && state
-            .runnerToAvoid(now.minus(retryAvoidWindow))
-            .filter(cmd.runnerId()::equals)
-            .isPresent()) {
-      // This runner failed the agent's last attempt moments ago: another runner should try first.
-      return denied(AgentEntity.AVOIDING_RUNNER, state);
-    }
-    long token = state.fencingCounter() + 1;
-    long leaseSeconds =
-        cmd.leaseSeconds() > 0 ? cmd.leaseSeconds() : settings.defaultLeaseSeconds();
-    List<Notification> carried =
-        state.nextCarried(settings.maxNotificationsPerActivation(), settings.maxActivationBytes());
-    boolean more = carried.size() < state.inbox().size();
-    // A scheduled turn serves the due fire (and the missed ones before it); only an agent without
-    // unread notifications is granted one, so it carries none.
-    ScheduleFire fire =
-        eligibility.kind() == ActivationKind.SCHEDULED ? state.dueFire(now).orElse(null) : null;
-    int attempt =
-        fire != null
-            ? state.nextScheduleAttempt()
-            : carried.stream().mapToInt(Notification::attempts).max().orElse(0) + 1;
-    Lease lease =
-        new Lease(
-            leaseId != null ? leaseId : Ids.leaseId(entity.agentId(), token),
-            cmd.runnerId(),
-            eligibility.kind(),
-            token,
-            attempt,
-            now,
-            now.plusSeconds(leaseSeconds),
-            leaseSeconds,
-            carried.stream().map(Notification::notificationId).toList(),
-            fire);
-    return new Grant(lease, carried, more);
-  }
-
-  private EffectBuilder<Event, AgentState> persistGrant(Grant grant) {
+  private EffectBuilder<Event, AgentState> persistGrant(ClaimDecision.Grant grant) {
     return entity.persist(new LeaseGranted(grant.lease())).thenRun(s -> timer.start(grant.lease()));
   }
 
-  private Granted granted(Grant grant, AgentState after) {
+  private Granted granted(ClaimDecision.Grant grant, AgentState after) {
     return new Granted(
         grant.lease(), grant.carried(), after.config(), grant.more(), entity.seqNr());
-  }
-
-  private Denied denied(String reason, AgentState state, Instant until) {
-    return new Denied(reason, AgentSchedule.of(state), state.registered(), entity.seqNr(), until);
-  }
-
-  private Denied denied(String reason, AgentState state) {
-    return new Denied(reason, AgentSchedule.of(state), state.registered(), entity.seqNr());
   }
 
   ReplyEffect<Event, AgentState> onHeartbeat(AgentState state, Heartbeat cmd) {
