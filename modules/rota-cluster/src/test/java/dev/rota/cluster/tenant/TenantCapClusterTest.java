@@ -99,9 +99,13 @@ class TenantCapClusterTest {
       TenantGate.init(kit.system(), new AgentLeaseProbe(kit.system(), Duration.ofSeconds(2)));
     }
     Agents agents = new Agents(first.system());
+    TestProbe<Object> probe = first.createTestProbe();
     for (int i = 0; i < AGENTS; i++) {
-      agents.register("acme/a" + i, AgentConfigPatch.empty());
-      agents.register("free/f" + i, AgentConfigPatch.empty());
+      for (String key : List.of("acme/a" + i, "free/f" + i)) {
+        // The first message to a shard waits for its allocation: on a loaded machine, a while.
+        probe.awaitAssert(
+            Duration.ofSeconds(60), () -> agents.register(key, AgentConfigPatch.empty()));
+      }
     }
   }
 
