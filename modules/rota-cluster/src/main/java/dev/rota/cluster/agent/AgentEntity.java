@@ -378,12 +378,13 @@ public final class AgentEntity
   @Override
   public CommandHandlerWithReply<Command, Event, AgentState> commandHandler() {
     var handlers = newCommandHandlerWithReplyBuilder();
-    // While the tenant's gate is asked for a permit, nothing else changes the agent: the claim's
-    // grant is decided on the state it was asked for.
+    // While the tenant's gate is asked for a permit, other claims wait; everything else goes on
+    // (notifications are not held up by the gate), and the claim is decided again on the state
+    // the permit finds, under the permitted lease id: no other grant can come between.
     handlers
         .forState(s -> leases.awaitingPermit())
         .onCommand(PermitAnswered.class, leases::onPermitAnswered)
-        .onAnyCommand(() -> Effect().stash());
+        .onCommand(Claim.class, (s, c) -> Effect().stash());
     var builder = handlers.forAnyState();
     builder
         .onCommand(PermitAnswered.class, (s, c) -> Effect().noReply())

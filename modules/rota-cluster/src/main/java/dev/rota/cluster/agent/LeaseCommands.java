@@ -99,7 +99,7 @@ final class LeaseCommands {
     }
     ClaimDecision.Grant grant = (ClaimDecision.Grant) decided;
     if (caps.capped()) {
-      // The tenant's gate permits the grant first; meanwhile the agent stashes every command.
+      // The tenant's gate permits the grant first; meanwhile the agent stashes other claims.
       awaiting = cmd;
       awaitedLeaseId = grant.lease().leaseId();
       caps.acquire(context, grant.lease());
@@ -108,15 +108,15 @@ final class LeaseCommands {
     return persistGrant(grant).thenReply(cmd.replyTo(), s -> granted(grant, s));
   }
 
-  /** Whether a claim waits for its tenant gate's permit: every other command waits too. */
+  /** Whether a claim waits for its tenant gate's permit: other claims wait for it. */
   boolean awaitingPermit() {
     return awaiting != null;
   }
 
   /**
-   * The tenant's gate answered (or did not in time): the claim is decided again on the same state
-   * at this moment and granted under the permit, or denied with the gate's reason and the permit,
-   * if any, given back. Then the commands stashed meanwhile run.
+   * The tenant's gate answered (or did not in time): the claim is decided again on the state now
+   * (commands other than claims went on meanwhile) and granted under the permit, or denied with the
+   * gate's reason and the permit, if any, given back. Then the claims stashed meanwhile run.
    */
   ReplyEffect<Event, AgentState> onPermitAnswered(AgentState state, PermitAnswered answer) {
     if (awaiting == null || !answer.leaseId().equals(awaitedLeaseId)) {

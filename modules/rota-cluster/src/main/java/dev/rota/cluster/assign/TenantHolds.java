@@ -13,7 +13,8 @@ import java.util.Map;
  * tenant at its concurrency or rate cap, or its gate not answering) tells the dispatcher to rank
  * the other tenants' agents instead of trying the same tenant's agents one after another. A tenant
  * at its rate cap is held until its gate said the window has room; one at its concurrency cap (a
- * lease may end any moment) for {@code rota.tenant-caps.hold}.
+ * lease may end any moment) for {@code rota.tenant-caps.hold}, one whose gate did not answer for
+ * four times that.
  */
 final class TenantHolds {
   private final Duration hold;
@@ -37,7 +38,9 @@ final class TenantHolds {
    * AgentEntity.Denied#byTenant by its tenant}; returns how long.
    */
   Duration hold(String agentKey, AgentEntity.Denied denied, Instant now, long nowNanos) {
-    Duration d = hold;
+    // A gate that did not answer is likely away a while (failing over): a longer hold.
+    Duration d =
+        AgentEntity.TENANT_GATE_UNAVAILABLE.equals(denied.reason()) ? hold.multipliedBy(4) : hold;
     if (denied.until() != null) {
       Duration left = Duration.between(now, denied.until());
       // Never past the rate window, whatever another node's clock said.

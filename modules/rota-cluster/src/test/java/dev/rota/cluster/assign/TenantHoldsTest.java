@@ -52,4 +52,12 @@ class TenantHoldsTest {
         Duration.ofMillis(250),
         holds.hold("c/a1", denied(AgentEntity.TENANT_RATE, NOW.minusSeconds(1)), NOW, T));
   }
+
+  @Test
+  void aTenantWhoseGateDidNotAnswerIsPassedOverLonger() {
+    TenantHolds holds = new TenantHolds(Duration.ofMillis(250));
+    assertEquals(
+        Duration.ofSeconds(1),
+        holds.hold("acme/a1", denied(AgentEntity.TENANT_GATE_UNAVAILABLE, null), NOW, T));
+  }
 }
