@@ -6,6 +6,7 @@ import dev.rota.cluster.tenant.TenantGate;
 import dev.rota.cluster.tenant.TenantTables;
 import dev.rota.core.model.Lease;
 import dev.rota.core.tenant.AgentKeys;
+import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
@@ -22,14 +23,15 @@ final class TenantCaps {
   private final String agentKey;
   private final String tenant;
   private final TenantTables tables;
-  private final TenantCapSettings settings;
+
+  /** Read when the agent first asks its gate: an uncapped tenant's agent never does. */
+  private Duration askTimeout;
 
   TenantCaps(ActorSystem<?> system, String agentKey) {
     this.system = system;
     this.agentKey = agentKey;
     this.tenant = AgentKeys.tenantOf(agentKey);
     this.tables = TenantTables.get(system);
-    this.settings = TenantCapSettings.from(system.settings().config());
   }
 
   /** Whether a grant needs a permit of the tenant's gate now. */
@@ -40,11 +42,14 @@ final class TenantCaps {
   /** Asks the gate for a permit for {@code lease}; the answer comes back as the agent's command. */
   void acquire(ActorContext<AgentEntity.Command> context, Lease lease) {
     String leaseId = lease.leaseId();
+    if (askTimeout == null) {
+      askTimeout = TenantCapSettings.from(system.settings().config()).askTimeout();
+    }
     Asks.ask(
         context,
         TenantGate.Answer.class,
         TenantGate.of(system, tenant),
-        settings.askTimeout(),
+        askTimeout,
         replyTo -> new TenantGate.Acquire(agentKey, leaseId, lease.leaseSeconds(), replyTo),
         (answer, failure) -> new AgentEntity.PermitAnswered(leaseId, answer));
   }
