@@ -1,5 +1,6 @@
 package dev.rota.cluster;
 
+import dev.rota.cluster.agent.AgentLeaseProbe;
 import dev.rota.cluster.agent.AgentSettings;
 import dev.rota.cluster.agent.AgentSharding;
 import dev.rota.cluster.agent.ShardHomes;
@@ -17,7 +18,9 @@ import dev.rota.cluster.readmodel.JournalSink;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.rescue.LeaseRescuer;
 import dev.rota.cluster.system.SystemControl;
+import dev.rota.cluster.tenant.TenantCapSettings;
 import dev.rota.cluster.tenant.TenantDirectory;
+import dev.rota.cluster.tenant.TenantGate;
 import dev.rota.cluster.tenant.TenantUsage;
 import javax.sql.DataSource;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -81,6 +84,11 @@ public record RotaCluster(
     CoordinatorSettings coordinatorSettings = CoordinatorSettings.from(system.settings().config());
     Coordinators coordinators = Coordinators.track(system, agentSettings.partitions());
     AgentSharding.init(system, agentSettings, coordinators.pushingListener());
+    // Capped tenants' gates: their agents ask them before a grant (decision 99).
+    TenantGate.init(
+        system,
+        new AgentLeaseProbe(
+            system, TenantCapSettings.from(system.settings().config()).askTimeout()));
     ShardHomes.start(system);
     Coordinator.init(system, coordinatorSettings, loader);
     ActorRef<LeaseRescuer.Command> rescuer =

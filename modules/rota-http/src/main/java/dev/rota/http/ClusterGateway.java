@@ -11,7 +11,10 @@ import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.system.SystemControl.PauseState;
 import dev.rota.cluster.tenant.TenantDirectory;
+import dev.rota.cluster.tenant.TenantGate;
+import dev.rota.cluster.tenant.TenantTables;
 import dev.rota.cluster.tenant.TenantUsage;
+import dev.rota.core.model.AgentExplanation;
 import dev.rota.core.tenant.TenantSpec;
 import java.time.Duration;
 import java.util.Comparator;
@@ -62,6 +65,27 @@ public final class ClusterGateway {
     this.scheduler = system.scheduler();
     this.nodes = new ClusterAsk(system, askTimeout);
     this.targetStaleness = system.settings().config().getDuration("rota.pools.target-staleness");
+  }
+
+  /**
+   * The caps of {@code tenant} as its gate counts them now; null when the tenant is not capped or
+   * its gate did not answer (explain then names no tenant reason).
+   */
+  public CompletionStage<AgentExplanation.TenantLoad> tenantLoad(String tenant) {
+    if (!TenantTables.get(system).current().specOf(tenant).capped()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return TenantGate.status(system, tenant, askTimeout)
+        .thenApply(
+            s ->
+                new AgentExplanation.TenantLoad(
+                    s.tenant(),
+                    s.held(),
+                    s.maxConcurrent(),
+                    s.lastMinute(),
+                    s.maxPerMinute(),
+                    s.rateUntil()))
+        .exceptionally(failure -> null);
   }
 
   public CompletionStage<PauseState> paused() {
