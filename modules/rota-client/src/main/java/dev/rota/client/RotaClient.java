@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -56,7 +55,7 @@ public final class RotaClient implements AutoCloseable {
   private final HttpTransport http;
   private final Duration readTimeout;
   private final Calls calls;
-  private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
+  private final OpenStreams open = new OpenStreams();
 
   private RotaClient(Builder builder) {
     this.http = new HttpTransport(builder.baseUri, builder.token, builder.connectTimeout);
@@ -263,9 +262,7 @@ public final class RotaClient implements AutoCloseable {
    */
   public EventStream events(EventQuery query) {
     calls.requireOpen();
-    EventStream stream = new EventStream(http, eventsPath(query), query.since(), open::remove);
-    open.add(stream);
-    return stream;
+    return open.add(new EventStream(http, eventsPath(query), query.since(), open::remove));
   }
 
   /**
@@ -273,9 +270,7 @@ public final class RotaClient implements AutoCloseable {
    * order, until the returned subscription (or this client) is closed.
    */
   public EventSubscription subscribe(EventQuery query, Consumer<RotaEvent> listener) {
-    EventSubscription subscription = new EventSubscription(events(query), listener, open::remove);
-    open.add(subscription);
-    return subscription;
+    return open.add(new EventSubscription(events(query), listener, open::remove));
   }
 
   // ---- runners (role runner); RotaRunner uses these ----
@@ -385,13 +380,7 @@ public final class RotaClient implements AutoCloseable {
   @Override
   public void close() {
     calls.close();
-    for (AutoCloseable stream : List.copyOf(open)) {
-      try {
-        stream.close();
-      } catch (Exception ignored) {
-        // closing is best effort
-      }
-    }
+    open.closeAll();
   }
 
   /** Settings of a {@link RotaClient}. */
