@@ -10,6 +10,7 @@ import dev.rota.core.model.AgentState;
 import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
+import dev.rota.core.model.NewInput;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.Partitions;
 import dev.rota.core.model.RunnerMode;
@@ -81,8 +82,18 @@ public final class AgentEntity
   /** Replies {@link Done}; {@link ErrorCode#CONFLICT} while leased. */
   public record Deregister(ActorRef<Reply> replyTo) implements Command {}
 
-  public record Notify(String type, JsonNode payload, String dedupeKey, ActorRef<Reply> replyTo)
-      implements Command {}
+  /**
+   * One notification; {@code newInput} (null: the agent's own) decides what it does to a turn in
+   * flight ({@link TurnInput}).
+   */
+  public record Notify(
+      String type, JsonNode payload, String dedupeKey, NewInput newInput, ActorRef<Reply> replyTo)
+      implements Command {
+    /** A notification that follows the agent's own policy for new input. */
+    public Notify(String type, JsonNode payload, String dedupeKey, ActorRef<Reply> replyTo) {
+      this(type, payload, dedupeKey, null, replyTo);
+    }
+  }
 
   /**
    * Several notifications for this agent at once (an import, a backlog): each item is decided as
@@ -120,6 +131,19 @@ public final class AgentEntity
 
   public record Complete(String leaseId, String runnerId, JsonNode result, ActorRef<Reply> replyTo)
       implements Command {}
+
+  /**
+   * The runner of the lease waits up to {@code waitMillis} for new input: replies {@link NewInputs}
+   * at once when steered notifications it has not been given are there or the lease was
+   * interrupted, else when one of them happens or the wait is over; {@link ErrorCode#LEASE_LOST} or
+   * {@link ErrorCode#LEASE_NOT_HELD} as a heartbeat would. It does not extend the lease.
+   */
+  public record AwaitInput(
+      String leaseId, String runnerId, long waitMillis, ActorRef<Reply> replyTo)
+      implements Command {}
+
+  /** The wait of an {@link AwaitInput} is over (the agent's own timer). */
+  record InputWaitOver(long waiter) implements Command {}
 
   public record Fail(
       String leaseId,
@@ -168,7 +192,27 @@ public final class AgentEntity
     }
   }
 
-  public record Accepted(String notificationId, int unread, boolean duplicate) implements Reply {}
+  /**
+   * A notification accepted; {@code steered} when it joined the running turn, {@code interrupted}
+   * when it ended it.
+   */
+  public record Accepted(
+      String notificationId, int unread, boolean duplicate, boolean steered, boolean interrupted)
+      implements Reply {
+    public Accepted(String notificationId, int unread, boolean duplicate) {
+      this(notificationId, unread, duplicate, false, false);
+    }
+  }
+
+  /**
+   * The answer to {@link AwaitInput}: the steered notifications the runner had not been given (now
+   * the lease's), or that the lease was interrupted.
+   */
+  public record NewInputs(List<Notification> notifications, boolean interrupted) implements Reply {
+    public NewInputs {
+      notifications = List.copyOf(notifications);
+    }
+  }
 
   /** The answer to {@link GetState}. */
   public record FullState(AgentState state) implements Reply {}
@@ -206,7 +250,19 @@ public final class AgentEntity
     }
   }
 
-  public record Extended(Instant expiresAt) implements Reply {}
+  /**
+   * The lease now runs until {@code expiresAt}; {@code notifications} steered into it since the
+   * runner's last answer.
+   */
+  public record Extended(Instant expiresAt, List<Notification> notifications) implements Reply {
+    public Extended {
+      notifications = notifications == null ? List.of() : List.copyOf(notifications);
+    }
+
+    public Extended(Instant expiresAt) {
+      this(expiresAt, List.of());
+    }
+  }
 
   public record Done(Instant at) implements Reply {}
 
@@ -230,7 +286,11 @@ public final class AgentEntity
     LEASE_LOST,
     /** The lease is live but was granted to another runner than the one reporting on it. */
     LEASE_NOT_HELD,
-    INBOX_FULL
+    INBOX_FULL,
+    /** The lease ended because new input interrupted it ({@link NewInput#INTERRUPT}). */
+    LEASE_INTERRUPTED,
+    /** The agent refuses new input while a turn runs ({@link NewInput#REJECT}). */
+    TURN_IN_PROGRESS
   }
 
   /**
@@ -259,6 +319,7 @@ public final class AgentEntity
   private final AdminCommands admin;
   private final InboxCommands inbox;
   private final LeaseCommands leases;
+  private final TurnInput turnInput;
 
   private AgentEntity(
       String agentId,
@@ -281,8 +342,10 @@ public final class AgentEntity
     this.leaseTimer = new LeaseTimer(timers, nanoTime, settings.expiryGrace());
     this.effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
     this.admin = new AdminCommands(effects);
-    this.inbox = new InboxCommands(effects, settings, metrics);
-    this.leases = new LeaseCommands(effects, leaseTimer, settings, metrics, context.getSystem());
+    this.turnInput = new TurnInput(effects, leaseTimer, timers, metrics);
+    this.inbox = new InboxCommands(effects, settings, metrics, turnInput);
+    this.leases =
+        new LeaseCommands(effects, leaseTimer, settings, metrics, context.getSystem(), turnInput);
   }
 
   /**
@@ -347,7 +410,9 @@ public final class AgentEntity
             (s, c) ->
                 Effect().reply(c.replyTo(), new RowState(AgentSummary.of(s), effects.seqNr())))
         .onCommand(Claim.class, leases::onClaim)
-        .onCommand(ExpireLease.class, leases::onExpireLease);
+        .onCommand(ExpireLease.class, leases::onExpireLease)
+        .onCommand(AwaitInput.class, turnInput::onAwaitInput)
+        .onCommand(InputWaitOver.class, turnInput::onWaitOver);
     builder
         .onCommand(Deregister.class, registered(Deregister::replyTo, admin::onDeregister))
         .onCommand(Notify.class, registered(Notify::replyTo, inbox::onNotify, c -> 1))

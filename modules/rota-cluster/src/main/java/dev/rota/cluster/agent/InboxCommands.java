@@ -10,10 +10,16 @@ import dev.rota.cluster.agent.AgentEntity.NotifyItem;
 import dev.rota.cluster.agent.AgentEntity.Rejected;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.agent.AgentEvents.Event;
+import dev.rota.cluster.agent.AgentEvents.InboxSummary;
+import dev.rota.cluster.agent.AgentEvents.LeaseInterrupted;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
+import dev.rota.cluster.agent.AgentEvents.NotificationRejected;
+import dev.rota.cluster.agent.AgentEvents.NotificationSteered;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.Ids;
+import dev.rota.core.model.Lease;
+import dev.rota.core.model.NewInput;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.TextRules;
 import dev.rota.core.model.TextRules.Kind;
@@ -33,16 +39,19 @@ final class InboxCommands {
   private final AgentEffects entity;
   private final AgentSettings settings;
   private final RotaMetrics metrics;
+  private final TurnInput turnInput;
 
   /** The inbox whose size {@link #sizedBytes} is: sizes are summed again only when it changed. */
   private List<Notification> sizedInbox;
 
   private long sizedBytes;
 
-  InboxCommands(AgentEffects entity, AgentSettings settings, RotaMetrics metrics) {
+  InboxCommands(
+      AgentEffects entity, AgentSettings settings, RotaMetrics metrics, TurnInput turnInput) {
     this.entity = entity;
     this.settings = settings;
     this.metrics = metrics;
+    this.turnInput = turnInput;
   }
 
   ReplyEffect<Event, AgentState> onNotify(AgentState state, Notify cmd) {
@@ -61,6 +70,14 @@ final class InboxCommands {
               cmd.replyTo(),
               new Accepted(duplicate.get().notificationId(), state.inbox().size(), true));
     }
+    // What new input does to a turn in flight; queueing is what happens without a turn.
+    NewInput policy =
+        state.lease() == null
+            ? NewInput.QUEUE
+            : cmd.newInput() != null ? cmd.newInput() : state.config().newInput();
+    if (policy == NewInput.REJECT) {
+      return rejectedDuringTurn(state, cmd, now);
+    }
     if (state.inboxFull()) {
       metrics.notificationRefused("inbox_full");
       return entity.effect().reply(cmd.replyTo(), inboxFull(state));
@@ -73,10 +90,73 @@ final class InboxCommands {
       metrics.notificationRefused("inbox_full");
       return entity.effect().reply(cmd.replyTo(), inboxBytesFull());
     }
+    if (policy == NewInput.STEER) {
+      return steered(state, cmd, n, now, bytesAfter);
+    }
+    if (policy == NewInput.INTERRUPT) {
+      return interrupting(state, cmd, n, now, bytesAfter);
+    }
     return entity
         .persist(new NotificationReceived(n))
         .thenRun(s -> sized(s, bytesAfter))
         .thenReply(cmd.replyTo(), s -> new Accepted(n.notificationId(), s.inbox().size(), false));
+  }
+
+  /**
+   * Refused while a turn runs: nothing of the notification is kept but the record of refusing it.
+   */
+  private ReplyEffect<Event, AgentState> rejectedDuringTurn(
+      AgentState state, Notify cmd, Instant now) {
+    metrics.notificationRefused("turn_in_progress");
+    String leaseId = state.lease().leaseId();
+    Rejected reply =
+        new Rejected(
+            ErrorCode.TURN_IN_PROGRESS,
+            "agent "
+                + entity.agentId()
+                + " is running a turn ("
+                + Ids.leaseLabel(leaseId)
+                + ") and refuses new input meanwhile");
+    return entity
+        .persist(new NotificationRejected(cmd.type(), cmd.dedupeKey(), leaseId, now))
+        .thenReply(cmd.replyTo(), s -> reply);
+  }
+
+  /** {@code n} joins the running lease, in the same write that accepts it. */
+  private ReplyEffect<Event, AgentState> steered(
+      AgentState state, Notify cmd, Notification n, Instant now, long bytesAfter) {
+    String leaseId = state.lease().leaseId();
+    return entity
+        .persist(
+            List.of(
+                new NotificationReceived(n),
+                new NotificationSteered(n.notificationId(), leaseId, now)))
+        .thenRun(s -> sized(s, bytesAfter))
+        .thenRun(turnInput::steered)
+        .thenReply(
+            cmd.replyTo(),
+            s -> new Accepted(n.notificationId(), s.inbox().size(), false, true, false));
+  }
+
+  /** {@code n} ends the running lease, in the same write that accepts it; it joins the inbox. */
+  private ReplyEffect<Event, AgentState> interrupting(
+      AgentState state, Notify cmd, Notification n, Instant now, long bytesAfter) {
+    Lease lease = state.lease();
+    AgentState after =
+        state
+            .notified(n, settings.dedupeWindow(), settings.maxDedupeKeys())
+            .interrupted(n.notificationId(), now);
+    return entity
+        .persist(
+            List.of(
+                new NotificationReceived(n),
+                new LeaseInterrupted(
+                    lease.leaseId(), n.notificationId(), now, InboxSummary.of(after))))
+        .thenRun(s -> sized(s, bytesAfter))
+        .thenRun(s -> turnInput.interrupted(lease))
+        .thenReply(
+            cmd.replyTo(),
+            s -> new Accepted(n.notificationId(), s.inbox().size(), false, false, true));
   }
 
   ReplyEffect<Event, AgentState> onNotifyAll(AgentState state, NotifyAll cmd) {

@@ -62,13 +62,16 @@ final class LeaseCommands {
   private final RotaMetrics metrics;
   private final ActorSystem<?> system;
   private final Duration retryAvoidWindow;
+  private final TurnInput turnInput;
 
   LeaseCommands(
       AgentEffects entity,
       LeaseTimer timer,
       AgentSettings settings,
       RotaMetrics metrics,
-      ActorSystem<?> system) {
+      ActorSystem<?> system,
+      TurnInput turnInput) {
+    this.turnInput = turnInput;
     this.entity = entity;
     this.timer = timer;
     this.settings = settings;
@@ -145,7 +148,7 @@ final class LeaseCommands {
           return entity
               .persist(new LeaseRenewed(lease.leaseId(), expiresAt, now))
               .thenRun(s -> timer.start(s.lease()))
-              .thenReply(cmd.replyTo(), s -> new Extended(expiresAt));
+              .thenReply(cmd.replyTo(), s -> new Extended(expiresAt, turnInput.ungiven(s)));
         });
   }
 
@@ -281,7 +284,13 @@ final class LeaseCommands {
       Function<Lease, ReplyEffect<Event, AgentState>> handler) {
     Lease lease = state.lease();
     if (lease == null || !lease.leaseId().equals(leaseId)) {
-      return entity.effect().reply(replyTo, leaseLost(leaseId));
+      return entity
+          .effect()
+          .reply(
+              replyTo,
+              state.wasInterrupted(leaseId)
+                  ? TurnInput.interruptedLease(leaseId)
+                  : leaseLost(leaseId));
     }
     // Checked before expiry, so that another runner's report changes nothing at all.
     if (!lease.runnerId().equals(runnerId)) {

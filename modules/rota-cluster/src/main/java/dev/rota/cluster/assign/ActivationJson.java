@@ -69,6 +69,13 @@ public final class ActivationJson {
         .orElseThrow(() -> new IllegalArgumentException("malformed lease id " + lease.leaseId()));
   }
 
+  /** Notifications as an assignment shows them (new input during a turn is shown alike). */
+  public static ArrayNode notifications(java.util.List<Notification> list) {
+    ArrayNode array = JSON.arrayNode();
+    list.forEach(n -> array.add(notification(n)));
+    return array;
+  }
+
   private static ObjectNode notification(Notification n) {
     ObjectNode node = JSON.objectNode();
     node.put("notificationId", n.notificationId());

@@ -18,7 +18,8 @@ import java.util.Set;
  * @param minActivationInterval the agent is not stale-eligible within this time of its last run
  * @param leased a runner holds the agent's lease
  * @param paused the agent is paused on its own
- * @param snoozedUntil the agent is ineligible before this time, null when not snoozed
+ * @param snoozedUntil the agent is ineligible before this time, null when not snoozed; an agent
+ *     that debounces a burst of notifications waits the same way ({@link AgentState#waitsUntil()})
  * @param nextFireAt the earliest fire of its schedules not yet served, null when none is coming:
  *     from then on the agent is due for a scheduled turn
  */
@@ -112,7 +113,8 @@ public record AgentSchedule(
         state.config().minActivationInterval(),
         state.lease() != null,
         state.paused(),
-        state.snoozedUntil(),
+        // A debounce is a wait the index already knows how to wake up from: a snooze.
+        state.config().debounces() ? state.waitsUntil() : state.snoozedUntil(),
         state.nextFireAt());
   }
 }
