@@ -125,7 +125,14 @@ class AdminRoutesTest extends JUnit5RouteTest {
     assertEquals(List.of("unread", "oldestUnreadAgeSeconds"), fieldNames(s.get("inbox")));
     assertEquals(
         List.of(
-            "inbox", "scheduled", "exploration", "completed", "failed", "expired", "perSecond1m"),
+            "inbox",
+            "scheduled",
+            "exploration",
+            "completed",
+            "failed",
+            "expired",
+            "interrupted",
+            "perSecond1m"),
         fieldNames(s.get("activations")));
     assertEquals(
         List.of("claimMsP50", "claimMsP99", "inboxWaitMsP50", "inboxWaitMsP99"),
@@ -303,7 +310,7 @@ class AdminRoutesTest extends JUnit5RouteTest {
     JsonNode redriven =
         body(api.post("/admin/dead-letters/" + id + "/redrive", "").assertStatusCode(200));
 
-    assertEquals(List.of("id", "agentId", "redrivenAt"), fieldNames(redriven));
+    assertEquals(List.of("id", "agentId", "tenant", "redrivenAt"), fieldNames(redriven));
     assertEquals(id, redriven.get("id").asText());
     assertEquals(agentId, redriven.get("agentId").asText());
     JsonNode view = api.get("/v1/agents/" + agentId);

@@ -37,6 +37,7 @@ class AgentRoutesTest extends JUnit5RouteTest {
   private static final List<String> VIEW_FIELDS =
       List.of(
           "agentId",
+          "tenant",
           "name",
           "capabilities",
           "priority",
@@ -51,7 +52,11 @@ class AgentRoutesTest extends JUnit5RouteTest {
           "deadLetters",
           "lease",
           "schedules",
-          "scheduled");
+          "scheduled",
+          "newInput",
+          "debounceMs",
+          "debounceMaxMs",
+          "debouncingUntil");
 
   private static TestCluster cluster;
 
