@@ -7,6 +7,7 @@ import static dev.rota.client.Calls.eventsPath;
 import static dev.rota.client.Calls.leasePath;
 import static dev.rota.client.Calls.read;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -290,11 +291,57 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public Instant heartbeat(String leaseId, String runnerId) {
+    return heartbeatWithInput(leaseId, runnerId).expiresAt();
+  }
+
+  /**
+   * A heartbeat that also returns the notifications steered into the turn since the runner's last
+   * answer ({@code newInput: steer}).
+   *
+   * @throws RotaException.LeaseLost if the lease expired or was superseded, or was interrupted
+   *     ({@link RotaException.LeaseLost#interrupted()})
+   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
+   */
+  public LeaseBeat heartbeatWithInput(String leaseId, String runnerId) {
     ObjectNode request = Requests.byRunner(runnerId);
     byte[] body =
         calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT);
-    String expiresAt = read(body, JsonNode.class).path("expiresAt").asText(null);
-    return expiresAt == null ? null : Instant.parse(expiresAt);
+    return read(body, LeaseBeat.class);
+  }
+
+  /**
+   * Waits up to {@code waitSeconds} (0–60) for new input during the turn: notifications steered
+   * into the lease that this runner was not given yet, or that the lease was interrupted. Does not
+   * extend the lease.
+   *
+   * @throws RotaException.LeaseLost if the lease ended otherwise
+   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
+   */
+  public NewInput awaitInput(String leaseId, String runnerId, int waitSeconds) {
+    ObjectNode request = Requests.byRunner(runnerId);
+    request.put("waitSeconds", waitSeconds);
+    Duration timeout = Duration.ofSeconds(waitSeconds).plus(readTimeout);
+    byte[] body =
+        calls.call("POST", leasePath(leaseId) + "/input", body(request), Retry.UNSENT, timeout);
+    return read(body, NewInput.class);
+  }
+
+  /** A heartbeat's answer: the lease's new expiry and the notifications steered since. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record LeaseBeat(Instant expiresAt, List<Assignment.Item> notifications) {
+    public LeaseBeat {
+      notifications = notifications == null ? List.of() : List.copyOf(notifications);
+    }
+  }
+
+  /**
+   * The answer of {@link #awaitInput}: steered notifications, or that the lease was interrupted.
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record NewInput(List<Assignment.Item> notifications, boolean interrupted, String reason) {
+    public NewInput {
+      notifications = notifications == null ? List.of() : List.copyOf(notifications);
+    }
   }
 
   /**

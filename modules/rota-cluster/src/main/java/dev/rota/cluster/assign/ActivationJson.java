@@ -93,6 +93,7 @@ public final class ActivationJson {
     config.capabilities().forEach(capabilities::add);
     JsonNode metadata = config.metadata();
     node.set("metadata", metadata == null ? JSON.objectNode() : metadata.deepCopy());
+    node.put("newInput", config.newInput().wireName());
     return node;
   }
 
