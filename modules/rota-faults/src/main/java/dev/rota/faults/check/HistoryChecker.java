@@ -8,10 +8,12 @@ import dev.rota.faults.history.Event.DeadLetter;
 import dev.rota.faults.history.Event.Fault;
 import dev.rota.faults.history.Event.FinalInbox;
 import dev.rota.faults.history.Event.Granted;
+import dev.rota.faults.history.Event.Interrupted;
 import dev.rota.faults.history.Event.Outcome;
 import dev.rota.faults.history.Event.Placement;
 import dev.rota.faults.history.Event.Published;
 import dev.rota.faults.history.Event.Renewed;
+import dev.rota.faults.history.Event.Steered;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -43,6 +45,10 @@ import java.util.TreeSet;
  *       lease's last known expiry, unless an earlier completion of it went unanswered.
  *   <li><b>No duplicates</b>: no key is carried by two accepted completions, and no dedupe key is
  *       acknowledged under two notification ids.
+ *   <li><b>New input during a turn</b>: a key steered into a lease ({@link Steered}) is carried by
+ *       it as if granted with it, so it too must be completed exactly once or still unread; a lease
+ *       new input interrupted ({@link Interrupted}) is held only until then, no completion of it
+ *       may be accepted, and its 410s are not early.
  *   <li><b>Unavailability window</b> per injected fault: for each agent the fault took away (its
  *       first publish after the fault failed), the time from the fault to the first acknowledged
  *       publish after that failure (publishes started before the next fault count). An agent served
@@ -79,6 +85,8 @@ public final class HistoryChecker {
     Map<String, FinalInbox> finals = new TreeMap<>();
     List<Fault> faults = new ArrayList<>();
     List<Placement> placements = new ArrayList<>();
+    Map<String, List<String>> steeredKeys = new HashMap<>();
+    Map<String, Long> interruptedAt = new HashMap<>();
     List<Long> offsets = new ArrayList<>(List.of(0L));
     for (Event event : events) {
       if (event instanceof ClockSkew skew) {
@@ -110,7 +118,34 @@ public final class HistoryChecker {
         faults.add(f);
       } else if (event instanceof Placement placement) {
         placements.add(placement);
+      } else if (event instanceof Steered s) {
+        steeredKeys.computeIfAbsent(s.leaseId(), l -> new ArrayList<>()).addAll(s.keys());
+      } else if (event instanceof Interrupted i) {
+        interruptedAt.merge(i.leaseId(), i.atMs(), Math::min);
       }
+    }
+    // A steered key is the lease's from then on, as if the grant had carried it.
+    for (Map.Entry<String, List<String>> e : steeredKeys.entrySet()) {
+      Granted g = grants.get(e.getKey());
+      if (g == null) {
+        continue;
+      }
+      List<String> keys = new ArrayList<>(g.keys());
+      e.getValue().stream().filter(k -> !keys.contains(k)).forEach(keys::add);
+      Granted widened =
+          new Granted(
+              g.runnerId(),
+              g.node(),
+              g.leaseId(),
+              g.agentId(),
+              g.grantedAt(),
+              g.expiresAt(),
+              keys,
+              g.startMs(),
+              g.endMs());
+      grants.put(g.leaseId(), widened);
+      List<Granted> ofAgent = grantsByAgent.get(g.agentId());
+      ofAgent.set(ofAgent.indexOf(g), widened);
     }
     for (List<Granted> list : grantsByAgent.values()) {
       list.sort(Comparator.comparingLong(Granted::grantedAt));
@@ -127,9 +162,18 @@ public final class HistoryChecker {
         }
       }
     }
+    List<String> interruptedCompleted = new ArrayList<>();
     for (Granted g : grants.values()) {
       List<CompleteAttempt> attempts = attemptsByLease.getOrDefault(g.leaseId(), List.of());
       boolean accepted = attempts.stream().anyMatch(c -> c.outcome() == Outcome.OK);
+      if (accepted && interruptedAt.containsKey(g.leaseId())) {
+        interruptedCompleted.add(
+            g.agentId()
+                + ": lease "
+                + g.leaseId()
+                + " completed although interrupted at "
+                + interruptedAt.get(g.leaseId()));
+      }
       boolean unanswered = attempts.stream().anyMatch(c -> c.outcome() == Outcome.FAILED);
       for (String key : g.keys()) {
         if (accepted) {
@@ -206,7 +250,10 @@ public final class HistoryChecker {
                   + " was held until "
                   + heldUntil);
         }
-        long end = holdEnd(g, attemptsByLease, renewedUntil);
+        long end =
+            Math.min(
+                holdEnd(g, attemptsByLease, renewedUntil),
+                interruptedAt.getOrDefault(g.leaseId(), Long.MAX_VALUE));
         if (end > heldUntil) {
           heldUntil = end;
           holder = g;
@@ -235,6 +282,9 @@ public final class HistoryChecker {
     }
 
     List<String> endedEarly = endedEarly(grants, attemptsByLease, renewals, renewedUntil);
+    // A lease new input interrupted is refused from then on, rightly.
+    endedEarly.removeIf(
+        line -> interruptedAt.keySet().stream().anyMatch(l -> line.contains("lease " + l + " ")));
 
     List<FaultWindow> windows = new ArrayList<>();
     faults.sort(Comparator.comparingLong(Fault::atMs));
@@ -253,7 +303,8 @@ public final class HistoryChecker {
         duplicateCompletions,
         duplicateAccepts,
         endedEarly,
-        windows);
+        windows,
+        interruptedCompleted);
   }
 
   /**
