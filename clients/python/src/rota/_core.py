@@ -157,6 +157,9 @@ def agent_spec(
     max_attempts: int | None = None,
     metadata: Mapping[str, Any] | None = None,
     schedules: Sequence[Mapping[str, Any]] | None = None,
+    new_input: str | None = None,
+    debounce_ms: int | None = None,
+    debounce_max_ms: int | None = None,
 ) -> JsonObject:
     """The registration body: absent fields keep their values on an update."""
     fields: JsonObject = {
@@ -168,6 +171,9 @@ def agent_spec(
         "maxAttempts": max_attempts,
         "metadata": dict(metadata) if metadata is not None else None,
         "schedules": [dict(s) for s in schedules] if schedules is not None else None,
+        "newInput": new_input,
+        "debounceMs": debounce_ms,
+        "debounceMaxMs": debounce_max_ms,
     }
     return {k: v for k, v in fields.items() if v is not None}
 
@@ -181,12 +187,16 @@ def list_agents_params(order: str | None, limit: int | None, after: str | None) 
     return params
 
 
-def notification_body(type: str, payload: Any, dedupe_key: str | None) -> JsonObject:
+def notification_body(
+    type: str, payload: Any, dedupe_key: str | None, new_input: str | None = None
+) -> JsonObject:
     body: JsonObject = {"type": type}
     if payload is not None:
         body["payload"] = payload
     if dedupe_key is not None:
         body["dedupeKey"] = dedupe_key
+    if new_input is not None:
+        body["newInput"] = new_input
     return body
 
 

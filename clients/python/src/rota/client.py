@@ -91,11 +91,16 @@ class Rota:
         max_attempts: int | None = None,
         metadata: Mapping[str, Any] | None = None,
         schedules: Sequence[Mapping[str, Any]] | None = None,
+        new_input: str | None = None,
+        debounce_ms: int | None = None,
+        debounce_max_ms: int | None = None,
     ) -> JsonObject:
         """Registers an agent or updates it (``PUT``); fields not given keep their values.
 
         ``schedules`` are the API's objects (``name``, ``cron``, ``timezone``, ``payload``); a
-        list replaces them all, ``[]`` removes them.
+        list replaces them all, ``[]`` removes them. ``new_input`` says what a notification
+        arriving during a turn does (``queue``, ``steer``, ``interrupt``, ``reject``);
+        ``debounce_ms`` / ``debounce_max_ms`` make a burst of notifications one turn.
         """
         body = core.agent_spec(
             name=name,
@@ -106,6 +111,9 @@ class Rota:
             max_attempts=max_attempts,
             metadata=metadata,
             schedules=schedules,
+            new_input=new_input,
+            debounce_ms=debounce_ms,
+            debounce_max_ms=debounce_max_ms,
         )
         return self._json(core.with_body("PUT", core.agent_path(agent_id), body, safe=True))
 
@@ -163,13 +171,16 @@ class Rota:
         payload: Any = None,
         *,
         dedupe_key: str | None = None,
+        new_input: str | None = None,
     ) -> NotifyResult:
         """Puts a notification in the agent's inbox. With a ``dedupe_key`` it is retried on
-        503/429 and connection failures (a repeat is answered as a duplicate)."""
-        body = core.notification_body(type, payload, dedupe_key)
+        503/429 and connection failures (a repeat is answered as a duplicate). ``new_input``
+        overrides the agent's policy for a turn running now; :class:`rota.TurnInProgress` when
+        it (or the agent) says ``reject``."""
+        body = core.notification_body(type, payload, dedupe_key, new_input)
         path = core.agent_path(agent_id) + "/notifications"
         raw = self._json(core.with_body("POST", path, body, safe=dedupe_key is not None))
-        return NotifyResult(str(raw["notificationId"]), int(raw["unread"]), bool(raw["duplicate"]))
+        return NotifyResult.from_json(raw)
 
     # ---- admin ----
 
