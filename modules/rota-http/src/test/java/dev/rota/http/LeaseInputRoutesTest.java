@@ -228,6 +228,25 @@ class LeaseInputRoutesTest extends JUnit5RouteTest {
   }
 
   @Test
+  void aWaitingClaimGetsADebouncingAgentOnceItsBurstPausedWithEveryNotification() {
+    register("\"debounceMs\": 300");
+    for (int i = 0; i < 3; i++) {
+      notified("burst-" + i, null);
+    }
+    // Nothing else happens to the agent: only the index waking it at its pause's end can answer
+    // this claim before its wait runs out.
+    JsonNode answer =
+        api.claim(
+            "{\"runnerId\": \""
+                + runnerId
+                + "\", \"capabilities\": [\""
+                + cap
+                + "\"], \"waitSeconds\": 20}");
+    assertEquals("assigned", answer.get("status").asText(), answer.toString());
+    assertEquals("burst-0,burst-1,burst-2", types(answer.get("assignment").get("notifications")));
+  }
+
+  @Test
   void anotherRunnersInputPollIs409() {
     String leaseId = claimed("\"newInput\": \"steer\"");
     assertError(

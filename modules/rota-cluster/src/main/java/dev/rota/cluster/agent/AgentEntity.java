@@ -1,5 +1,7 @@
 package dev.rota.cluster.agent;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.agent.AgentEvents.Event;
@@ -220,8 +222,19 @@ public final class AgentEntity
   /** The answer to {@link GetRow}: the agent as of its event {@code seqNr}. */
   public record RowState(AgentSummary agent, long seqNr) implements Reply {}
 
-  /** The answer to {@link NotifyAll}: per item, in order, {@link Accepted} or {@link Rejected}. */
-  public record AcceptedAll(List<Reply> items) implements Reply {
+  /**
+   * The answer to {@link NotifyAll}: per item, in order, {@link Accepted} or {@link Rejected}. The
+   * items name their type, so that the answer crosses nodes (a list of the sealed interface alone
+   * does not say which record each item is).
+   */
+  public record AcceptedAll(
+      @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "reply")
+          @JsonSubTypes({
+            @JsonSubTypes.Type(value = Accepted.class, name = "accepted"),
+            @JsonSubTypes.Type(value = Rejected.class, name = "rejected")
+          })
+          List<Reply> items)
+      implements Reply {
     public AcceptedAll {
       items = List.copyOf(items);
     }

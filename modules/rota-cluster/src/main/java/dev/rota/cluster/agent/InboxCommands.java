@@ -33,7 +33,9 @@ import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 /**
  * An agent's inbox commands: one notification, or several persisted in one atomic write. Each is
  * refused when invalid or the inbox is full (by count or by bytes), and answered with the earlier
- * notification when its dedupe key was seen within the window.
+ * notification when its dedupe key was seen within the window. While the agent holds a lease, its
+ * (or the notification's) {@code newInput} decides what the notification does to the turn: queue,
+ * steer, interrupt or reject (docs/architecture.md, "New input during a turn").
  */
 final class InboxCommands {
   private final AgentEffects entity;
@@ -165,15 +167,32 @@ final class InboxCommands {
     List<Event> events = new ArrayList<>(cmd.items().size());
     List<Reply> replies = new ArrayList<>(cmd.items().size());
     long bytes = inboxBytes(state);
+    Lease interrupted = null;
+    boolean steered = false;
     for (NotifyItem item : cmd.items()) {
       var duplicate = after.duplicateOf(item.dedupeKey(), now, settings.dedupeWindow());
       Optional<Violation> bad = unstorable(item.type(), item.payload(), item.dedupeKey());
+      // Each item is decided as Notify would decide it: the agent's policy while a lease is held.
+      NewInput policy = after.lease() == null ? NewInput.QUEUE : after.config().newInput();
       if (bad.isPresent()) {
         metrics.notificationRefused("invalid");
         replies.add(AgentEffects.invalid(bad.get()));
       } else if (duplicate.isPresent()) {
         metrics.notificationAccepted(true);
         replies.add(new Accepted(duplicate.get().notificationId(), after.inbox().size(), true));
+      } else if (policy == NewInput.REJECT) {
+        metrics.notificationRefused("turn_in_progress");
+        String leaseId = after.lease().leaseId();
+        NotificationRejected refused =
+            new NotificationRejected(item.type(), item.dedupeKey(), leaseId, now);
+        events.add(refused);
+        after = after.rejectedDuringTurn(item.type(), now);
+        replies.add(
+            new Rejected(
+                ErrorCode.TURN_IN_PROGRESS,
+                "agent "
+                    + entity.agentId()
+                    + " is running a turn and refuses new input meanwhile"));
       } else if (after.inboxFull()) {
         metrics.notificationRefused("inbox_full");
         replies.add(inboxFull(after));
@@ -186,9 +205,27 @@ final class InboxCommands {
           continue;
         }
         bytes += n.estimatedBytes();
+        Lease lease = after.lease();
         after = after.notified(n, settings.dedupeWindow(), settings.maxDedupeKeys());
         events.add(new NotificationReceived(n));
-        replies.add(new Accepted(n.notificationId(), after.inbox().size(), false));
+        if (policy == NewInput.STEER) {
+          events.add(new NotificationSteered(n.notificationId(), lease.leaseId(), now));
+          after = after.steered(n.notificationId(), now);
+          steered = true;
+        } else if (policy == NewInput.INTERRUPT) {
+          after = after.interrupted(n.notificationId(), now);
+          events.add(
+              new LeaseInterrupted(
+                  lease.leaseId(), n.notificationId(), now, InboxSummary.of(after)));
+          interrupted = lease;
+        }
+        replies.add(
+            new Accepted(
+                n.notificationId(),
+                after.inbox().size(),
+                false,
+                policy == NewInput.STEER,
+                policy == NewInput.INTERRUPT));
       }
     }
     long bytesAfter = bytes;
@@ -196,9 +233,19 @@ final class InboxCommands {
     if (events.isEmpty()) {
       return entity.effect().reply(cmd.replyTo(), reply);
     }
+    Lease ended = interrupted;
+    boolean anySteered = steered;
     return entity
         .persist(events)
         .thenRun(s -> sized(s, bytesAfter))
+        .thenRun(
+            s -> {
+              if (ended != null) {
+                turnInput.interrupted(ended);
+              } else if (anySteered) {
+                turnInput.steered(s);
+              }
+            })
         .thenReply(cmd.replyTo(), s -> reply);
   }
 

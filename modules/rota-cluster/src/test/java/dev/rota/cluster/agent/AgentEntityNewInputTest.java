@@ -284,6 +284,48 @@ class AgentEntityNewInputTest {
   }
 
   @Test
+  void aBatchDuringATurnFollowsTheAgentsPolicyItemByItem() {
+    register(NewInput.INTERRUPT, null, null);
+    notify("first", null);
+    String leaseId = claim().lease().leaseId();
+    var result =
+        kit.<Reply>runCommand(
+            r ->
+                new AgentEntity.NotifyAll(
+                    List.of(
+                        new AgentEntity.NotifyItem("stop", null, null),
+                        new AgentEntity.NotifyItem("after", null, null)),
+                    r));
+    var replies = assertInstanceOf(AgentEntity.AcceptedAll.class, result.reply()).items();
+    assertTrue(assertInstanceOf(Accepted.class, replies.get(0)).interrupted());
+    // The first ended the turn: the second has no turn to interrupt.
+    assertFalse(assertInstanceOf(Accepted.class, replies.get(1)).interrupted());
+    assertEquals(3, result.events().size());
+    assertInstanceOf(LeaseInterrupted.class, result.events().get(1));
+    assertNull(result.state().lease());
+    assertEquals(List.of("first", "stop", "after"), types(result.state().inbox()));
+    assertEquals(
+        ErrorCode.LEASE_INTERRUPTED, assertInstanceOf(Rejected.class, heartbeat(leaseId)).code());
+  }
+
+  @Test
+  void aBatchToARejectingAgentDuringATurnIsRefusedItemByItem() {
+    register(NewInput.REJECT, null, null);
+    notify("first", null);
+    claim();
+    var result =
+        kit.<Reply>runCommand(
+            r ->
+                new AgentEntity.NotifyAll(
+                    List.of(new AgentEntity.NotifyItem("second", null, null)), r));
+    var replies = assertInstanceOf(AgentEntity.AcceptedAll.class, result.reply()).items();
+    assertEquals(
+        ErrorCode.TURN_IN_PROGRESS, assertInstanceOf(Rejected.class, replies.get(0)).code());
+    assertInstanceOf(NotificationRejected.class, result.event());
+    assertEquals(List.of("first"), types(result.state().inbox()));
+  }
+
+  @Test
   void aBurstWaitsForItsPauseThenBecomesOneTurnWithEveryNotification() {
     register(null, 500L, null);
     for (int i = 0; i < 10; i++) {
