@@ -106,7 +106,8 @@ final class LeaseKeeper {
   private void followInput() {
     while (!token.isCancelled() && handlerRunning()) {
       try {
-        RotaClient.NewInput in = client.awaitInput(assignment.leaseId(), slotId, followWaitSeconds);
+        LeaseInput.NewInput in =
+            LeaseInput.of(client).await(assignment.leaseId(), slotId, followWaitSeconds);
         if (in.interrupted()) {
           cancel(CancellationToken.Reason.INTERRUPTED);
           return;
@@ -165,7 +166,7 @@ final class LeaseKeeper {
     }
     long sentAt = System.nanoTime();
     try {
-      RotaClient.LeaseBeat beat = client.heartbeatWithInput(assignment.leaseId(), slotId);
+      LeaseInput.LeaseBeat beat = LeaseInput.of(client).heartbeat(assignment.leaseId(), slotId);
       deadlineNanos = sentAt + leaseNanos;
       scheduleDeadline();
       input.offer(beat.notifications());

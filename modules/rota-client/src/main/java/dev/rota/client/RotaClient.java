@@ -7,7 +7,6 @@ import static dev.rota.client.Calls.eventsPath;
 import static dev.rota.client.Calls.leasePath;
 import static dev.rota.client.Calls.read;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -50,8 +49,8 @@ public final class RotaClient implements AutoCloseable {
       new TypeReference<>() {};
 
   private final HttpTransport http;
-  private final Duration readTimeout;
-  private final Calls calls;
+  final Duration readTimeout;
+  final Calls calls;
   private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
 
   private RotaClient(Builder builder) {
@@ -291,57 +290,7 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public Instant heartbeat(String leaseId, String runnerId) {
-    return heartbeatWithInput(leaseId, runnerId).expiresAt();
-  }
-
-  /**
-   * A heartbeat that also returns the notifications steered into the turn since the runner's last
-   * answer ({@code newInput: steer}).
-   *
-   * @throws RotaException.LeaseLost if the lease expired or was superseded, or was interrupted
-   *     ({@link RotaException.LeaseLost#interrupted()})
-   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
-   */
-  public LeaseBeat heartbeatWithInput(String leaseId, String runnerId) {
-    ObjectNode request = Requests.byRunner(runnerId);
-    byte[] body =
-        calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT);
-    return read(body, LeaseBeat.class);
-  }
-
-  /**
-   * Waits up to {@code waitSeconds} (0–60) for new input during the turn: notifications steered
-   * into the lease that this runner was not given yet, or that the lease was interrupted. Does not
-   * extend the lease.
-   *
-   * @throws RotaException.LeaseLost if the lease ended otherwise
-   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
-   */
-  public NewInput awaitInput(String leaseId, String runnerId, int waitSeconds) {
-    ObjectNode request = Requests.byRunner(runnerId);
-    request.put("waitSeconds", waitSeconds);
-    Duration timeout = Duration.ofSeconds(waitSeconds).plus(readTimeout);
-    byte[] body =
-        calls.call("POST", leasePath(leaseId) + "/input", body(request), Retry.UNSENT, timeout);
-    return read(body, NewInput.class);
-  }
-
-  /** A heartbeat's answer: the lease's new expiry and the notifications steered since. */
-  @JsonIgnoreProperties(ignoreUnknown = true)
-  public record LeaseBeat(Instant expiresAt, List<Assignment.Item> notifications) {
-    public LeaseBeat {
-      notifications = notifications == null ? List.of() : List.copyOf(notifications);
-    }
-  }
-
-  /**
-   * The answer of {@link #awaitInput}: steered notifications, or that the lease was interrupted.
-   */
-  @JsonIgnoreProperties(ignoreUnknown = true)
-  public record NewInput(List<Assignment.Item> notifications, boolean interrupted, String reason) {
-    public NewInput {
-      notifications = notifications == null ? List.of() : List.copyOf(notifications);
-    }
+    return LeaseInput.of(this).heartbeat(leaseId, runnerId).expiresAt();
   }
 
   /**

@@ -4,6 +4,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.rota.client.AgentSpec;
 import dev.rota.client.Assignment;
 import dev.rota.client.ClaimResult;
+import dev.rota.client.LeaseInput;
 import dev.rota.client.Notification;
 import dev.rota.client.RotaClient;
 import dev.rota.client.RunnerMode;
@@ -138,7 +139,7 @@ public final class NewInputLatency {
       CompletableFuture<Long> returned =
           CompletableFuture.supplyAsync(
               () -> {
-                var in = client.awaitInput(a.leaseId(), "bench-runner", 10);
+                var in = LeaseInput.of(client).await(a.leaseId(), "bench-runner", 10);
                 if (in.notifications().isEmpty()) {
                   throw new IllegalStateException("no steered notification");
                 }
@@ -162,7 +163,7 @@ public final class NewInputLatency {
       CompletableFuture<Long> told =
           CompletableFuture.supplyAsync(
               () -> {
-                var in = client.awaitInput(a.leaseId(), "bench-runner", 10);
+                var in = LeaseInput.of(client).await(a.leaseId(), "bench-runner", 10);
                 if (!in.interrupted()) {
                   throw new IllegalStateException("not interrupted");
                 }

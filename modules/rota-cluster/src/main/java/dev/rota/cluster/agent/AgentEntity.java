@@ -1,7 +1,5 @@
 package dev.rota.cluster.agent;
 
-import com.fasterxml.jackson.annotation.JsonSubTypes;
-import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.agent.AgentEvents.Event;
@@ -22,10 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import java.util.function.BiFunction;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
-import java.util.function.ToIntFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
@@ -39,7 +34,6 @@ import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
-import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
@@ -84,14 +78,10 @@ public final class AgentEntity
   /** Replies {@link Done}; {@link ErrorCode#CONFLICT} while leased. */
   public record Deregister(ActorRef<Reply> replyTo) implements Command {}
 
-  /**
-   * One notification; {@code newInput} (null: the agent's own) decides what it does to a turn in
-   * flight ({@link TurnInput}).
-   */
+  /** One notification; {@code newInput} (null: the agent's) decides what it does to a turn. */
   public record Notify(
       String type, JsonNode payload, String dedupeKey, NewInput newInput, ActorRef<Reply> replyTo)
       implements Command {
-    /** A notification that follows the agent's own policy for new input. */
     public Notify(String type, JsonNode payload, String dedupeKey, ActorRef<Reply> replyTo) {
       this(type, payload, dedupeKey, null, replyTo);
     }
@@ -134,12 +124,7 @@ public final class AgentEntity
   public record Complete(String leaseId, String runnerId, JsonNode result, ActorRef<Reply> replyTo)
       implements Command {}
 
-  /**
-   * The runner of the lease waits up to {@code waitMillis} for new input: replies {@link NewInputs}
-   * at once when steered notifications it has not been given are there or the lease was
-   * interrupted, else when one of them happens or the wait is over; {@link ErrorCode#LEASE_LOST} or
-   * {@link ErrorCode#LEASE_NOT_HELD} as a heartbeat would. It does not extend the lease.
-   */
+  /** The lease's runner waits up to {@code waitMillis} for {@link NewInputs}. */
   public record AwaitInput(
       String leaseId, String runnerId, long waitMillis, ActorRef<Reply> replyTo)
       implements Command {}
@@ -194,27 +179,13 @@ public final class AgentEntity
     }
   }
 
-  /**
-   * A notification accepted; {@code steered} when it joined the running turn, {@code interrupted}
-   * when it ended it.
-   */
+  /** Accepted; {@code steered} into the running turn, or it {@code interrupted} it. */
   public record Accepted(
       String notificationId, int unread, boolean duplicate, boolean steered, boolean interrupted)
-      implements Reply {
-    public Accepted(String notificationId, int unread, boolean duplicate) {
-      this(notificationId, unread, duplicate, false, false);
-    }
-  }
+      implements Reply {}
 
-  /**
-   * The answer to {@link AwaitInput}: the steered notifications the runner had not been given (now
-   * the lease's), or that the lease was interrupted.
-   */
-  public record NewInputs(List<Notification> notifications, boolean interrupted) implements Reply {
-    public NewInputs {
-      notifications = List.copyOf(notifications);
-    }
-  }
+  /** Steered notifications the lease's runner had not been given, or that it was interrupted. */
+  public record NewInputs(List<Notification> notifications, boolean interrupted) implements Reply {}
 
   /** The answer to {@link GetState}. */
   public record FullState(AgentState state) implements Reply {}
@@ -222,19 +193,8 @@ public final class AgentEntity
   /** The answer to {@link GetRow}: the agent as of its event {@code seqNr}. */
   public record RowState(AgentSummary agent, long seqNr) implements Reply {}
 
-  /**
-   * The answer to {@link NotifyAll}: per item, in order, {@link Accepted} or {@link Rejected}. The
-   * items name their type, so that the answer crosses nodes (a list of the sealed interface alone
-   * does not say which record each item is).
-   */
-  public record AcceptedAll(
-      @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "reply")
-          @JsonSubTypes({
-            @JsonSubTypes.Type(value = Accepted.class, name = "accepted"),
-            @JsonSubTypes.Type(value = Rejected.class, name = "rejected")
-          })
-          List<Reply> items)
-      implements Reply {
+  /** The answer to {@link NotifyAll}: per item, in order, {@link Accepted} or {@link Rejected}. */
+  public record AcceptedAll(@BatchReplies List<Reply> items) implements Reply {
     public AcceptedAll {
       items = List.copyOf(items);
     }
@@ -263,19 +223,8 @@ public final class AgentEntity
     }
   }
 
-  /**
-   * The lease now runs until {@code expiresAt}; {@code notifications} steered into it since the
-   * runner's last answer.
-   */
-  public record Extended(Instant expiresAt, List<Notification> notifications) implements Reply {
-    public Extended {
-      notifications = notifications == null ? List.of() : List.copyOf(notifications);
-    }
-
-    public Extended(Instant expiresAt) {
-      this(expiresAt, List.of());
-    }
-  }
+  /** The lease runs until {@code expiresAt}; {@code notifications} steered since last told. */
+  public record Extended(Instant expiresAt, List<Notification> notifications) implements Reply {}
 
   public record Done(Instant at) implements Reply {}
 
@@ -300,9 +249,7 @@ public final class AgentEntity
     /** The lease is live but was granted to another runner than the one reporting on it. */
     LEASE_NOT_HELD,
     INBOX_FULL,
-    /** The lease ended because new input interrupted it ({@link NewInput#INTERRUPT}). */
     LEASE_INTERRUPTED,
-    /** The agent refuses new input while a turn runs ({@link NewInput#REJECT}). */
     TURN_IN_PROGRESS
   }
 
@@ -427,42 +374,19 @@ public final class AgentEntity
         .onCommand(AwaitInput.class, turnInput::onAwaitInput)
         .onCommand(InputWaitOver.class, turnInput::onWaitOver);
     builder
-        .onCommand(Deregister.class, registered(Deregister::replyTo, admin::onDeregister))
-        .onCommand(Notify.class, registered(Notify::replyTo, inbox::onNotify, c -> 1))
+        .onCommand(Deregister.class, effects.registered(Deregister::replyTo, admin::onDeregister))
+        .onCommand(Notify.class, effects.registered(Notify::replyTo, inbox::onNotify, c -> 1))
         .onCommand(
             NotifyAll.class,
-            registered(NotifyAll::replyTo, inbox::onNotifyAll, c -> c.items().size()))
-        .onCommand(SetPaused.class, registered(SetPaused::replyTo, admin::onSetPaused))
-        .onCommand(Heartbeat.class, registered(Heartbeat::replyTo, leases::onHeartbeat))
-        .onCommand(Complete.class, registered(Complete::replyTo, leases::onComplete))
-        .onCommand(Fail.class, registered(Fail::replyTo, leases::onFail))
-        .onCommand(Release.class, registered(Release::replyTo, leases::onRelease))
-        .onCommand(Redrive.class, registered(Redrive::replyTo, admin::onRedrive))
-        .onCommand(Discard.class, registered(Discard::replyTo, admin::onDiscard));
+            effects.registered(NotifyAll::replyTo, inbox::onNotifyAll, c -> c.items().size()))
+        .onCommand(SetPaused.class, effects.registered(SetPaused::replyTo, admin::onSetPaused))
+        .onCommand(Heartbeat.class, effects.registered(Heartbeat::replyTo, leases::onHeartbeat))
+        .onCommand(Complete.class, effects.registered(Complete::replyTo, leases::onComplete))
+        .onCommand(Fail.class, effects.registered(Fail::replyTo, leases::onFail))
+        .onCommand(Release.class, effects.registered(Release::replyTo, leases::onRelease))
+        .onCommand(Redrive.class, effects.registered(Redrive::replyTo, admin::onRedrive))
+        .onCommand(Discard.class, effects.registered(Discard::replyTo, admin::onDiscard));
     return builder.build();
-  }
-
-  /** {@code handler} for a registered agent; {@link ErrorCode#NOT_FOUND} for any other. */
-  private <C extends Command> BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> registered(
-      Function<C, ActorRef<Reply>> replyTo,
-      BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> handler) {
-    return registered(replyTo, handler, c -> 0);
-  }
-
-  /** {@link #registered} for a command of {@code notifications}, counted as refused if not. */
-  private <C extends Command> BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> registered(
-      Function<C, ActorRef<Reply>> replyTo,
-      BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> handler,
-      ToIntFunction<C> notifications) {
-    return (state, cmd) -> {
-      if (state.registered()) {
-        return handler.apply(state, cmd);
-      }
-      for (int i = notifications.applyAsInt(cmd); i > 0; i--) {
-        metrics.notificationRefused("not_found");
-      }
-      return Effect().reply(replyTo.apply(cmd), effects.notFound());
-    };
   }
 
   @Override

@@ -7,6 +7,7 @@ import dev.rota.core.model.AgentState;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
+import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.Notification;
 import java.time.Instant;
 import java.util.List;
@@ -36,11 +37,11 @@ public final class AgentEvents {
               FailureAction.RETRY, LeaseCommands.LEASE_EXPIRED, e.at(), null, "lease.expired")
           .withoutDeadLetters(e.droppedDeadLetters());
     } else if (event instanceof NotificationSteered e) {
-      return s.steered(e.notificationId(), e.at());
+      return NewInputState.steered(s, e.notificationId(), e.at());
     } else if (event instanceof LeaseInterrupted e) {
-      return s.interrupted(e.notificationId(), e.at());
+      return NewInputState.interrupted(s, e.notificationId(), e.at());
     } else if (event instanceof NotificationRejected e) {
-      return s.rejectedDuringTurn(e.notificationType(), e.at());
+      return NewInputState.rejected(s, e.notificationType(), e.at());
     } else if (event instanceof AgentRegistered e) {
       return s.registered(e.config(), e.at());
     } else if (event instanceof AgentUpdated e) {

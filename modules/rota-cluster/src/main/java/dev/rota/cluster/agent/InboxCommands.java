@@ -20,6 +20,7 @@ import dev.rota.core.model.AgentState;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.NewInput;
+import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.TextRules;
 import dev.rota.core.model.TextRules.Kind;
@@ -70,7 +71,8 @@ final class InboxCommands {
           .effect()
           .reply(
               cmd.replyTo(),
-              new Accepted(duplicate.get().notificationId(), state.inbox().size(), true));
+              new Accepted(
+                  duplicate.get().notificationId(), state.inbox().size(), true, false, false));
     }
     // What new input does to a turn in flight; queueing is what happens without a turn.
     NewInput policy =
@@ -101,7 +103,9 @@ final class InboxCommands {
     return entity
         .persist(new NotificationReceived(n))
         .thenRun(s -> sized(s, bytesAfter))
-        .thenReply(cmd.replyTo(), s -> new Accepted(n.notificationId(), s.inbox().size(), false));
+        .thenReply(
+            cmd.replyTo(),
+            s -> new Accepted(n.notificationId(), s.inbox().size(), false, false, false));
   }
 
   /**
@@ -145,9 +149,10 @@ final class InboxCommands {
       AgentState state, Notify cmd, Notification n, Instant now, long bytesAfter) {
     Lease lease = state.lease();
     AgentState after =
-        state
-            .notified(n, settings.dedupeWindow(), settings.maxDedupeKeys())
-            .interrupted(n.notificationId(), now);
+        NewInputState.interrupted(
+            state.notified(n, settings.dedupeWindow(), settings.maxDedupeKeys()),
+            n.notificationId(),
+            now);
     return entity
         .persist(
             List.of(
@@ -179,14 +184,16 @@ final class InboxCommands {
         replies.add(AgentEffects.invalid(bad.get()));
       } else if (duplicate.isPresent()) {
         metrics.notificationAccepted(true);
-        replies.add(new Accepted(duplicate.get().notificationId(), after.inbox().size(), true));
+        replies.add(
+            new Accepted(
+                duplicate.get().notificationId(), after.inbox().size(), true, false, false));
       } else if (policy == NewInput.REJECT) {
         metrics.notificationRefused("turn_in_progress");
         String leaseId = after.lease().leaseId();
         NotificationRejected refused =
             new NotificationRejected(item.type(), item.dedupeKey(), leaseId, now);
         events.add(refused);
-        after = after.rejectedDuringTurn(item.type(), now);
+        after = NewInputState.rejected(after, item.type(), now);
         replies.add(
             new Rejected(
                 ErrorCode.TURN_IN_PROGRESS,
@@ -210,10 +217,10 @@ final class InboxCommands {
         events.add(new NotificationReceived(n));
         if (policy == NewInput.STEER) {
           events.add(new NotificationSteered(n.notificationId(), lease.leaseId(), now));
-          after = after.steered(n.notificationId(), now);
+          after = NewInputState.steered(after, n.notificationId(), now);
           steered = true;
         } else if (policy == NewInput.INTERRUPT) {
-          after = after.interrupted(n.notificationId(), now);
+          after = NewInputState.interrupted(after, n.notificationId(), now);
           events.add(
               new LeaseInterrupted(
                   lease.leaseId(), n.notificationId(), now, InboxSummary.of(after)));

@@ -31,6 +31,7 @@ import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
+import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.ScheduleFire;
 import dev.rota.core.model.TextRules;
@@ -288,7 +289,7 @@ final class LeaseCommands {
           .effect()
           .reply(
               replyTo,
-              state.wasInterrupted(leaseId)
+              NewInputState.wasInterrupted(state, leaseId)
                   ? TurnInput.interruptedLease(leaseId)
                   : leaseLost(leaseId));
     }

@@ -12,6 +12,7 @@ import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
+import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.Notification;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -177,7 +178,7 @@ final class TurnInput {
 
   /** The answer about a lease that is not the agent's current one. */
   private static Reply gone(AgentState state, String leaseId) {
-    if (state.wasInterrupted(leaseId)) {
+    if (NewInputState.wasInterrupted(state, leaseId)) {
       return new NewInputs(List.of(), true);
     }
     return new Rejected(

@@ -32,6 +32,7 @@ import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.NewInput;
+import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
@@ -352,7 +353,7 @@ class AgentEntityNewInputTest {
       clock.advance(Duration.ofMillis(300));
     }
     // The notifications never paused 500 ms, but the first has waited its 1000 ms.
-    assertEquals(T0.plusMillis(1000), kit.getState().debounceUntil());
+    assertEquals(T0.plusMillis(1000), NewInputState.debounceUntil(kit.getState()));
     assertEquals(10, claim().notifications().size());
   }
 

@@ -71,53 +71,6 @@ public record AgentState(
     return snoozedUntil != null && snoozedUntil.isAfter(now);
   }
 
-  /**
-   * Until when a burst of notifications keeps the agent waiting: {@code debounceMs} after the
-   * newest unread notification, but no later than {@code debounceMaxMs} after the oldest. Null when
-   * the agent does not debounce or has nothing unread; possibly past (then nothing waits).
-   */
-  public Instant debounceUntil() {
-    if (!config.debounces() || inbox.isEmpty()) {
-      return null;
-    }
-    Instant oldest = inbox.get(0).receivedAt();
-    Instant newest = oldest;
-    for (Notification n : inbox) {
-      if (n.receivedAt().isBefore(oldest)) {
-        oldest = n.receivedAt();
-      }
-      if (n.receivedAt().isAfter(newest)) {
-        newest = n.receivedAt();
-      }
-    }
-    Instant quiet = newest.plusMillis(config.debounceMs());
-    Instant latest = oldest.plusMillis(config.effectiveDebounceMaxMs());
-    return quiet.isBefore(latest) ? quiet : latest;
-  }
-
-  /** Whether a debounce keeps the agent waiting at {@code now}. */
-  public boolean isDebouncing(Instant now) {
-    Instant until = debounceUntil();
-    return until != null && until.isAfter(now);
-  }
-
-  /**
-   * When time alone stops keeping the agent out of the assignment rule: its snooze or its debounce,
-   * whichever ends later (what the coordinators' index wakes the agent at). Null when neither.
-   */
-  public Instant waitsUntil() {
-    Instant debounce = debounceUntil();
-    if (debounce == null) {
-      return snoozedUntil;
-    }
-    return snoozedUntil != null && snoozedUntil.isAfter(debounce) ? snoozedUntil : debounce;
-  }
-
-  /** Whether the lease {@code leaseId} ended because new input interrupted it. */
-  public boolean wasInterrupted(String leaseId) {
-    return AgentHistory.interrupted(history, leaseId);
-  }
-
   /** The earliest fire not yet served over all schedules, null when none is coming. */
   public Instant nextFireAt() {
     return ScheduleFires.earliest(nextFires);
@@ -268,40 +221,6 @@ public record AgentState(
     return b.build().recorded("lease.granted", l.grantedAt(), AgentHistory.grantDetails(l));
   }
 
-  /** The unread notification {@code notificationId} joins the running lease. */
-  public AgentState steered(String notificationId, Instant at) {
-    AgentStateBuilder b = toBuilder();
-    b.lease = lease.steered(notificationId);
-    return b.build()
-        .recorded(
-            "notification.steered",
-            at,
-            Map.of("notificationId", notificationId, "leaseId", lease.leaseId()));
-  }
-
-  /**
-   * New input ended the running lease: its notifications stay unread with their attempts as they
-   * were (the turn did not fail), and the agent is free at once.
-   */
-  public AgentState interrupted(String notificationId, Instant at) {
-    Map<String, String> details = new LinkedHashMap<>();
-    details.put("leaseId", lease.leaseId());
-    details.put("runnerId", lease.runnerId());
-    details.put("notificationId", notificationId);
-    details.put("notifications", String.valueOf(lease.notificationIds().size()));
-    AgentStateBuilder b = toBuilder();
-    b.lease = null;
-    return b.build().recorded("lease.interrupted", at, details);
-  }
-
-  /** A notification was refused because a turn was running; nothing of it is kept but this. */
-  public AgentState rejectedDuringTurn(String type, Instant at) {
-    return recorded(
-        "notification.rejected",
-        at,
-        Map.of("notificationType", type, "leaseId", lease == null ? "" : lease.leaseId()));
-  }
-
   public AgentState leaseExtended(Instant expiresAt) {
     AgentStateBuilder b = toBuilder();
     b.lease = lease.extendedTo(expiresAt);
@@ -449,7 +368,7 @@ public record AgentState(
     b.scheduleAttempts = 0;
   }
 
-  private AgentState recorded(String type, Instant at, Map<String, String> details) {
+  AgentState recorded(String type, Instant at, Map<String, String> details) {
     AgentStateBuilder b = toBuilder();
     b.history = AgentHistory.recorded(history, new HistoryEntry(type, at, details));
     return b.build();

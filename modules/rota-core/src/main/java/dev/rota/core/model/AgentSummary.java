@@ -19,7 +19,7 @@ import java.util.Map;
  * @param nextFires per schedule name, its earliest fire not yet served (see {@link
  *     AgentState#nextFires()})
  * @param debounceUntil until when a burst of notifications keeps the agent waiting (see {@link
- *     AgentState#debounceUntil()}); null when it does not debounce or has nothing unread
+ *     NewInputState#debounceUntil}); null when it does not debounce or has nothing unread
  */
 public record AgentSummary(
     String agentId,
@@ -141,7 +141,7 @@ public record AgentSummary(
         state.paused(),
         state.history(),
         state.nextFires(),
-        state.debounceUntil());
+        NewInputState.debounceUntil(state));
   }
 
   /** The status word of the agent view: paused wins, then leased, then snoozed. */

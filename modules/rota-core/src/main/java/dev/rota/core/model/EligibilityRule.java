@@ -24,7 +24,7 @@ final class EligibilityRule {
     if (s.isSnoozed(now)) {
       return Eligibility.denied("snoozed");
     }
-    if (s.isDebouncing(now)) {
+    if (NewInputState.isDebouncing(s, now)) {
       return Eligibility.denied("debouncing");
     }
     if (!offered.containsAll(s.config().capabilities())) {

@@ -1,6 +1,7 @@
 package dev.rota.core.scheduling;
 
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.NewInputState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
@@ -19,7 +20,7 @@ import java.util.Set;
  * @param leased a runner holds the agent's lease
  * @param paused the agent is paused on its own
  * @param snoozedUntil the agent is ineligible before this time, null when not snoozed; an agent
- *     that debounces a burst of notifications waits the same way ({@link AgentState#waitsUntil()})
+ *     that debounces a burst of notifications waits the same way ({@link NewInputState#waitsUntil})
  * @param nextFireAt the earliest fire of its schedules not yet served, null when none is coming:
  *     from then on the agent is due for a scheduled turn
  */
@@ -114,7 +115,7 @@ public record AgentSchedule(
         state.lease() != null,
         state.paused(),
         // A debounce is a wait the index already knows how to wake up from: a snooze.
-        state.config().debounces() ? state.waitsUntil() : state.snoozedUntil(),
+        state.config().debounces() ? NewInputState.waitsUntil(state) : state.snoozedUntil(),
         state.nextFireAt());
   }
 }
