@@ -54,6 +54,12 @@ public sealed interface Event {
       String notificationId,
       String detail)
       implements Event {
+    /** In {@code detail}: the answer said the notification joined the running turn. */
+    public static final String STEERED = "steered";
+
+    /** In {@code detail}: the answer said the notification interrupted the running turn. */
+    public static final String INTERRUPTED = "interrupted";
+
     @Override
     public long at() {
       return startMs;

@@ -103,6 +103,19 @@ class NewInputHistoryTest {
   }
 
   @Test
+  void theProducersAnswersAloneTellWhichTurnASteerJoinedAndAnInterruptEnded() {
+    List<Event> h = clean();
+    h.removeIf(e -> e instanceof Steered || e instanceof Interrupted);
+    h.removeIf(e -> e instanceof Published p && (p.key().equals("s-1") || p.key().equals("i-1")));
+    h.add(new Published("s", "s-1", 1, 3_000, 3_050, Outcome.OK, "n2", "202 steered"));
+    h.add(new Published("i", "i-1", 1, 3_000, 3_250, Outcome.OK, "n4", "202 interrupted"));
+    h.removeIf(e -> e instanceof CompleteAttempt c && c.leaseId().equals("I1"));
+    Verdict verdict = HistoryChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    assertEquals(4, verdict.completed());
+  }
+
+  @Test
   void theNewEventsSurviveAHistoryFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("history.jsonl");
     History history = new History();
