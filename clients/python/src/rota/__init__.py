@@ -14,6 +14,7 @@ from ._errors import (
     NotFound,
     RotaError,
     TooLarge,
+    TurnInProgress,
     Unauthenticated,
     Unavailable,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "RunnerView",
     "ScheduleFire",
     "TooLarge",
+    "TurnInProgress",
     "Unauthenticated",
     "Unavailable",
 ]

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import enum
+import queue
 import threading
 import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._models import Notification
 
 
 class CancelReason(str, enum.Enum):
@@ -16,6 +22,9 @@ class CancelReason(str, enum.Enum):
     """No heartbeat succeeded before the lease's deadline by the local monotonic clock."""
     SHUTDOWN = "shutdown"
     """The runner stopped and the grace period ran out; the lease was handed back."""
+    INTERRUPTED = "interrupted"
+    """New input ended the lease (``newInput: interrupt``): its notifications are unread again,
+    with the new one, and the agent's next turn has them all."""
 
 
 class Cancelled(Exception):
@@ -33,6 +42,11 @@ class Context:
     heartbeat extends it (heartbeats move it forward); ``remaining()`` is the time left.
     A plain-function handler cannot be interrupted, so it calls :meth:`check` (or waits with
     :meth:`sleep`) between steps; a coroutine handler is cancelled (``CancelledError``) too.
+
+    New input during the turn (``newInput: steer``): notifications steered into the lease arrive
+    here, each once, in order; they are the lease's, so completing the turn completes them. Take
+    them with :meth:`drain_input` between steps, wait with :meth:`next_input`, iterate
+    :meth:`input` (blocks until the next one or the turn's end), or register :meth:`on_input`.
     """
 
     def __init__(self, runner_id: str, lease_id: str, deadline: float) -> None:
@@ -42,6 +56,67 @@ class Context:
         self._event = threading.Event()
         self._reason: CancelReason | None = None
         self._lock = threading.Lock()
+        self._input: queue.SimpleQueue[Notification | None] = queue.SimpleQueue()
+        self._seen: set[str] = set()
+        self._on_input: Callable[[Notification], None] | None = None
+        self._ended = False
+
+    def drain_input(self) -> list[Notification]:
+        """Every steered notification that arrived and was not taken yet, without waiting."""
+        out: list[Notification] = []
+        while True:
+            try:
+                item = self._input.get_nowait()
+            except queue.Empty:
+                return out
+            if item is None:
+                self._input.put(None)
+                return out
+            out.append(item)
+
+    def next_input(self, timeout: float | None = None) -> Notification | None:
+        """The next steered notification, waiting up to ``timeout``; None when none came or the
+        turn ended."""
+        try:
+            item = self._input.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if item is None:
+            self._input.put(None)
+        return item
+
+    def input(self) -> Iterator[Notification]:
+        """Each next steered notification as it arrives, until the turn ends."""
+        while True:
+            item = self.next_input()
+            if item is None:
+                return
+            yield item
+
+    def on_input(self, callback: Callable[[Notification], None]) -> None:
+        """Hands every steered notification to ``callback`` as it arrives (those waiting first)."""
+        with self._lock:
+            self._on_input = callback
+            waiting = self.drain_input()
+        for n in waiting:
+            callback(n)
+
+    def _offer(self, notifications: list[Notification]) -> None:
+        for n in notifications:
+            with self._lock:
+                if self._ended or n.notification_id in self._seen:
+                    continue
+                self._seen.add(n.notification_id)
+                callback = self._on_input
+                if callback is None:
+                    self._input.put(n)
+                    continue
+            callback(n)
+
+    def _end_input(self) -> None:
+        with self._lock:
+            self._ended = True
+        self._input.put(None)
 
     @property
     def deadline(self) -> float:

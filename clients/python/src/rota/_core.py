@@ -201,6 +201,9 @@ def agent_spec(
     max_attempts: int | None = None,
     metadata: Mapping[str, Any] | None = None,
     schedules: Sequence[Mapping[str, Any]] | None = None,
+    new_input: str | None = None,
+    debounce_ms: int | None = None,
+    debounce_max_ms: int | None = None,
 ) -> JsonObject:
     """The registration body: absent fields keep their values on an update."""
     fields: JsonObject = {
@@ -212,6 +215,9 @@ def agent_spec(
         "maxAttempts": max_attempts,
         "metadata": dict(metadata) if metadata is not None else None,
         "schedules": [dict(s) for s in schedules] if schedules is not None else None,
+        "newInput": new_input,
+        "debounceMs": debounce_ms,
+        "debounceMaxMs": debounce_max_ms,
     }
     return {k: v for k, v in fields.items() if v is not None}
 
@@ -234,12 +240,16 @@ def dedupe_key_or_generated(dedupe_key: str | None) -> str:
     return dedupe_key if dedupe_key is not None else GENERATED_KEY_PREFIX + str(uuid.uuid4())
 
 
-def notification_body(type: str, payload: Any, dedupe_key: str | None) -> JsonObject:
+def notification_body(
+    type: str, payload: Any, dedupe_key: str | None, new_input: str | None = None
+) -> JsonObject:
     body: JsonObject = {"type": type}
     if payload is not None:
         body["payload"] = payload
     if dedupe_key is not None:
         body["dedupeKey"] = dedupe_key
+    if new_input is not None:
+        body["newInput"] = new_input
     return body
 
 

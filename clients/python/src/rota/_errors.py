@@ -16,13 +16,21 @@ class RotaError(Exception):
     """
 
     def __init__(
-        self, status: int, code: str, message: str, retry_after: float | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        retry_after: float | None = None,
+        reason: str | None = None,
     ) -> None:
         super().__init__(f"{status} {code}: {message}" if status else message)
         self.status = status
         self.code = code
         self.message = message
         self.retry_after = retry_after
+        self.reason = reason
+        """Why, in one word, where the code alone does not say (410 after an interrupt:
+        ``interrupted``)."""
 
 
 class InvalidRequest(RotaError):
@@ -49,8 +57,18 @@ class LeaseNotHeld(Conflict):
     """409 ``lease_not_held``: the lease was granted to another runner id."""
 
 
+class TurnInProgress(Conflict):
+    """409 ``turn_in_progress``: the agent (or the notification) refuses new input while a turn
+    runs (``newInput: reject``); nothing was stored. Send it again after ``retry_after``."""
+
+
 class LeaseLost(RotaError):
-    """410 ``lease_lost``: the lease expired or was superseded; stop and report nothing more."""
+    """410 ``lease_lost``: the lease expired or was superseded; stop and report nothing more.
+    ``interrupted`` is True when new input ended it (``newInput: interrupt``)."""
+
+    @property
+    def interrupted(self) -> bool:
+        return self.reason == "interrupted"
 
 
 class TooLarge(RotaError):
@@ -100,13 +118,22 @@ def error_from_response(status: int, body: bytes, retry_after: float | None) -> 
         parsed: Any = json.loads(body) if body else None
     except ValueError:
         parsed = None
+    reason: str | None = None
     if isinstance(parsed, dict) and isinstance(parsed.get("error"), str):
         code = parsed["error"]
         message = str(parsed.get("message") or message)
+        if isinstance(parsed.get("reason"), str):
+            reason = parsed["reason"]
     if not message:
         message = f"HTTP {status}"
-    cls = LeaseNotHeld if code == "lease_not_held" else _BY_STATUS.get(status, RotaError)
-    return cls(status, code, message, retry_after)
+    cls: type[RotaError]
+    if code == "lease_not_held":
+        cls = LeaseNotHeld
+    elif code == "turn_in_progress":
+        cls = TurnInProgress
+    else:
+        cls = _BY_STATUS.get(status, RotaError)
+    return cls(status, code, message, retry_after, reason)
 
 
 def parse_retry_after(header: str | None) -> float | None:

@@ -42,6 +42,20 @@ class NotifyResult:
     notification_id: str
     unread: int
     duplicate: bool
+    steered: bool = False
+    """It joined the turn running now (``newInput: steer``)."""
+    interrupted: bool = False
+    """It ended the turn running now (``newInput: interrupt``)."""
+
+    @staticmethod
+    def from_json(raw: dict[str, Any]) -> NotifyResult:
+        return NotifyResult(
+            str(raw["notificationId"]),
+            int(raw["unread"]),
+            bool(raw["duplicate"]),
+            bool(raw.get("steered", False)),
+            bool(raw.get("interrupted", False)),
+        )
 
 
 @dataclass(frozen=True)

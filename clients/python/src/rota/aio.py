@@ -96,11 +96,16 @@ class AsyncRota:
         max_attempts: int | None = None,
         metadata: Mapping[str, Any] | None = None,
         schedules: Sequence[Mapping[str, Any]] | None = None,
+        new_input: str | None = None,
+        debounce_ms: int | None = None,
+        debounce_max_ms: int | None = None,
     ) -> JsonObject:
         """Registers an agent or updates it (``PUT``); fields not given keep their values.
 
         ``schedules`` are the API's objects (``name``, ``cron``, ``timezone``, ``payload``); a
-        list replaces them all, ``[]`` removes them.
+        list replaces them all, ``[]`` removes them. ``new_input`` says what a notification
+        arriving during a turn does (``queue``, ``steer``, ``interrupt``, ``reject``);
+        ``debounce_ms`` / ``debounce_max_ms`` make a burst of notifications one turn.
         """
         body = core.agent_spec(
             name=name,
@@ -111,6 +116,9 @@ class AsyncRota:
             max_attempts=max_attempts,
             metadata=metadata,
             schedules=schedules,
+            new_input=new_input,
+            debounce_ms=debounce_ms,
+            debounce_max_ms=debounce_max_ms,
         )
         return await self._json(core.with_body("PUT", core.agent_path(agent_id), body, safe=True))
 
@@ -169,15 +177,20 @@ class AsyncRota:
         payload: Any = None,
         *,
         dedupe_key: str | None = None,
+        new_input: str | None = None,
     ) -> NotifyResult:
-        """Puts a notification in the agent's inbox. It is retried on 503/429 and connection
-        failures under the same ``dedupe_key`` (a repeat is answered as a duplicate); without one
-        of the caller's, a generated ``sdk-<uuid>`` key is sent, since a 503 may come after the
-        node accepted it."""
-        body = core.notification_body(type, payload, core.dedupe_key_or_generated(dedupe_key))
+        """Puts a notification in the agent's inbox. It is retried on 503/429 and
+        connection failures under the same ``dedupe_key`` (a repeat is answered as a duplicate);
+        without one of the caller's, a generated ``sdk-<uuid>`` key is sent, since a 503 may come
+        after the node accepted it. ``new_input``
+        overrides the agent's policy for a turn running now; :class:`rota.TurnInProgress` when
+        it (or the agent) says ``reject``."""
+        body = core.notification_body(
+            type, payload, core.dedupe_key_or_generated(dedupe_key), new_input
+        )
         path = core.agent_path(agent_id) + "/notifications"
         raw = await self._json(core.with_body("POST", path, body, safe=True))
-        return NotifyResult(str(raw["notificationId"]), int(raw["unread"]), bool(raw["duplicate"]))
+        return NotifyResult.from_json(raw)
 
     # ---- admin ----
 
@@ -309,6 +322,22 @@ class AsyncRota:
     async def heartbeat(self, lease_id: str, runner_id: str | None = None) -> JsonObject:
         """Extends the lease by its own length from now; :class:`rota.LeaseLost` if lost."""
         return await self._lease_report(lease_id, "heartbeat", runner_id, core.heartbeat_body)
+
+    async def await_input(
+        self, lease_id: str, runner_id: str, wait_seconds: int = 20
+    ) -> JsonObject:
+        """Waits up to ``wait_seconds`` (0-60) for new input during the turn: ``notifications``
+        steered into the lease that this runner was not given yet, or ``interrupted``. Does not
+        extend the lease; :class:`rota.LeaseLost` when the lease ended otherwise."""
+        body = {"runnerId": runner_id, "waitSeconds": wait_seconds}
+        call = core.with_body(
+            "POST",
+            f"{core.lease_path(lease_id)}/input",
+            body,
+            safe=True,
+            timeout=wait_seconds + self.timeout,
+        )
+        return await self._json(call)
 
     async def complete(
         self, lease_id: str, runner_id: str | None = None, result: Any = None

@@ -95,11 +95,16 @@ class Rota:
         max_attempts: int | None = None,
         metadata: Mapping[str, Any] | None = None,
         schedules: Sequence[Mapping[str, Any]] | None = None,
+        new_input: str | None = None,
+        debounce_ms: int | None = None,
+        debounce_max_ms: int | None = None,
     ) -> JsonObject:
         """Registers an agent or updates it (``PUT``); fields not given keep their values.
 
         ``schedules`` are the API's objects (``name``, ``cron``, ``timezone``, ``payload``); a
-        list replaces them all, ``[]`` removes them.
+        list replaces them all, ``[]`` removes them. ``new_input`` says what a notification
+        arriving during a turn does (``queue``, ``steer``, ``interrupt``, ``reject``);
+        ``debounce_ms`` / ``debounce_max_ms`` make a burst of notifications one turn.
         """
         body = core.agent_spec(
             name=name,
@@ -110,6 +115,9 @@ class Rota:
             max_attempts=max_attempts,
             metadata=metadata,
             schedules=schedules,
+            new_input=new_input,
+            debounce_ms=debounce_ms,
+            debounce_max_ms=debounce_max_ms,
         )
         return self._json(core.with_body("PUT", core.agent_path(agent_id), body, safe=True))
 
@@ -167,15 +175,20 @@ class Rota:
         payload: Any = None,
         *,
         dedupe_key: str | None = None,
+        new_input: str | None = None,
     ) -> NotifyResult:
-        """Puts a notification in the agent's inbox. It is retried on 503/429 and connection
-        failures under the same ``dedupe_key`` (a repeat is answered as a duplicate); without one
-        of the caller's, a generated ``sdk-<uuid>`` key is sent, since a 503 may come after the
-        node accepted it."""
-        body = core.notification_body(type, payload, core.dedupe_key_or_generated(dedupe_key))
+        """Puts a notification in the agent's inbox. It is retried on 503/429 and
+        connection failures under the same ``dedupe_key`` (a repeat is answered as a duplicate);
+        without one of the caller's, a generated ``sdk-<uuid>`` key is sent, since a 503 may come
+        after the node accepted it. ``new_input``
+        overrides the agent's policy for a turn running now; :class:`rota.TurnInProgress` when
+        it (or the agent) says ``reject``."""
+        body = core.notification_body(
+            type, payload, core.dedupe_key_or_generated(dedupe_key), new_input
+        )
         path = core.agent_path(agent_id) + "/notifications"
         raw = self._json(core.with_body("POST", path, body, safe=True))
-        return NotifyResult(str(raw["notificationId"]), int(raw["unread"]), bool(raw["duplicate"]))
+        return NotifyResult.from_json(raw)
 
     # ---- admin ----
 

@@ -25,7 +25,7 @@ from ._errors import (
     RotaError,
     Unavailable,
 )
-from ._models import Activation, ClaimResult, Outcome, RunnerHealth, RunnerMode
+from ._models import Activation, ClaimResult, Notification, Outcome, RunnerHealth, RunnerMode
 from .aio import AsyncRota
 from .client import Rota
 
@@ -84,6 +84,7 @@ class _Running:
     work: asyncio.Future[HandlerResult]
     handed_back: bool = False
     keeper: asyncio.Task[None] | None = field(default=None)
+    follower: asyncio.Task[None] | None = field(default=None)
 
 
 class AsyncRunner:
@@ -124,7 +125,10 @@ class AsyncRunner:
         heartbeat_interval: float | None = None,
         shutdown_grace: float = 30.0,
         listener: RunnerListener | None = None,
+        follow_input: str = "auto",
     ) -> None:
+        if follow_input not in ("auto", "always", "never"):
+            raise ValueError("follow_input must be auto, always or never")
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if not 0 < heartbeat_fraction < 1:
@@ -147,6 +151,7 @@ class AsyncRunner:
         self.heartbeat_interval = heartbeat_interval
         self.shutdown_grace = shutdown_grace
         self.listener = listener or RunnerListener()
+        self.follow_input = follow_input
         self._coroutine_handler = _is_coroutine_handler(handler)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
@@ -361,10 +366,15 @@ class AsyncRunner:
         self._running[slot_id] = running
         self._guard(self.listener.on_claimed, activation)
         running.keeper = asyncio.create_task(self._keep(running, length))
+        if self._follows(activation):
+            running.follower = asyncio.create_task(self._follow_input(running))
         try:
             await asyncio.wait({work})
         finally:
             running.keeper.cancel()
+            if running.follower is not None:
+                running.follower.cancel()
+            context._end_input()
             self._running.pop(slot_id, None)
         reason = context.reason
         if reason is None:
@@ -443,6 +453,45 @@ class AsyncRunner:
         if running.context._cancel(reason) and self._coroutine_handler:
             running.work.cancel()
 
+    # ---- new input during the turn ----
+
+    def _follows(self, activation: Activation) -> bool:
+        """Whether the turn long-polls its input: ``always``, or ``auto`` for an agent whose
+        ``newInput`` is not ``queue`` (the assignment says). Otherwise steered notifications
+        arrive with heartbeats, and an interrupt with the next heartbeat's 410."""
+        if self.follow_input == "always":
+            return True
+        if self.follow_input == "never":
+            return False
+        policy = activation.agent.get("newInput")
+        return policy is not None and policy != "queue"
+
+    async def _follow_input(self, running: _Running) -> None:
+        """Long-polls ``/input`` while the handler runs: steered notifications go to its context,
+        an interrupt cancels it with :attr:`CancelReason.INTERRUPTED`."""
+        context = running.context
+        while not context.cancelled:
+            try:
+                answer = await self.client.await_input(
+                    context.lease_id, running.slot_id, max(1, self.wait_seconds)
+                )
+            except LeaseLost as e:
+                self._cancel(
+                    running,
+                    CancelReason.INTERRUPTED if e.interrupted else CancelReason.LEASE_LOST,
+                )
+                return
+            except (LeaseNotHeld, NotFound):
+                return
+            except RotaError as e:
+                self._guard(self.listener.on_error, "input", e)
+                await asyncio.sleep(0.5)
+                continue
+            if answer.get("interrupted"):
+                self._cancel(running, CancelReason.INTERRUPTED)
+                return
+            context._offer([Notification.from_json(n) for n in answer.get("notifications", [])])
+
     # ---- the lease ----
 
     async def _keep(self, running: _Running, length: float) -> None:
@@ -458,14 +507,23 @@ class AsyncRunner:
             if now >= next_beat:
                 sent = time.monotonic()
                 try:
-                    await asyncio.wait_for(
+                    beat = await asyncio.wait_for(
                         self.client.heartbeat(context.lease_id, running.slot_id),
                         timeout=max(0.05, context.deadline - sent),
                     )
                     context._extend(sent + length)
                     next_beat = time.monotonic() + interval
                     self._guard(self.listener.on_heartbeat, running.activation)
-                except (LeaseLost, LeaseNotHeld, NotFound):
+                    steered = beat.get("notifications") if isinstance(beat, dict) else None
+                    if steered:
+                        context._offer([Notification.from_json(n) for n in steered])
+                except LeaseLost as e:
+                    self._cancel(
+                        running,
+                        CancelReason.INTERRUPTED if e.interrupted else CancelReason.LEASE_LOST,
+                    )
+                    return
+                except (LeaseNotHeld, NotFound):
                     self._cancel(running, CancelReason.LEASE_LOST)
                     return
                 except (RotaError, asyncio.TimeoutError) as e:
@@ -527,10 +585,15 @@ class AsyncRunner:
                     )
                 self._guard(self.listener.on_reported, activation, outcome)
                 return
-            except (LeaseLost, LeaseNotHeld):
+            except (LeaseLost, LeaseNotHeld) as e:
                 # After an answer was lost, 410 most likely means the first report went through.
                 if not answer_lost:
-                    self._guard(self.listener.on_cancelled, activation, CancelReason.LEASE_LOST)
+                    why = (
+                        CancelReason.INTERRUPTED
+                        if isinstance(e, LeaseLost) and e.interrupted
+                        else CancelReason.LEASE_LOST
+                    )
+                    self._guard(self.listener.on_cancelled, activation, why)
                 return
             except (ConnectionFailed, Unavailable) as e:
                 if isinstance(e, ConnectionFailed):
@@ -593,6 +656,7 @@ class Runner:
         heartbeat_interval: float | None = None,
         shutdown_grace: float = 30.0,
         listener: RunnerListener | None = None,
+        follow_input: str = "auto",
     ) -> None:
         self._client = client
         self._handler = handler
@@ -607,6 +671,7 @@ class Runner:
             "heartbeat_interval": heartbeat_interval,
             "shutdown_grace": shutdown_grace,
             "listener": listener,
+            "follow_input": follow_input,
         }
         self._async: AsyncRunner | None = None
         self._ready = threading.Event()

@@ -258,6 +258,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/leases/{leaseId}/input": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                leaseId: components["parameters"]["leaseId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wait for new input during the turn (steered notifications, or an interrupt)
+         * @description A long poll: answered at once when notifications were steered into the lease that its runner has not been given yet (they are the lease's now: completing the lease completes them), or when the lease was interrupted; otherwise as soon as either happens, or with an empty list after waitSeconds. It does not extend the lease.
+         */
+        post: operations["awaitInput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/leases/{leaseId}/complete": {
         parameters: {
             query?: never;
@@ -702,8 +724,13 @@ export interface components {
         NullableTime: string | null;
         Error: {
             /** @enum {string} */
-            error: "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "lease_not_held" | "lease_lost" | "method_not_allowed" | "too_large" | "unsupported_media_type" | "inbox_full" | "unavailable" | "internal";
+            error: "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "lease_not_held" | "lease_lost" | "turn_in_progress" | "method_not_allowed" | "too_large" | "unsupported_media_type" | "inbox_full" | "unavailable" | "internal";
             message: string;
+            /**
+             * @description lease_lost only: the lease was interrupted by new input
+             * @enum {string}
+             */
+            reason?: "interrupted";
             /** @description the request's correlation id (`X-Correlation-Id`), also in its log line */
             correlationId?: string;
         };
@@ -738,6 +765,15 @@ export interface components {
             metadata?: Record<string, unknown> | null;
             /** @description replaces the agent's schedules when given; `[]` removes them all */
             schedules?: components["schemas"]["ScheduleSpec"][] | null;
+            /**
+             * @description what a notification arriving during a turn does: `queue` (the default) keeps it for the next turn, `steer` joins it to the running lease, `interrupt` ends the running lease (its notifications return unread, no attempt used), `reject` refuses it with 409 turn_in_progress
+             * @enum {string|null}
+             */
+            newInput?: "queue" | "steer" | "interrupt" | "reject" | null;
+            /** @description a notification makes the agent eligible only after this many milliseconds without a newer one; 0 (the default) at once */
+            debounceMs?: number | null;
+            /** @description at the latest this long after the oldest unread notification the agent is eligible anyway; at least debounceMs; absent or 0: 10 × debounceMs (at most 600000) */
+            debounceMaxMs?: number | null;
         };
         /** @description the holder and expiry of a lease; never its id (a secret of its runner) */
         LeaseView: {
@@ -769,6 +805,17 @@ export interface components {
             lease: null | components["schemas"]["LeaseView"];
             schedules: components["schemas"]["Schedule"][];
             scheduled: components["schemas"]["Scheduled"];
+            /**
+             * @description what a notification arriving during a turn does
+             * @enum {string}
+             */
+            newInput?: "queue" | "steer" | "interrupt" | "reject";
+            /** @description 0: no debounce */
+            debounceMs?: number;
+            /** @description the effective maximum wait; 0 without debounce */
+            debounceMaxMs?: number;
+            /** @description until when the agent waits for a burst of notifications to end; null when it does not */
+            debouncingUntil?: components["schemas"]["NullableTime"];
         };
         Scheduled: {
             /** @description the earliest unserved fire over all schedules; null without schedules */
@@ -797,7 +844,7 @@ export interface components {
             now: components["schemas"]["Time"];
             blockedBy: {
                 /** @enum {string} */
-                reason: "leased" | "snoozed" | "min_interval" | "paused" | "system_paused" | "no_runner_with_capabilities" | "not_registered";
+                reason: "leased" | "snoozed" | "debouncing" | "min_interval" | "paused" | "system_paused" | "no_runner_with_capabilities" | "not_registered" | "tenant_cap" | "tenant_rate";
                 until?: components["schemas"]["NullableTime"];
                 detail?: string | null;
             }[];
@@ -816,11 +863,20 @@ export interface components {
             /** @description any JSON value */
             payload?: unknown;
             dedupeKey?: string | null;
+            /**
+             * @description what this notification does to a turn running now, over the agent's own newInput
+             * @enum {string|null}
+             */
+            newInput?: "queue" | "steer" | "interrupt" | "reject" | null;
         };
         NotificationAccepted: {
             notificationId: string;
             unread: number;
             duplicate: boolean;
+            /** @description present (true) when it joined the running turn */
+            steered?: boolean;
+            /** @description present (true) when it ended the running turn */
+            interrupted?: boolean;
         };
         ClaimRequest: {
             runnerId: string;
@@ -875,11 +931,41 @@ export interface components {
                 name: string | null;
                 capabilities: string[];
                 metadata: Record<string, unknown>;
+                /**
+                 * @description the agent's newInput, so a runner knows whether to long-poll its turn's input
+                 * @enum {string}
+                 */
+                newInput?: "queue" | "steer" | "interrupt" | "reject";
             };
         };
         LeaseExtended: {
             /** @description advice; the lease lasts its leaseSeconds from this heartbeat on the host's monotonic clock */
             expiresAt: components["schemas"]["Time"];
+            /** @description notifications steered into the turn since the runner's last answer (heartbeat or input) */
+            notifications: components["schemas"]["Notifications"];
+        };
+        Notifications: {
+            notificationId: string;
+            type: string;
+            payload: unknown;
+            receivedAt: components["schemas"]["Time"];
+            attempt: number;
+        }[];
+        InputRequest: {
+            runnerId: components["schemas"]["LeaseRunnerId"];
+            /** @description how long to wait for new input; 0 (the default): answer at once */
+            waitSeconds?: number | null;
+        };
+        InputAnswer: {
+            /** @description steered notifications the runner had not been given; they are the lease's now */
+            notifications: components["schemas"]["Notifications"];
+            /** @description the lease was interrupted: stop the turn; its reports answer 410 */
+            interrupted: boolean;
+            /**
+             * @description present when interrupted
+             * @enum {string}
+             */
+            reason?: "interrupted";
         };
         HeartbeatRequest: {
             runnerId: components["schemas"]["LeaseRunnerId"];
@@ -925,7 +1011,7 @@ export interface components {
         /** @description the `data:` of one Server-Sent Event */
         Event: {
             /** @enum {string} */
-            type: "notification.accepted" | "lease.granted" | "activation.completed" | "activation.failed" | "lease.expired" | "notification.dead_lettered" | "system.paused" | "system.resumed" | "runner.degraded" | "runner.draining" | "runner.restored";
+            type: "notification.accepted" | "lease.granted" | "activation.completed" | "activation.failed" | "lease.expired" | "notification.dead_lettered" | "system.paused" | "system.resumed" | "runner.degraded" | "runner.draining" | "runner.restored" | "notification.steered" | "lease.interrupted" | "notification.rejected";
             at: components["schemas"]["Time"];
             agentId: string | null;
             /** @description the agent's tenant; null for events of no agent */
@@ -965,6 +1051,8 @@ export interface components {
                 completed: number;
                 failed: number;
                 expired: number;
+                /** @description turns that new input ended (newInput interrupt) */
+                interrupted: number;
                 perSecond1m: number;
             };
             latency: {
@@ -1192,7 +1280,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description the lease expired or was superseded (a stale fencing token) */
+        /** @description the lease expired or was superseded (a stale fencing token); `"reason": "interrupted"` when new input ended it (the agent's or the notification's `newInput` is `interrupt`) */
         LeaseLost: {
             headers: {
                 [name: string]: unknown;
@@ -1213,6 +1301,16 @@ export interface components {
         /** @description a body sent without Content-Type application/json */
         UnsupportedMediaType: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description the agent (or the notification) says `newInput: reject` and a turn is running; nothing was stored: send it again after the turn */
+        TurnInProgress: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -1562,6 +1660,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["TurnInProgress"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["InboxFull"];
@@ -1654,6 +1753,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LeaseExtended"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["LeaseNotHeld"];
+            410: components["responses"]["LeaseLost"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    awaitInput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                leaseId: components["parameters"]["leaseId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InputRequest"];
+            };
+        };
+        responses: {
+            /** @description new input, an interrupt, or nothing within waitSeconds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InputAnswer"];
                 };
             };
             400: components["responses"]["Invalid"];

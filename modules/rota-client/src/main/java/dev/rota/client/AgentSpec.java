@@ -26,6 +26,9 @@ public final class AgentSpec {
   private Integer maxAttempts;
   private JsonNode metadata;
   private JsonNode schedules;
+  private String newInput;
+  private Long debounceMs;
+  private Long debounceMaxMs;
 
   private AgentSpec() {}
 
@@ -66,6 +69,25 @@ public final class AgentSpec {
 
   public AgentSpec maxAttempts(int attempts) {
     this.maxAttempts = attempts;
+    return this;
+  }
+
+  /**
+   * What a notification arriving during a turn does: {@code queue} (the default), {@code steer},
+   * {@code interrupt} or {@code reject}.
+   */
+  public AgentSpec newInput(String policy) {
+    this.newInput = policy;
+    return this;
+  }
+
+  /**
+   * Bursts become one turn: a notification makes the agent eligible only after {@code quiet}
+   * without a newer one, and at the latest {@code max} after the oldest unread (null: 10 × quiet).
+   */
+  public AgentSpec debounce(java.time.Duration quiet, java.time.Duration max) {
+    this.debounceMs = quiet.toMillis();
+    this.debounceMaxMs = max == null ? null : max.toMillis();
     return this;
   }
 
@@ -136,6 +158,18 @@ public final class AgentSpec {
 
   public JsonNode getSchedules() {
     return schedules;
+  }
+
+  public String getNewInput() {
+    return newInput;
+  }
+
+  public Long getDebounceMs() {
+    return debounceMs;
+  }
+
+  public Long getDebounceMaxMs() {
+    return debounceMaxMs;
   }
 
   @Override

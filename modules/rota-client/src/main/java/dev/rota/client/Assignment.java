@@ -35,7 +35,16 @@ public record Assignment(
       String notificationId, String type, JsonNode payload, Instant receivedAt, int attempt) {}
 
   /** The agent's configuration that a runner needs. */
-  public record AgentInfo(String name, List<String> capabilities, JsonNode metadata) {}
+  /**
+   * @param newInput the agent's {@code newInput} ({@code queue}, {@code steer}, {@code interrupt}
+   *     or {@code reject}); null from servers before it existed
+   */
+  public record AgentInfo(
+      String name, List<String> capabilities, JsonNode metadata, String newInput) {
+    public AgentInfo(String name, List<String> capabilities, JsonNode metadata) {
+      this(name, capabilities, metadata, null);
+    }
+  }
 
   public record Schedule(String name, Instant firedAt, JsonNode payload) {}
 }

@@ -19,7 +19,12 @@ public final class CancellationToken {
     /** The lease's time ran out without a successful heartbeat. */
     LEASE_EXPIRED,
     /** The runner stopped and its grace period ended; the lease is handed back. */
-    SHUTDOWN
+    SHUTDOWN,
+    /**
+     * New input ended the lease ({@code newInput: interrupt}): its notifications are unread again,
+     * with the new one, and the agent's next turn has them all. Nothing is reported.
+     */
+    INTERRUPTED
   }
 
   private final CountDownLatch cancelled = new CountDownLatch(1);

@@ -119,11 +119,13 @@ final class HttpTransport {
   static RotaException error(Response response) {
     String code = "http_" + response.status();
     String message = new String(response.body(), StandardCharsets.UTF_8).strip();
+    String reason = null;
     try {
       JsonNode body = Json.MAPPER.readTree(response.body());
       if (body != null && body.hasNonNull("error")) {
         code = body.get("error").asText();
         message = body.path("message").asText(message);
+        reason = body.path("reason").asText(null);
       }
     } catch (IOException notJson) {
       // keep the raw text
@@ -131,7 +133,7 @@ final class HttpTransport {
     if (message.isEmpty()) {
       message = "HTTP " + response.status();
     }
-    return RotaException.of(response.status(), code, message, response.retryAfter());
+    return RotaException.of(response.status(), code, message, response.retryAfter(), reason);
   }
 
   private static Duration retryAfter(String header) {

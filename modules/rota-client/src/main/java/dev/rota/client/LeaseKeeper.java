@@ -8,15 +8,27 @@ import java.util.concurrent.TimeUnit;
 /**
  * Keeps one lease: heartbeats it, and stops the handler when the server says it is lost or when it
  * runs out by the local clock (measured from the claim's sending, so never later than the server's
- * expiry).
+ * expiry). It hands the handler the notifications steered into the turn ({@link TurnInput}): those
+ * a heartbeat's answer carries, and, when it follows the input, those of a long poll on {@code
+ * /input} that also hears of an interrupt at once (else the next heartbeat's 410 tells).
  */
 final class LeaseKeeper {
+
   final Assignment assignment;
 
   /** The runner id the slot claimed with: the server takes reports from it only. */
   final String slotId;
 
   final CancellationToken token = new CancellationToken();
+  final TurnInput input = new TurnInput();
+  private final boolean followInput;
+
+  /** How long one long poll for new input waits; it outlives its turn by at most this. */
+  private final int followWaitSeconds;
+
+  /** Where the thread that follows the input is registered, so that stopping can wait for it. */
+  private final java.util.List<Thread> followers;
+
   private final Thread worker;
   private final RotaClient client;
   private final RunnerListener listener;
@@ -44,7 +56,13 @@ final class LeaseKeeper {
       double heartbeatFraction,
       RotaClient client,
       RunnerListener listener,
-      ScheduledExecutorService timers) {
+      ScheduledExecutorService timers,
+      boolean followInput,
+      int followWaitSeconds,
+      java.util.List<Thread> followers) {
+    this.followInput = followInput;
+    this.followWaitSeconds = Math.max(1, followWaitSeconds);
+    this.followers = followers;
     this.assignment = assignment;
     this.slotId = slotId;
     this.worker = worker;
@@ -69,6 +87,54 @@ final class LeaseKeeper {
         timers.scheduleWithFixedDelay(
             this::heartbeat, every, Math.max(every, 1), TimeUnit.NANOSECONDS);
     scheduleDeadline();
+    if (followInput) {
+      Thread follower = new Thread(this::followInput, worker.getName() + "-input");
+      follower.setDaemon(true);
+      synchronized (followers) {
+        followers.removeIf(t -> !t.isAlive());
+        followers.add(follower);
+      }
+      follower.start();
+    }
+  }
+
+  private synchronized boolean handlerRunning() {
+    return handlerRunning;
+  }
+
+  /** Long-polls for new input while the handler runs. */
+  private void followInput() {
+    while (!token.isCancelled() && handlerRunning()) {
+      try {
+        LeaseInput.NewInput in =
+            LeaseInput.of(client).await(assignment.leaseId(), slotId, followWaitSeconds);
+        if (in.interrupted()) {
+          cancel(CancellationToken.Reason.INTERRUPTED);
+          return;
+        }
+        input.offer(in.notifications());
+      } catch (RotaException.LeaseLost e) {
+        if (handlerRunning()) {
+          cancel(
+              e.interrupted()
+                  ? CancellationToken.Reason.INTERRUPTED
+                  : CancellationToken.Reason.LEASE_LOST);
+        }
+        return;
+      } catch (RotaException.LeaseNotHeld e) {
+        return;
+      } catch (RuntimeException e) {
+        if (!handlerRunning()) {
+          return;
+        }
+        listener.onError("input", e);
+        try {
+          Thread.sleep(500);
+        } catch (InterruptedException stop) {
+          return;
+        }
+      }
+    }
   }
 
   private synchronized void scheduleDeadline() {
@@ -100,11 +166,15 @@ final class LeaseKeeper {
     }
     long sentAt = System.nanoTime();
     try {
-      client.heartbeat(assignment.leaseId(), slotId);
+      LeaseInput.LeaseBeat beat = LeaseInput.of(client).heartbeat(assignment.leaseId(), slotId);
       deadlineNanos = sentAt + leaseNanos;
       scheduleDeadline();
+      input.offer(beat.notifications());
     } catch (RotaException.LeaseLost e) {
-      cancel(CancellationToken.Reason.LEASE_LOST);
+      cancel(
+          e.interrupted()
+              ? CancellationToken.Reason.INTERRUPTED
+              : CancellationToken.Reason.LEASE_LOST);
     } catch (RuntimeException e) {
       listener.onError("heartbeat", e); // the deadline check stops the handler in time
     }
@@ -124,6 +194,7 @@ final class LeaseKeeper {
       handlerRunning = false;
       stopTimers();
     }
+    input.end();
     Thread.interrupted();
   }
 

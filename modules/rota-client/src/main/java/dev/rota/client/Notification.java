@@ -16,17 +16,29 @@ import com.fasterxml.jackson.databind.JsonNode;
  * sdk-<uuid>}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Notification(String type, JsonNode payload, String dedupeKey) {
+public record Notification(String type, JsonNode payload, String dedupeKey, String newInput) {
+
+  public Notification(String type, JsonNode payload, String dedupeKey) {
+    this(type, payload, dedupeKey, null);
+  }
 
   public static Notification of(String type) {
-    return new Notification(type, null, null);
+    return new Notification(type, null, null, null);
   }
 
   public static Notification of(String type, JsonNode payload) {
-    return new Notification(type, payload, null);
+    return new Notification(type, payload, null, null);
   }
 
   public Notification dedupeKey(String key) {
-    return new Notification(type, payload, key);
+    return new Notification(type, payload, key, newInput);
+  }
+
+  /**
+   * What this notification does to a turn running now ({@code queue}, {@code steer}, {@code
+   * interrupt} or {@code reject}), over the agent's own {@code newInput}.
+   */
+  public Notification newInput(String policy) {
+    return new Notification(type, payload, dedupeKey, policy);
   }
 }

@@ -53,8 +53,8 @@ public final class RotaClient implements AutoCloseable {
       new TypeReference<>() {};
 
   private final HttpTransport http;
-  private final Duration readTimeout;
-  private final Calls calls;
+  final Duration readTimeout;
+  final Calls calls;
   private final OpenStreams open = new OpenStreams();
 
   private RotaClient(Builder builder) {
@@ -300,9 +300,7 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public Instant heartbeat(String leaseId, String runnerId) {
-    ObjectNode request = Requests.byRunner(runnerId);
-    return Requests.expiresAt(
-        calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT));
+    return LeaseInput.of(this).heartbeat(leaseId, runnerId).expiresAt();
   }
 
   /**

@@ -49,7 +49,19 @@ public class RotaException extends RuntimeException {
 
   /** Builds the exception for an error answer. */
   static RotaException of(int status, String code, String message, Duration retryAfter) {
+    return of(status, code, message, retryAfter, null);
+  }
+
+  /** {@link #of} with the body's {@code reason} (410 after an interrupt: {@code interrupted}). */
+  static RotaException of(
+      int status, String code, String message, Duration retryAfter, String reason) {
     String text = status + " " + code + ": " + message;
+    if (status == 410) {
+      return new LeaseLost(text, reason);
+    }
+    if (status == 409 && "turn_in_progress".equals(code)) {
+      return new TurnInProgress(text, retryAfter);
+    }
     return switch (status) {
       case 400 -> new Invalid(text);
       case 401 -> new Unauthenticated(text);
@@ -115,8 +127,35 @@ public class RotaException extends RuntimeException {
    * report the activation again.
    */
   public static final class LeaseLost extends RotaException {
+    private final String reason;
+
     LeaseLost(String message) {
+      this(message, null);
+    }
+
+    LeaseLost(String message, String reason) {
       super(410, "lease_lost", message, null, null);
+      this.reason = reason;
+    }
+
+    /** Why, when the server said: {@code interrupted} when new input ended the lease. */
+    public String reason() {
+      return reason;
+    }
+
+    /** Whether new input ended the lease ({@code newInput: interrupt}). */
+    public boolean interrupted() {
+      return "interrupted".equals(reason);
+    }
+  }
+
+  /**
+   * 409 {@code turn_in_progress}: the agent (or the notification) refuses new input while a turn
+   * runs ({@code newInput: reject}); nothing was stored. Send it again after {@link #retryAfter()}.
+   */
+  public static final class TurnInProgress extends RotaException {
+    TurnInProgress(String message, Duration retryAfter) {
+      super(409, "turn_in_progress", message, retryAfter, null);
     }
   }
 

@@ -37,10 +37,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * handlers get the grace period to finish and report, and those still running after it are
  * cancelled ({@link CancellationToken.Reason#SHUTDOWN}) and their leases handed back (a snooze of 0
  * s: no attempt is used up, the agent is at once eligible again). A slot waiting in a long poll
- * finishes it first, so stopping can take up to {@code waitSeconds} longer; an activation granted
- * to it then is handed back. When {@code close} returns, every thread the runner started has ended,
- * unless a handler ignores both the interrupt and its token for {@code waitSeconds} + 30 s after
- * the grace period: its slot thread is then left to end by itself and reported to the listener.
+ * finishes it first, so stopping can take up to {@code waitSeconds} longer (so can a running turn's
+ * long poll for new input, see {@link FollowInput}); an activation granted to it then is handed
+ * back. When {@code close} returns, every thread the runner started has ended, unless a handler
+ * ignores both the interrupt and its token for {@code waitSeconds} + 30 s after the grace period:
+ * its slot thread is then left to end by itself and reported to the listener.
  *
  * <p>A runner that knows it cannot do good work (a revoked key, a full disk) says so with {@link
  * #reportHealth}: its claims are answered with no work, and its slots wait as the server says
@@ -64,6 +65,11 @@ public final class RotaRunner implements AutoCloseable {
   final double heartbeatFraction;
   final Duration heartbeatInterval;
   private final Duration shutdownGrace;
+  final FollowInput followInput;
+
+  /** The threads that long-poll running turns' input; each ends within waitSeconds of its turn. */
+  final List<Thread> followers = new ArrayList<>();
+
   private final List<Thread> slotThreads = new ArrayList<>();
   private final List<String> slotIds = new ArrayList<>();
   final AtomicInteger healthyReports = new AtomicInteger();
@@ -87,6 +93,7 @@ public final class RotaRunner implements AutoCloseable {
     this.heartbeatFraction = b.heartbeatFraction;
     this.heartbeatInterval = b.heartbeatInterval;
     this.shutdownGrace = b.shutdownGrace;
+    this.followInput = b.followInput;
     int instance = INSTANCES.incrementAndGet();
     AtomicInteger timerThreads = new AtomicInteger();
     ScheduledThreadPoolExecutor executor =
@@ -177,6 +184,12 @@ public final class RotaRunner implements AutoCloseable {
             "stop", new IllegalStateException(t.getName() + ": its handler ignores cancellation"));
       }
     }
+    List<Thread> following;
+    synchronized (followers) {
+      following = List.copyOf(followers);
+    }
+    // A turn's input long poll ends within waitSeconds of its turn, as a slot's claim does.
+    following.forEach(t -> joinUntil(t, joinDeadline));
     timers.shutdownNow();
     try {
       timers.awaitTermination(30, TimeUnit.SECONDS);
@@ -214,6 +227,33 @@ public final class RotaRunner implements AutoCloseable {
     stop(shutdownGrace);
   }
 
+  /**
+   * When a running turn long-polls for new input ({@code POST /v1/leases/{id}/input}), so that a
+   * steered notification reaches {@link Activation#input()} and an interrupt cancels the handler at
+   * once. Without it, both arrive with the next heartbeat.
+   */
+  public enum FollowInput {
+    /**
+     * For agents whose {@code newInput} is not {@code queue} (the assignment says); the default.
+     */
+    AUTO,
+    /** For every turn: also hears of notifications that carry their own {@code newInput}. */
+    ALWAYS,
+    /** Never: new input arrives with heartbeats only. */
+    NEVER;
+
+    boolean follows(Assignment assignment) {
+      return switch (this) {
+        case ALWAYS -> true;
+        case NEVER -> false;
+        case AUTO ->
+            assignment.agent() != null
+                && assignment.agent().newInput() != null
+                && !"queue".equals(assignment.agent().newInput());
+      };
+    }
+  }
+
   /** Settings of a {@link RotaRunner}; {@link #start()} builds and starts it. */
   public static final class Builder {
     private final RotaClient client;
@@ -228,6 +268,7 @@ public final class RotaRunner implements AutoCloseable {
     private double heartbeatFraction = 1.0 / 3;
     private Duration heartbeatInterval;
     private Duration shutdownGrace = Duration.ofSeconds(30);
+    private FollowInput followInput = FollowInput.AUTO;
 
     private Builder(RotaClient client, ActivationHandler handler) {
       this.client = client;
@@ -292,6 +333,12 @@ public final class RotaRunner implements AutoCloseable {
     /** How long {@link RotaRunner#close()} lets running handlers finish (default 30 s). */
     public Builder shutdownGrace(Duration grace) {
       this.shutdownGrace = grace;
+      return this;
+    }
+
+    /** When running turns long-poll for new input ({@link FollowInput#AUTO} by default). */
+    public Builder followInput(FollowInput followInput) {
+      this.followInput = followInput;
       return this;
     }
 

@@ -86,7 +86,10 @@ final class Slot {
             runner.heartbeatFraction,
             runner.client,
             runner.listener,
-            runner.timers);
+            runner.timers,
+            runner.followInput.follows(assignment),
+            runner.waitSeconds,
+            runner.followers);
     synchronized (runner.running) {
       runner.running.add(keeper);
     }
@@ -95,7 +98,8 @@ final class Slot {
       keeper.start();
       Outcome outcome;
       try {
-        outcome = runner.handler.handle(new Activation(assignment, keeper.token, slotId));
+        outcome =
+            runner.handler.handle(new Activation(assignment, keeper.token, slotId, keeper.input));
         if (outcome == null) {
           outcome = Outcome.retry("handler returned no outcome");
         }
@@ -188,7 +192,11 @@ final class Slot {
         return;
       } catch (RotaException.LeaseLost e) {
         if (!answerLost) {
-          runner.listener.onCancelled(assignment, CancellationToken.Reason.LEASE_LOST);
+          runner.listener.onCancelled(
+              assignment,
+              e.interrupted()
+                  ? CancellationToken.Reason.INTERRUPTED
+                  : CancellationToken.Reason.LEASE_LOST);
         }
         return; // after a lost answer, 410 most likely means the first report went through
       } catch (RotaException.Connection e) {

@@ -180,6 +180,7 @@ public final class AdminRoutes extends AllDirectives {
             s.counter(Counter.ACTIVATIONS_COMPLETED),
             s.counter(Counter.ACTIVATIONS_FAILED),
             s.counter(Counter.ACTIVATIONS_EXPIRED),
+            s.counter(Counter.ACTIVATIONS_INTERRUPTED),
             rounded(metrics.assignmentsPerSecond1m())),
         new AdminStats.Latency(
             rounded(metrics.claimMillis(0.5)),

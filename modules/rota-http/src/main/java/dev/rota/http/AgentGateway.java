@@ -36,4 +36,10 @@ public final class AgentGateway {
   public CompletionStage<Reply> ask(String agentId, Function<ActorRef<Reply>, Command> command) {
     return sharding.entityRefFor(typeKey, agentId).ask(command::apply, askTimeout);
   }
+
+  /** {@link #ask} for a command the agent answers only after a wait of up to {@code within}. */
+  public CompletionStage<Reply> ask(
+      String agentId, Function<ActorRef<Reply>, Command> command, Duration within) {
+    return sharding.entityRefFor(typeKey, agentId).ask(command::apply, within);
+  }
 }

@@ -179,7 +179,8 @@ public final class AgentRoutes extends AllDirectives {
           NotificationRequest n = body.validated();
           return ask(
               agentId,
-              replyTo -> new AgentEntity.Notify(n.type(), n.payload(), n.dedupeKey(), replyTo),
+              replyTo ->
+                  new AgentEntity.Notify(n.type(), n.payload(), n.dedupeKey(), n.policy(), replyTo),
               reply -> {
                 if (!(reply instanceof Accepted accepted)) {
                   throw unexpected(reply);
@@ -187,7 +188,11 @@ public final class AgentRoutes extends AllDirectives {
                 return json(
                     StatusCodes.ACCEPTED,
                     new NotificationAccepted(
-                        accepted.notificationId(), accepted.unread(), accepted.duplicate()));
+                        accepted.notificationId(),
+                        accepted.unread(),
+                        accepted.duplicate(),
+                        accepted.steered(),
+                        accepted.interrupted()));
               });
         });
   }

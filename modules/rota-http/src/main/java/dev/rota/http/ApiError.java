@@ -13,6 +13,8 @@ public enum ApiError {
   METHOD_NOT_ALLOWED(405, "method_not_allowed"),
   CONFLICT(409, "conflict"),
   LEASE_NOT_HELD(409, "lease_not_held"),
+  /** The agent refuses new input while a turn runs ({@code newInput: reject}). */
+  TURN_IN_PROGRESS(409, "turn_in_progress"),
   LEASE_LOST(410, "lease_lost"),
   TOO_LARGE(413, "too_large"),
   UNSUPPORTED_MEDIA_TYPE(415, "unsupported_media_type"),
@@ -38,7 +40,7 @@ public enum ApiError {
 
   /** Whether the answer carries {@code Retry-After}: the client should simply try again later. */
   public boolean retryable() {
-    return this == INBOX_FULL || this == UNAVAILABLE;
+    return this == INBOX_FULL || this == UNAVAILABLE || this == TURN_IN_PROGRESS;
   }
 
   /** The code for a status that some other layer (e.g. Pekko's defaults) chose. */

@@ -97,7 +97,12 @@ public final class ApiErrors extends AllDirectives {
           case LEASE_LOST -> ApiError.LEASE_LOST;
           case LEASE_NOT_HELD -> ApiError.LEASE_NOT_HELD;
           case INBOX_FULL -> ApiError.INBOX_FULL;
+          case LEASE_INTERRUPTED -> ApiError.LEASE_LOST;
+          case TURN_IN_PROGRESS -> ApiError.TURN_IN_PROGRESS;
         };
+    if (rejected.code() == AgentEntity.ErrorCode.LEASE_INTERRUPTED) {
+      return ApiException.interrupted(rejected.message());
+    }
     return new ApiException(error, rejected.message());
   }
 
@@ -107,6 +112,11 @@ public final class ApiErrors extends AllDirectives {
   }
 
   private HttpResponse response(ApiError error, String message, List<HttpHeader> extraHeaders) {
+    return response(error, message, null, extraHeaders);
+  }
+
+  private HttpResponse response(
+      ApiError error, String message, String reason, List<HttpHeader> extraHeaders) {
     List<HttpHeader> headers = new ArrayList<>(extraHeaders);
     if (error.retryable()) {
       headers.add(RetryAfter.create((long) settings.retryAfterSeconds()));
@@ -116,14 +126,14 @@ public final class ApiErrors extends AllDirectives {
     }
     return JsonSupport.response(
         StatusCodes.get(error.status()),
-        new ErrorBody(error.code(), TextRules.printable(message)),
+        new ErrorBody(error.code(), TextRules.printable(message), reason),
         headers);
   }
 
   private Route answer(Throwable failure) {
     Throwable t = unwrap(failure);
     if (t instanceof ApiException e) {
-      return complete(response(e.error(), e.getMessage()));
+      return complete(response(e.error(), e.getMessage(), e.reason(), List.of()));
     }
     if (t instanceof EntityStreamSizeException) {
       return complete(

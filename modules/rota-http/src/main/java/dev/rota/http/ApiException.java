@@ -7,15 +7,35 @@ package dev.rota.http;
  */
 public final class ApiException extends RuntimeException {
   private final ApiError error;
+  private final String reason;
 
   public ApiException(ApiError error, String message) {
+    this(error, message, null);
+  }
+
+  /** An error whose body also says why in one word ({@code "reason"}), e.g. {@code interrupted}. */
+  public ApiException(ApiError error, String message, String reason) {
     super(message, null, false, false);
     this.error = error;
+    this.reason = reason;
   }
 
   public ApiError error() {
     return error;
   }
+
+  /** The body's {@code reason}; null when the code says enough. */
+  public String reason() {
+    return reason;
+  }
+
+  /** 410 {@code lease_lost} because new input interrupted the lease. */
+  public static ApiException interrupted(String message) {
+    return new ApiException(ApiError.LEASE_LOST, message, INTERRUPTED);
+  }
+
+  /** The {@code reason} of a lease ended by new input. */
+  public static final String INTERRUPTED = "interrupted";
 
   public static ApiException invalid(String message) {
     return new ApiException(ApiError.INVALID, message);

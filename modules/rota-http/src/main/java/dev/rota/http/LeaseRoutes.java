@@ -5,8 +5,10 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Command;
 import dev.rota.cluster.agent.AgentEntity.Done;
 import dev.rota.cluster.agent.AgentEntity.Extended;
+import dev.rota.cluster.agent.AgentEntity.NewInputs;
 import dev.rota.cluster.agent.AgentEntity.Rejected;
 import dev.rota.cluster.agent.AgentEntity.Reply;
+import dev.rota.cluster.assign.ActivationJson;
 import dev.rota.core.model.Ids;
 import dev.rota.http.api.ActivationCompleted;
 import dev.rota.http.api.ActivationFailed;
@@ -14,6 +16,8 @@ import dev.rota.http.api.ClaimRequest;
 import dev.rota.http.api.CompleteRequest;
 import dev.rota.http.api.FailRequest;
 import dev.rota.http.api.HeartbeatRequest;
+import dev.rota.http.api.InputAnswer;
+import dev.rota.http.api.InputRequest;
 import dev.rota.http.api.LeaseExtended;
 import dev.rota.http.api.NextClaim;
 import java.time.Duration;
@@ -34,6 +38,10 @@ import org.apache.pekko.http.javadsl.server.Route;
  * not report the activation again. Each report carries the {@code runnerId} that claimed: a report
  * by another runner is 409 {@code lease_not_held} and changes nothing, so a lease id that leaks
  * does not let its reader end or extend the activation.
+ *
+ * <p>{@code input} is the runner's long poll for new input during the turn (docs/api.md, "New input
+ * during a turn"); after an interrupt every report on the lease is 410 {@code lease_lost} with
+ * {@code "reason": "interrupted"}.
  *
  * <p>A runner token acts only under its own runner ids (403 {@code forbidden} for another) and sees
  * only the leases of its tenants' agents: another tenant's lease id is 404, as if it did not exist.
@@ -74,6 +82,7 @@ public final class LeaseRoutes extends AllDirectives {
                         leaseId ->
                             concat(
                                 path("heartbeat", () -> post(() -> onHeartbeat(caller, leaseId))),
+                                path("input", () -> post(() -> onInput(caller, leaseId))),
                                 path("complete", () -> post(() -> onComplete(caller, leaseId))),
                                 path("fail", () -> post(() -> onFail(caller, leaseId)))))));
   }
@@ -88,7 +97,44 @@ public final class LeaseRoutes extends AllDirectives {
               caller,
               leaseId,
               replyTo -> new AgentEntity.Heartbeat(leaseId, runnerId, replyTo),
-              reply -> json(new LeaseExtended(expected(Extended.class, reply).expiresAt())));
+              reply -> {
+                Extended extended = expected(Extended.class, reply);
+                return json(
+                    new LeaseExtended(
+                        extended.expiresAt(),
+                        ActivationJson.notifications(extended.notifications())));
+              });
+        });
+  }
+
+  /**
+   * A long poll for new input during the turn: steered notifications, or that the lease was
+   * interrupted. The agent holds the wait, so the request's own timeout is raised past it.
+   */
+  private Route onInput(Caller caller, String leaseId) {
+    return JsonSupport.body(
+        InputRequest.class,
+        maxBodyBytes,
+        body -> {
+          String runnerId = caller.requireRunner(body.validatedRunnerId());
+          Duration wait = Duration.ofSeconds(body.validatedWaitSeconds());
+          return withRequestTimeout(
+              wait.plus(askTimeout).plusSeconds(5),
+              () ->
+                  ask(
+                      caller,
+                      leaseId,
+                      wait.plus(askTimeout),
+                      replyTo ->
+                          new AgentEntity.AwaitInput(leaseId, runnerId, wait.toMillis(), replyTo),
+                      reply -> {
+                        NewInputs inputs = expected(NewInputs.class, reply);
+                        return json(
+                            new InputAnswer(
+                                ActivationJson.notifications(inputs.notifications()),
+                                inputs.interrupted(),
+                                inputs.interrupted() ? ApiException.INTERRUPTED : null));
+                      }));
         });
   }
 
@@ -176,15 +222,28 @@ public final class LeaseRoutes extends AllDirectives {
       String leaseId,
       Function<ActorRef<Reply>, Command> command,
       Function<Reply, Route> onReply) {
+    return ask(caller, leaseId, null, command, onReply);
+  }
+
+  /** {@link #ask} that waits {@code within} for the answer (null: the ask timeout). */
+  private Route ask(
+      Caller caller,
+      String leaseId,
+      Duration within,
+      Function<ActorRef<Reply>, Command> command,
+      Function<Reply, Route> onReply) {
     String agentId =
         TenantResolver.visibleKey(caller, Ids.agentOf(leaseId))
             .orElseThrow(() -> ApiException.notFound("no lease " + leaseId));
     return onSuccess(
-        agents.ask(agentId, command),
+        within == null ? agents.ask(agentId, command) : agents.ask(agentId, command, within),
         reply -> {
           if (reply instanceof Rejected rejected) {
             if (rejected.code() == AgentEntity.ErrorCode.NOT_FOUND) {
               throw ApiException.notFound("no lease " + leaseId);
+            }
+            if (rejected.code() == AgentEntity.ErrorCode.LEASE_INTERRUPTED) {
+              throw ApiException.interrupted("lease " + leaseId + " was interrupted by new input");
             }
             if (rejected.code() == AgentEntity.ErrorCode.LEASE_LOST) {
               // The runner sent this id, so naming it in the answer reveals nothing.

@@ -128,7 +128,14 @@ class AdminRoutesTest extends JUnit5RouteTest {
     assertEquals(List.of("unread", "oldestUnreadAgeSeconds"), fieldNames(s.get("inbox")));
     assertEquals(
         List.of(
-            "inbox", "scheduled", "exploration", "completed", "failed", "expired", "perSecond1m"),
+            "inbox",
+            "scheduled",
+            "exploration",
+            "completed",
+            "failed",
+            "expired",
+            "interrupted",
+            "perSecond1m"),
         fieldNames(s.get("activations")));
     assertEquals(
         List.of("claimMsP50", "claimMsP99", "inboxWaitMsP50", "inboxWaitMsP99"),

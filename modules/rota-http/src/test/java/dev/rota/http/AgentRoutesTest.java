@@ -52,7 +52,11 @@ class AgentRoutesTest extends JUnit5RouteTest {
           "deadLetters",
           "lease",
           "schedules",
-          "scheduled");
+          "scheduled",
+          "newInput",
+          "debounceMs",
+          "debounceMaxMs",
+          "debouncingUntil");
 
   private static TestCluster cluster;
 

@@ -139,7 +139,7 @@ class ClaimRoutesTest extends JUnit5RouteTest {
     assertEquals(1, n.get("attempt").asInt());
     assertEquals(second, notifications.get(1).get("notificationId").asText());
     JsonNode agent = a.get("agent");
-    assertEquals(List.of("name", "capabilities", "metadata"), fieldNames(agent));
+    assertEquals(List.of("name", "capabilities", "metadata", "newInput"), fieldNames(agent));
     assertEquals(agentId, agent.get("name").asText());
     assertEquals("[\"" + cap + "\"]", agent.get("capabilities").toString());
     assertTrue(agent.get("metadata").isObject());

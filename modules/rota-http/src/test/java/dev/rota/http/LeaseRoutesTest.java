@@ -143,7 +143,8 @@ class LeaseRoutesTest extends JUnit5RouteTest {
     JsonNode beat =
         body(leaseAs("r-hb", a.get("leaseId").asText(), "heartbeat", "").assertStatusCode(200));
 
-    assertEquals(List.of("expiresAt"), fieldNames(beat));
+    assertEquals(List.of("expiresAt", "notifications"), fieldNames(beat));
+    assertEquals(0, beat.get("notifications").size());
     Instant expiresAt = Instant.parse(beat.get("expiresAt").asText());
     assertTrue(!expiresAt.isBefore(before.plusSeconds(100)), expiresAt + " vs " + before);
     assertTrue(expiresAt.isBefore(Instant.now().plusSeconds(101)), expiresAt.toString());

@@ -12,6 +12,7 @@ import dev.rota.core.model.AgentState;
 import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
+import dev.rota.core.model.NewInput;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.core.scheduling.AgentSchedule;
@@ -20,10 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import java.util.function.BiFunction;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
-import java.util.function.ToIntFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
@@ -37,7 +35,6 @@ import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
-import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
@@ -91,8 +88,14 @@ public final class AgentEntity
   /** Replies {@link Done}; {@link ErrorCode#CONFLICT} while leased. */
   public record Deregister(ActorRef<Reply> replyTo) implements Command {}
 
-  public record Notify(String type, JsonNode payload, String dedupeKey, ActorRef<Reply> replyTo)
-      implements Command {}
+  /** One notification; {@code newInput} (null: the agent's) decides what it does to a turn. */
+  public record Notify(
+      String type, JsonNode payload, String dedupeKey, NewInput newInput, ActorRef<Reply> replyTo)
+      implements Command {
+    public Notify(String type, JsonNode payload, String dedupeKey, ActorRef<Reply> replyTo) {
+      this(type, payload, dedupeKey, null, replyTo);
+    }
+  }
 
   /**
    * Several notifications for this agent at once (an import, a backlog): each item is decided as
@@ -130,6 +133,14 @@ public final class AgentEntity
 
   public record Complete(String leaseId, String runnerId, JsonNode result, ActorRef<Reply> replyTo)
       implements Command {}
+
+  /** The lease's runner waits up to {@code waitMillis} for {@link NewInputs}. */
+  public record AwaitInput(
+      String leaseId, String runnerId, long waitMillis, ActorRef<Reply> replyTo)
+      implements Command {}
+
+  /** The wait of an {@link AwaitInput} is over (the agent's own timer). */
+  record InputWaitOver(long waiter) implements Command {}
 
   public record Fail(
       String leaseId,
@@ -185,7 +196,13 @@ public final class AgentEntity
     }
   }
 
-  public record Accepted(String notificationId, int unread, boolean duplicate) implements Reply {}
+  /** Accepted; {@code steered} into the running turn, or it {@code interrupted} it. */
+  public record Accepted(
+      String notificationId, int unread, boolean duplicate, boolean steered, boolean interrupted)
+      implements Reply {}
+
+  /** Steered notifications the lease's runner had not been given, or that it was interrupted. */
+  public record NewInputs(List<Notification> notifications, boolean interrupted) implements Reply {}
 
   /** The answer to {@link GetState}. */
   public record FullState(AgentState state) implements Reply {}
@@ -194,7 +211,7 @@ public final class AgentEntity
   public record RowState(AgentSummary agent, long seqNr) implements Reply {}
 
   /** The answer to {@link NotifyAll}: per item, in order, {@link Accepted} or {@link Rejected}. */
-  public record AcceptedAll(List<Reply> items) implements Reply {
+  public record AcceptedAll(@BatchReplies List<Reply> items) implements Reply {
     public AcceptedAll {
       items = List.copyOf(items);
     }
@@ -237,7 +254,8 @@ public final class AgentEntity
     }
   }
 
-  public record Extended(Instant expiresAt) implements Reply {}
+  /** The lease runs until {@code expiresAt}; {@code notifications} steered since last told. */
+  public record Extended(Instant expiresAt, List<Notification> notifications) implements Reply {}
 
   public record Done(Instant at) implements Reply {}
 
@@ -261,7 +279,9 @@ public final class AgentEntity
     LEASE_LOST,
     /** The lease is live but was granted to another runner than the one reporting on it. */
     LEASE_NOT_HELD,
-    INBOX_FULL
+    INBOX_FULL,
+    LEASE_INTERRUPTED,
+    TURN_IN_PROGRESS
   }
 
   /**
@@ -289,6 +309,7 @@ public final class AgentEntity
   private final AdminCommands admin;
   private final InboxCommands inbox;
   private final LeaseCommands leases;
+  private final TurnInput turnInput;
 
   private AgentEntity(
       String agentId,
@@ -310,7 +331,8 @@ public final class AgentEntity
     this.leaseTimer = new LeaseTimer(timers, nanoTime, settings.expiryGrace());
     this.effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
     this.admin = new AdminCommands(effects);
-    this.inbox = new InboxCommands(effects, settings, metrics);
+    this.turnInput = new TurnInput(effects, leaseTimer, timers, metrics);
+    this.inbox = new InboxCommands(effects, settings, metrics, turnInput);
     this.leases =
         new LeaseCommands(
             effects,
@@ -319,7 +341,8 @@ public final class AgentEntity
             metrics,
             context.getSystem(),
             new TenantCaps(context.getSystem(), agentId),
-            context);
+            context,
+            turnInput);
   }
 
   /**
@@ -387,44 +410,23 @@ public final class AgentEntity
             (s, c) ->
                 Effect().reply(c.replyTo(), new RowState(AgentSummary.of(s), effects.seqNr())))
         .onCommand(Claim.class, leases::onClaim)
-        .onCommand(ExpireLease.class, leases::onExpireLease);
+        .onCommand(ExpireLease.class, leases::onExpireLease)
+        .onCommand(AwaitInput.class, turnInput::onAwaitInput)
+        .onCommand(InputWaitOver.class, turnInput::onWaitOver);
     builder
-        .onCommand(Deregister.class, registered(Deregister::replyTo, admin::onDeregister))
-        .onCommand(Notify.class, registered(Notify::replyTo, inbox::onNotify, c -> 1))
+        .onCommand(Deregister.class, effects.registered(Deregister::replyTo, admin::onDeregister))
+        .onCommand(Notify.class, effects.registered(Notify::replyTo, inbox::onNotify, c -> 1))
         .onCommand(
             NotifyAll.class,
-            registered(NotifyAll::replyTo, inbox::onNotifyAll, c -> c.items().size()))
-        .onCommand(SetPaused.class, registered(SetPaused::replyTo, admin::onSetPaused))
-        .onCommand(Heartbeat.class, registered(Heartbeat::replyTo, leases::onHeartbeat))
-        .onCommand(Complete.class, registered(Complete::replyTo, leases::onComplete))
-        .onCommand(Fail.class, registered(Fail::replyTo, leases::onFail))
-        .onCommand(Release.class, registered(Release::replyTo, leases::onRelease))
-        .onCommand(Redrive.class, registered(Redrive::replyTo, admin::onRedrive))
-        .onCommand(Discard.class, registered(Discard::replyTo, admin::onDiscard));
+            effects.registered(NotifyAll::replyTo, inbox::onNotifyAll, c -> c.items().size()))
+        .onCommand(SetPaused.class, effects.registered(SetPaused::replyTo, admin::onSetPaused))
+        .onCommand(Heartbeat.class, effects.registered(Heartbeat::replyTo, leases::onHeartbeat))
+        .onCommand(Complete.class, effects.registered(Complete::replyTo, leases::onComplete))
+        .onCommand(Fail.class, effects.registered(Fail::replyTo, leases::onFail))
+        .onCommand(Release.class, effects.registered(Release::replyTo, leases::onRelease))
+        .onCommand(Redrive.class, effects.registered(Redrive::replyTo, admin::onRedrive))
+        .onCommand(Discard.class, effects.registered(Discard::replyTo, admin::onDiscard));
     return handlers.build();
-  }
-
-  /** {@code handler} for a registered agent; {@link ErrorCode#NOT_FOUND} for any other. */
-  private <C extends Command> BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> registered(
-      Function<C, ActorRef<Reply>> replyTo,
-      BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> handler) {
-    return registered(replyTo, handler, c -> 0);
-  }
-
-  /** {@link #registered} for a command of {@code notifications}, counted as refused if not. */
-  private <C extends Command> BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> registered(
-      Function<C, ActorRef<Reply>> replyTo,
-      BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> handler,
-      ToIntFunction<C> notifications) {
-    return (state, cmd) -> {
-      if (state.registered()) {
-        return handler.apply(state, cmd);
-      }
-      for (int i = notifications.applyAsInt(cmd); i > 0; i--) {
-        metrics.notificationRefused("not_found");
-      }
-      return Effect().reply(replyTo.apply(cmd), effects.notFound());
-    };
   }
 
   @Override

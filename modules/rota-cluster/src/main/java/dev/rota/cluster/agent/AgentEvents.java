@@ -7,6 +7,7 @@ import dev.rota.core.model.AgentState;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
+import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.Notification;
 import java.time.Instant;
 import java.util.List;
@@ -35,6 +36,12 @@ public final class AgentEvents {
       return s.failed(
               FailureAction.RETRY, LeaseCommands.LEASE_EXPIRED, e.at(), null, "lease.expired")
           .withoutDeadLetters(e.droppedDeadLetters());
+    } else if (event instanceof NotificationSteered e) {
+      return NewInputState.steered(s, e.notificationId(), e.at());
+    } else if (event instanceof LeaseInterrupted e) {
+      return NewInputState.interrupted(s, e.notificationId(), e.at());
+    } else if (event instanceof NotificationRejected e) {
+      return NewInputState.rejected(s, e.notificationType(), e.at());
     } else if (event instanceof AgentRegistered e) {
       return s.registered(e.config(), e.at());
     } else if (event instanceof AgentUpdated e) {
@@ -186,6 +193,33 @@ public final class AgentEvents {
       this(leaseId, at, inboxAfter, deadLettered, List.of());
     }
   }
+
+  /**
+   * The notification just received (the {@link NotificationReceived} before this one, in the same
+   * write) joined the running lease {@code leaseId}.
+   */
+  public record NotificationSteered(String notificationId, String leaseId, Instant at)
+      implements Event {}
+
+  /**
+   * The notification just received (the {@link NotificationReceived} before this one, in the same
+   * write) ended the running lease: its notifications stay unread, their attempts untouched.
+   */
+  public record LeaseInterrupted(
+      String leaseId, String notificationId, Instant at, InboxSummary inboxAfter)
+      implements ActivationEnded {
+    @Override
+    public List<DeadLetter> deadLettered() {
+      return List.of();
+    }
+  }
+
+  /**
+   * A notification refused because a turn was running; only this record of it is kept (for the
+   * history and the events stream), not the notification.
+   */
+  public record NotificationRejected(
+      String notificationType, String dedupeKey, String leaseId, Instant at) implements Event {}
 
   public record AgentPaused(Instant at) implements Event {}
 

@@ -32,6 +32,7 @@ import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
+import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.TextRules;
 import dev.rota.core.model.TextRules.Kind;
 import dev.rota.core.model.TextRules.Violation;
@@ -70,6 +71,8 @@ final class LeaseCommands {
   /** The lease id {@link #awaiting} would be granted. */
   private String awaitedLeaseId;
 
+  private final TurnInput turnInput;
+
   LeaseCommands(
       AgentEffects entity,
       LeaseTimer timer,
@@ -77,7 +80,9 @@ final class LeaseCommands {
       RotaMetrics metrics,
       ActorSystem<?> system,
       TenantCaps caps,
-      ActorContext<AgentEntity.Command> context) {
+      ActorContext<AgentEntity.Command> context,
+      TurnInput turnInput) {
+    this.turnInput = turnInput;
     this.entity = entity;
     this.caps = caps;
     this.context = context;
@@ -179,7 +184,7 @@ final class LeaseCommands {
           return entity
               .persist(new LeaseRenewed(lease.leaseId(), expiresAt, now))
               .thenRun(s -> timer.start(s.lease()))
-              .thenReply(cmd.replyTo(), s -> new Extended(expiresAt));
+              .thenReply(cmd.replyTo(), s -> new Extended(expiresAt, turnInput.ungiven(s)));
         });
   }
 
@@ -319,7 +324,13 @@ final class LeaseCommands {
       Function<Lease, ReplyEffect<Event, AgentState>> handler) {
     Lease lease = state.lease();
     if (lease == null || !lease.leaseId().equals(leaseId)) {
-      return entity.effect().reply(replyTo, leaseLost(leaseId));
+      return entity
+          .effect()
+          .reply(
+              replyTo,
+              NewInputState.wasInterrupted(state, leaseId)
+                  ? TurnInput.interruptedLease(leaseId)
+                  : leaseLost(leaseId));
     }
     // Checked before expiry, so that another runner's report changes nothing at all.
     if (!lease.runnerId().equals(runnerId)) {

@@ -69,6 +69,13 @@ public final class ActivationJson {
         .orElseThrow(() -> new IllegalArgumentException("malformed lease id " + lease.leaseId()));
   }
 
+  /** Notifications as an assignment shows them (new input during a turn is shown alike). */
+  public static ArrayNode notifications(java.util.List<Notification> list) {
+    ArrayNode array = JSON.arrayNode();
+    list.forEach(n -> array.add(notification(n)));
+    return array;
+  }
+
   private static ObjectNode notification(Notification n) {
     ObjectNode node = JSON.objectNode();
     node.put("notificationId", n.notificationId());
@@ -86,6 +93,7 @@ public final class ActivationJson {
     config.capabilities().forEach(capabilities::add);
     JsonNode metadata = config.metadata();
     node.set("metadata", metadata == null ? JSON.objectNode() : metadata.deepCopy());
+    node.put("newInput", config.newInput().wireName());
     return node;
   }
 

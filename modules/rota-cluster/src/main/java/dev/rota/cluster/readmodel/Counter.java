@@ -15,6 +15,8 @@ public enum Counter {
   ACTIVATIONS_FAILED("activations.failed"),
   /** Leases that expired without a completion or failure. */
   ACTIVATIONS_EXPIRED("activations.expired"),
+  /** Leases that new input ended ({@code newInput: interrupt}). */
+  ACTIVATIONS_INTERRUPTED("activations.interrupted"),
   NOTIFICATIONS_ACCEPTED("notifications.accepted"),
   NOTIFICATIONS_DEAD_LETTERED("notifications.dead_lettered");
 

@@ -7,7 +7,10 @@ import dev.rota.cluster.agent.AgentEvents.ActivationCompleted;
 import dev.rota.cluster.agent.AgentEvents.ActivationFailed;
 import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
 import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
+import dev.rota.cluster.agent.AgentEvents.LeaseInterrupted;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
+import dev.rota.cluster.agent.AgentEvents.NotificationRejected;
+import dev.rota.cluster.agent.AgentEvents.NotificationSteered;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.system.SystemControl.PauseState;
@@ -55,6 +58,9 @@ public final class EventFeed {
   public static final String RUNNER_DEGRADED = "runner.degraded";
   public static final String RUNNER_DRAINING = "runner.draining";
   public static final String RUNNER_RESTORED = "runner.restored";
+  public static final String NOTIFICATION_STEERED = "notification.steered";
+  public static final String LEASE_INTERRUPTED = "lease.interrupted";
+  public static final String NOTIFICATION_REJECTED = "notification.rejected";
 
   /** Every type the feed shows. */
   public static final List<String> TYPES =
@@ -69,7 +75,10 @@ public final class EventFeed {
           SYSTEM_RESUMED,
           RUNNER_DEGRADED,
           RUNNER_DRAINING,
-          RUNNER_RESTORED);
+          RUNNER_RESTORED,
+          NOTIFICATION_STEERED,
+          LEASE_INTERRUPTED,
+          NOTIFICATION_REJECTED);
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final String AGENT_PREFIX = AgentEntity.ENTITY_TYPE_KEY.name() + "|";
@@ -207,6 +216,24 @@ public final class EventFeed {
               .put("error", e.error()));
       addDeadLetters(out, agentId, e.at(), e.deadLettered());
       return out;
+    }
+    if (event instanceof NotificationSteered e) {
+      return List.of(
+          base(NOTIFICATION_STEERED, e.at(), agentId)
+              .put("notificationId", e.notificationId())
+              .put("leaseId", e.leaseId()));
+    }
+    if (event instanceof LeaseInterrupted e) {
+      return List.of(
+          base(LEASE_INTERRUPTED, e.at(), agentId)
+              .put("leaseId", e.leaseId())
+              .put("notificationId", e.notificationId()));
+    }
+    if (event instanceof NotificationRejected e) {
+      return List.of(
+          base(NOTIFICATION_REJECTED, e.at(), agentId)
+              .put("notificationType", e.notificationType())
+              .put("leaseId", e.leaseId()));
     }
     if (event instanceof LeaseExpired e) {
       List<ObjectNode> out = new ArrayList<>();

@@ -13,8 +13,11 @@ import dev.rota.cluster.agent.AgentEvents.DeadLetterRedriven;
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
 import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
+import dev.rota.cluster.agent.AgentEvents.LeaseInterrupted;
 import dev.rota.cluster.agent.AgentEvents.LeaseRenewed;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
+import dev.rota.cluster.agent.AgentEvents.NotificationRejected;
+import dev.rota.cluster.agent.AgentEvents.NotificationSteered;
 import dev.rota.cluster.readmodel.AgentScheduleWriter.Item;
 import dev.rota.cluster.readmodel.ScheduleWrite.Binder;
 import dev.rota.cluster.readmodel.ScheduleWrite.Deregistration;
@@ -53,6 +56,10 @@ final class WritePlan {
       ENDED + ", last_activated_at = ?, activation_count = activation_count + 1";
   private static final String SNOOZED = ENDED + ", snoozed_until = ?";
   private static final String PAUSED = "paused = ?";
+
+  /** For events that change no column: only the row's sequence number moves on. */
+  private static final String UNCHANGED = "unread = unread";
+
   private static final String ONE_DEAD_LETTER_LESS =
       "dead_letters = case when dead_letters > 0 then dead_letters - 1 else 0 end";
   private static final String REDRIVEN =
@@ -152,6 +159,8 @@ final class WritePlan {
       counter = Counter.ACTIVATIONS_FAILED;
     } else if (e instanceof LeaseExpired) {
       counter = Counter.ACTIVATIONS_EXPIRED;
+    } else if (e instanceof LeaseInterrupted) {
+      counter = Counter.ACTIVATIONS_INTERRUPTED;
     } else {
       throw new IllegalArgumentException("unknown activation end " + e.getClass().getName());
     }
@@ -238,6 +247,11 @@ final class WritePlan {
     }
     if (event instanceof ActivationEnded) {
       return ended(item, List.of());
+    }
+    if (event instanceof NotificationSteered || event instanceof NotificationRejected) {
+      // A steered notification was counted by its NotificationReceived and stays unread until the
+      // lease ends; a rejected one was never stored.
+      return update(item, UNCHANGED, s -> 1);
     }
     if (event instanceof AgentPaused || event instanceof AgentResumed) {
       boolean paused = event instanceof AgentPaused;

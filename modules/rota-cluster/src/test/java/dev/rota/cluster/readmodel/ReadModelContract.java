@@ -366,6 +366,46 @@ abstract class ReadModelContract {
   }
 
   @Test
+  void steeringKeepsTheLeaseAndCountsTheNotificationOnceAndARejectionChangesNothing() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0));
+    Lease lease = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1"));
+    emit(
+        "a1",
+        new AgentEvents.LeaseGranted(lease),
+        notified("n2", T0.plusSeconds(2)),
+        new AgentEvents.NotificationSteered("n2", lease.leaseId(), T0.plusSeconds(2)),
+        new AgentEvents.NotificationRejected("t", null, lease.leaseId(), T0.plusSeconds(3)));
+
+    AgentSchedule s = schedule("a1");
+    assertTrue(s.leased());
+    assertEquals(2, s.unread());
+    ReadModelStats stats = readModel.stats(T0);
+    assertEquals(2, stats.counter(Counter.NOTIFICATIONS_ACCEPTED));
+    assertEquals(0, stats.skippedEvents());
+  }
+
+  @Test
+  void anInterruptClearsTheLeaseKeepsTheInboxAndCountsAsInterrupted() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0));
+    Lease lease = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1"));
+    emit(
+        "a1",
+        new AgentEvents.LeaseGranted(lease),
+        notified("n2", T0.plusSeconds(2)),
+        new AgentEvents.LeaseInterrupted(
+            lease.leaseId(), "n2", T0.plusSeconds(2), new InboxSummary(2, T0)));
+
+    AgentSchedule s = schedule("a1");
+    assertFalse(s.leased());
+    assertEquals(2, s.unread());
+    assertEquals(T0, s.oldestUnreadAt());
+    assertNull(s.lastActivatedAt());
+    ReadModelStats stats = readModel.stats(T0);
+    assertEquals(1, stats.counter(Counter.ACTIVATIONS_INTERRUPTED));
+    assertEquals(2, stats.counter(Counter.NOTIFICATIONS_ACCEPTED));
+  }
+
+  @Test
   void expiryCountsAsExpiredAndKeepsTheRetriedInbox() {
     emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0));
     Lease lease = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1"));

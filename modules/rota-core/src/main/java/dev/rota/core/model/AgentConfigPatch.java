@@ -15,7 +15,34 @@ public record AgentConfigPatch(
     Integer maxInboxDepth,
     Integer maxAttempts,
     JsonNode metadata,
-    List<Schedule> schedules) {
+    List<Schedule> schedules,
+    NewInput newInput,
+    Long debounceMs,
+    Long debounceMaxMs) {
+
+  /** A change of these fields that leaves new input and debounce as they are. */
+  public AgentConfigPatch(
+      String name,
+      List<String> capabilities,
+      Integer priority,
+      Long minActivationIntervalSeconds,
+      Integer maxInboxDepth,
+      Integer maxAttempts,
+      JsonNode metadata,
+      List<Schedule> schedules) {
+    this(
+        name,
+        capabilities,
+        priority,
+        minActivationIntervalSeconds,
+        maxInboxDepth,
+        maxAttempts,
+        metadata,
+        schedules,
+        null,
+        null,
+        null);
+  }
 
   /** A change that leaves the schedules as they are. */
   public AgentConfigPatch(
@@ -38,7 +65,7 @@ public record AgentConfigPatch(
   }
 
   public static AgentConfigPatch empty() {
-    return new AgentConfigPatch(null, null, null, null, null, null, null, null);
+    return new AgentConfigPatch(null, null, null, null, null, null, null, null, null, null, null);
   }
 
   public AgentConfig applyTo(AgentConfig base) {
@@ -52,6 +79,10 @@ public record AgentConfigPatch(
         maxInboxDepth != null ? maxInboxDepth : base.maxInboxDepth(),
         maxAttempts != null ? maxAttempts : base.maxAttempts(),
         metadata != null ? metadata : base.metadata(),
-        schedules != null ? schedules : base.schedules());
+        schedules != null ? schedules : base.schedules(),
+        newInput != null ? newInput : base.newInput(),
+        debounceMs != null ? debounceMs : base.debounceMs(),
+        // A new debounceMs without a new maximum takes the default maximum again.
+        debounceMaxMs != null ? debounceMaxMs : debounceMs != null ? 0 : base.debounceMaxMs());
   }
 }

@@ -80,6 +80,17 @@ public final class AgentExplanation {
     if (agent.snoozedUntil() != null && agent.snoozedUntil().isAfter(now)) {
       blocks.add(new Block("snoozed", agent.snoozedUntil(), "a runner snoozed its last turn"));
     }
+    if (agent.unread() > 0 && agent.isDebouncing(now)) {
+      blocks.add(
+          new Block(
+              "debouncing",
+              agent.debounceUntil(),
+              "waits "
+                  + agent.config().debounceMs()
+                  + " ms without a newer notification (at most "
+                  + agent.config().effectiveDebounceMaxMs()
+                  + " ms after the oldest unread) so that a burst becomes one turn"));
+    }
     Instant rested = restedAt(agent);
     // A due schedule is an override: the minimum interval does not hold it back.
     if (agent.unread() == 0 && rested != null && rested.isAfter(now) && !agent.scheduleDue(now)) {
@@ -179,6 +190,7 @@ public final class AgentExplanation {
   private static boolean free(AgentSummary agent, Instant now) {
     return !agent.paused()
         && agent.lease() == null
+        && !agent.isDebouncing(now)
         && (agent.snoozedUntil() == null || !agent.snoozedUntil().isAfter(now));
   }
 }

@@ -9,7 +9,20 @@ import java.util.Optional;
 
 /** The rules of an agent's history: newest first, capped, and what a retry reads from it. */
 final class AgentHistory {
+  static final String LEASE_INTERRUPTED = "lease.interrupted";
+
   private AgentHistory() {}
+
+  /** Whether the history (newest first, capped) says lease {@code leaseId} was interrupted. */
+  static boolean interrupted(List<HistoryEntry> history, String leaseId) {
+    for (HistoryEntry entry : history) {
+      if (entry.type().equals(LEASE_INTERRUPTED)
+          && leaseId.equals(entry.details().get("leaseId"))) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   /** {@code entry} before {@code history}, keeping at most {@link AgentState#HISTORY_LIMIT}. */
   static List<HistoryEntry> recorded(List<HistoryEntry> history, HistoryEntry entry) {
@@ -30,11 +43,14 @@ final class AgentHistory {
       boolean ended =
           entry.type().equals("activation.completed")
               || entry.type().equals("activation.failed")
-              || entry.type().equals("lease.expired");
+              || entry.type().equals("lease.expired")
+              || entry.type().equals(LEASE_INTERRUPTED);
       if (!ended) {
         continue;
       }
+      // An interrupted turn did not fail: no runner to avoid.
       if (entry.type().equals("activation.completed")
+          || entry.type().equals(LEASE_INTERRUPTED)
           || !FailureAction.RETRY.wireName().equals(entry.details().get("action"))
           || !entry.at().isAfter(since)) {
         return Optional.empty();

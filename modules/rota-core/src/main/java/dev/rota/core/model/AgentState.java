@@ -368,7 +368,7 @@ public record AgentState(
     b.scheduleAttempts = 0;
   }
 
-  private AgentState recorded(String type, Instant at, Map<String, String> details) {
+  AgentState recorded(String type, Instant at, Map<String, String> details) {
     AgentStateBuilder b = toBuilder();
     b.history = AgentHistory.recorded(history, new HistoryEntry(type, at, details));
     return b.build();

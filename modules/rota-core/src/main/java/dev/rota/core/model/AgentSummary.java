@@ -18,6 +18,8 @@ import java.util.Map;
  * @param history newest first
  * @param nextFires per schedule name, its earliest fire not yet served (see {@link
  *     AgentState#nextFires()})
+ * @param debounceUntil until when a burst of notifications keeps the agent waiting (see {@link
+ *     NewInputState#debounceUntil}); null when it does not debounce or has nothing unread
  */
 public record AgentSummary(
     String agentId,
@@ -32,11 +34,49 @@ public record AgentSummary(
     Instant snoozedUntil,
     boolean paused,
     List<HistoryEntry> history,
-    Map<String, Instant> nextFires) {
+    Map<String, Instant> nextFires,
+    Instant debounceUntil) {
 
   public AgentSummary {
     history = List.copyOf(history);
     nextFires = nextFires == null ? Map.of() : Map.copyOf(nextFires);
+  }
+
+  /** A summary of an agent that is not debouncing. */
+  public AgentSummary(
+      String agentId,
+      boolean registered,
+      AgentConfig config,
+      int unread,
+      Instant oldestUnreadAt,
+      int deadLetters,
+      Lease lease,
+      Instant lastActivatedAt,
+      long activationCount,
+      Instant snoozedUntil,
+      boolean paused,
+      List<HistoryEntry> history,
+      Map<String, Instant> nextFires) {
+    this(
+        agentId,
+        registered,
+        config,
+        unread,
+        oldestUnreadAt,
+        deadLetters,
+        lease,
+        lastActivatedAt,
+        activationCount,
+        snoozedUntil,
+        paused,
+        history,
+        nextFires,
+        null);
+  }
+
+  /** Whether a debounce keeps the agent waiting at {@code now}. */
+  public boolean isDebouncing(Instant now) {
+    return debounceUntil != null && debounceUntil.isAfter(now);
   }
 
   /** A summary of an agent without schedules. */
@@ -100,7 +140,8 @@ public record AgentSummary(
         state.snoozedUntil(),
         state.paused(),
         state.history(),
-        state.nextFires());
+        state.nextFires(),
+        NewInputState.debounceUntil(state));
   }
 
   /** The status word of the agent view: paused wins, then leased, then snoozed. */

@@ -24,6 +24,9 @@ final class EligibilityRule {
     if (s.isSnoozed(now)) {
       return Eligibility.denied("snoozed");
     }
+    if (NewInputState.isDebouncing(s, now)) {
+      return Eligibility.denied("debouncing");
+    }
     if (!offered.containsAll(s.config().capabilities())) {
       return Eligibility.denied("capabilities");
     }

@@ -10,6 +10,8 @@ import java.util.List;
  * @param notificationIds the unread notifications the activation carries (coalesced at claim)
  * @param leaseSeconds how far a heartbeat extends the lease from now
  * @param schedule the fire a {@link ActivationKind#SCHEDULED} turn serves; null for other kinds
+ * @param steeredIds the notifications that joined the running turn ({@link NewInput#STEER}), in
+ *     order; they are in {@code notificationIds} too, so the lease's end ends them alike
  */
 public record Lease(
     String leaseId,
@@ -21,10 +23,39 @@ public record Lease(
     Instant expiresAt,
     long leaseSeconds,
     List<String> notificationIds,
-    ScheduleFire schedule) {
+    ScheduleFire schedule,
+    List<String> steeredIds) {
 
   public Lease {
     notificationIds = List.copyOf(notificationIds);
+    // Leases written before steering existed have none.
+    steeredIds = steeredIds == null ? List.of() : List.copyOf(steeredIds);
+  }
+
+  /** A lease no notification has joined yet. */
+  public Lease(
+      String leaseId,
+      String runnerId,
+      ActivationKind kind,
+      long fencingToken,
+      int attempt,
+      Instant grantedAt,
+      Instant expiresAt,
+      long leaseSeconds,
+      List<String> notificationIds,
+      ScheduleFire schedule) {
+    this(
+        leaseId,
+        runnerId,
+        kind,
+        fencingToken,
+        attempt,
+        grantedAt,
+        expiresAt,
+        leaseSeconds,
+        notificationIds,
+        schedule,
+        List.of());
   }
 
   /** A lease that serves no schedule (inbox and exploration turns). */
@@ -62,6 +93,27 @@ public record Lease(
         newExpiry,
         leaseSeconds,
         notificationIds,
-        schedule);
+        schedule,
+        steeredIds);
+  }
+
+  /** This lease with notification {@code notificationId} joined to the running turn. */
+  public Lease steered(String notificationId) {
+    List<String> ids = new java.util.ArrayList<>(notificationIds);
+    ids.add(notificationId);
+    List<String> steered = new java.util.ArrayList<>(steeredIds);
+    steered.add(notificationId);
+    return new Lease(
+        leaseId,
+        runnerId,
+        kind,
+        fencingToken,
+        attempt,
+        grantedAt,
+        expiresAt,
+        leaseSeconds,
+        ids,
+        schedule,
+        steered);
   }
 }

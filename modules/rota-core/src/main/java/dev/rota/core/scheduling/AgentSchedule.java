@@ -1,6 +1,7 @@
 package dev.rota.core.scheduling;
 
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.NewInputState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
@@ -18,7 +19,8 @@ import java.util.Set;
  * @param minActivationInterval the agent is not stale-eligible within this time of its last run
  * @param leased a runner holds the agent's lease
  * @param paused the agent is paused on its own
- * @param snoozedUntil the agent is ineligible before this time, null when not snoozed
+ * @param snoozedUntil the agent is ineligible before this time, null when not snoozed; an agent
+ *     that debounces a burst of notifications waits the same way ({@link NewInputState#waitsUntil})
  * @param nextFireAt the earliest fire of its schedules not yet served, null when none is coming:
  *     from then on the agent is due for a scheduled turn
  */
@@ -112,7 +114,8 @@ public record AgentSchedule(
         state.config().minActivationInterval(),
         state.lease() != null,
         state.paused(),
-        state.snoozedUntil(),
+        // A debounce is a wait the index already knows how to wake up from: a snooze.
+        state.config().debounces() ? NewInputState.waitsUntil(state) : state.snoozedUntil(),
         state.nextFireAt());
   }
 }

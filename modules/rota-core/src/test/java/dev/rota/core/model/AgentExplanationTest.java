@@ -85,6 +85,37 @@ class AgentExplanationTest {
   }
 
   @Test
+  void aDebouncingAgentWaitsUntilItsBurstPaused() {
+    Instant until = NOW.plusMillis(400);
+    AgentConfig config =
+        new AgentConfig(
+            "a1", List.of("code"), 0, 0, 100, 3, null, List.of(), NewInput.QUEUE, 500, 0);
+    AgentSummary debouncing =
+        new AgentSummary(
+            "a1",
+            true,
+            config,
+            3,
+            NOW.minusSeconds(1),
+            0,
+            null,
+            null,
+            0,
+            null,
+            false,
+            List.of(),
+            java.util.Map.of(),
+            until);
+    List<Block> blocks = AgentExplanation.blockedBy(debouncing, NOW, false, true);
+    assertEquals(List.of("debouncing"), reasons(blocks));
+    assertEquals(until, blocks.get(0).until());
+    assertTrue(blocks.get(0).detail().contains("500 ms"), blocks.get(0).detail());
+    assertFalse(AgentExplanation.inInboxOrder(debouncing, NOW));
+    assertEquals(List.of(), AgentExplanation.blockedBy(debouncing, until, false, true));
+    assertTrue(AgentExplanation.inInboxOrder(debouncing, until));
+  }
+
+  @Test
   void theMinimumIntervalHoldsBackStalenessWorkOnly() {
     Instant last = NOW.minusSeconds(100);
     List<Block> blocks =

@@ -8,10 +8,12 @@ import dev.rota.faults.history.Event.DeadLetter;
 import dev.rota.faults.history.Event.Fault;
 import dev.rota.faults.history.Event.FinalInbox;
 import dev.rota.faults.history.Event.Granted;
+import dev.rota.faults.history.Event.Interrupted;
 import dev.rota.faults.history.Event.Outcome;
 import dev.rota.faults.history.Event.Placement;
 import dev.rota.faults.history.Event.Published;
 import dev.rota.faults.history.Event.Renewed;
+import dev.rota.faults.history.Event.Steered;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -43,6 +45,10 @@ import java.util.TreeSet;
  *       lease's last known expiry, unless an earlier completion of it went unanswered.
  *   <li><b>No duplicates</b>: no key is carried by two accepted completions, and no dedupe key is
  *       acknowledged under two notification ids.
+ *   <li><b>New input during a turn</b>: a key steered into a lease ({@link Steered}) is carried by
+ *       it as if granted with it, so it too must be completed exactly once or still unread; a lease
+ *       new input interrupted ({@link Interrupted}) is held only until then, no completion of it
+ *       may be accepted, and its 410s are not early.
  *   <li><b>Unavailability window</b> per injected fault: for each agent the fault took away (its
  *       first publish after the fault failed), the time from the fault to the first acknowledged
  *       publish after that failure (publishes started before the next fault count). An agent served
@@ -79,6 +85,8 @@ public final class HistoryChecker {
     Map<String, FinalInbox> finals = new TreeMap<>();
     List<Fault> faults = new ArrayList<>();
     List<Placement> placements = new ArrayList<>();
+    Map<String, List<String>> steeredKeys = new HashMap<>();
+    Map<String, Long> interruptedAt = new HashMap<>();
     List<Long> offsets = new ArrayList<>(List.of(0L));
     for (Event event : events) {
       if (event instanceof ClockSkew skew) {
@@ -110,7 +118,35 @@ public final class HistoryChecker {
         faults.add(f);
       } else if (event instanceof Placement placement) {
         placements.add(placement);
+      } else if (event instanceof Steered s) {
+        steeredKeys.computeIfAbsent(s.leaseId(), l -> new ArrayList<>()).addAll(s.keys());
+      } else if (event instanceof Interrupted i) {
+        interruptedAt.merge(i.leaseId(), i.atMs(), Math::min);
       }
+    }
+    attributeByAnswers(published, grantsByAgent, steeredKeys, interruptedAt);
+    // A steered key is the lease's from then on, as if the grant had carried it.
+    for (Map.Entry<String, List<String>> e : steeredKeys.entrySet()) {
+      Granted g = grants.get(e.getKey());
+      if (g == null) {
+        continue;
+      }
+      List<String> keys = new ArrayList<>(g.keys());
+      e.getValue().stream().filter(k -> !keys.contains(k)).forEach(keys::add);
+      Granted widened =
+          new Granted(
+              g.runnerId(),
+              g.node(),
+              g.leaseId(),
+              g.agentId(),
+              g.grantedAt(),
+              g.expiresAt(),
+              keys,
+              g.startMs(),
+              g.endMs());
+      grants.put(g.leaseId(), widened);
+      List<Granted> ofAgent = grantsByAgent.get(g.agentId());
+      ofAgent.set(ofAgent.indexOf(g), widened);
     }
     for (List<Granted> list : grantsByAgent.values()) {
       list.sort(Comparator.comparingLong(Granted::grantedAt));
@@ -127,9 +163,18 @@ public final class HistoryChecker {
         }
       }
     }
+    List<String> interruptedCompleted = new ArrayList<>();
     for (Granted g : grants.values()) {
       List<CompleteAttempt> attempts = attemptsByLease.getOrDefault(g.leaseId(), List.of());
       boolean accepted = attempts.stream().anyMatch(c -> c.outcome() == Outcome.OK);
+      if (accepted && interruptedAt.containsKey(g.leaseId())) {
+        interruptedCompleted.add(
+            g.agentId()
+                + ": lease "
+                + g.leaseId()
+                + " completed although interrupted at "
+                + interruptedAt.get(g.leaseId()));
+      }
       boolean unanswered = attempts.stream().anyMatch(c -> c.outcome() == Outcome.FAILED);
       for (String key : g.keys()) {
         if (accepted) {
@@ -206,7 +251,10 @@ public final class HistoryChecker {
                   + " was held until "
                   + heldUntil);
         }
-        long end = holdEnd(g, attemptsByLease, renewedUntil);
+        long end =
+            Math.min(
+                holdEnd(g, attemptsByLease, renewedUntil),
+                interruptedAt.getOrDefault(g.leaseId(), Long.MAX_VALUE));
         if (end > heldUntil) {
           heldUntil = end;
           holder = g;
@@ -235,6 +283,9 @@ public final class HistoryChecker {
     }
 
     List<String> endedEarly = endedEarly(grants, attemptsByLease, renewals, renewedUntil);
+    // A lease new input interrupted is refused from then on, rightly.
+    endedEarly.removeIf(
+        line -> interruptedAt.keySet().stream().anyMatch(l -> line.contains("lease " + l + " ")));
 
     List<FaultWindow> windows = new ArrayList<>();
     faults.sort(Comparator.comparingLong(Fault::atMs));
@@ -253,7 +304,8 @@ public final class HistoryChecker {
         duplicateCompletions,
         duplicateAccepts,
         endedEarly,
-        windows);
+        windows,
+        interruptedCompleted);
   }
 
   /**
@@ -306,6 +358,49 @@ public final class HistoryChecker {
               }
             });
     return early;
+  }
+
+  /**
+   * What the producers' answers say about the turn running when they were accepted: a notification
+   * answered {@code steered} joined, and one answered {@code interrupted} ended, the agent's lease
+   * granted last before the publish was answered (for an interrupt: before it was sent, since the
+   * next grant may come before the answer). A runner may never hear of a steered notification (it
+   * completes first) nor of its interrupt; the answer is the server's word. An interrupt's hold
+   * ends no later than the publish was sent.
+   */
+  private static void attributeByAnswers(
+      List<Published> published,
+      Map<String, List<Granted>> grantsByAgent,
+      Map<String, List<String>> steeredKeys,
+      Map<String, Long> interruptedAt) {
+    for (Published p : published) {
+      if (p.outcome() != Outcome.OK || p.detail() == null) {
+        continue;
+      }
+      boolean steered = p.detail().contains(Published.STEERED);
+      boolean interrupted = p.detail().contains(Published.INTERRUPTED);
+      if (!steered && !interrupted) {
+        continue;
+      }
+      Granted lease = null;
+      long by = interrupted ? p.startMs() : p.endMs();
+      for (Granted g : grantsByAgent.getOrDefault(p.agentId(), List.of())) {
+        if (g.grantedAt() <= by && (lease == null || g.grantedAt() > lease.grantedAt())) {
+          lease = g;
+        }
+      }
+      if (lease == null) {
+        continue;
+      }
+      if (steered) {
+        List<String> keys = steeredKeys.computeIfAbsent(lease.leaseId(), l -> new ArrayList<>());
+        if (!keys.contains(p.key())) {
+          keys.add(p.key());
+        }
+      } else {
+        interruptedAt.merge(lease.leaseId(), p.startMs(), Math::min);
+      }
+    }
   }
 
   /** The end of a lease's hold: its first completion attempt or its last known expiry. */

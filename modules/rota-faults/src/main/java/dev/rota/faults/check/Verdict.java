@@ -20,6 +20,7 @@ import java.util.List;
  * @param duplicateAccepts dedupe keys acknowledged under more than one notification id
  * @param endedEarly leases refused to their runner (410) before their known expiry
  * @param windows the unavailability window of every injected fault
+ * @param interruptedCompleted completions accepted from a lease that new input had interrupted
  */
 public record Verdict(
     int acknowledged,
@@ -31,7 +32,33 @@ public record Verdict(
     List<String> duplicateCompletions,
     List<String> duplicateAccepts,
     List<String> endedEarly,
-    List<FaultWindow> windows) {
+    List<FaultWindow> windows,
+    List<String> interruptedCompleted) {
+
+  public Verdict(
+      int acknowledged,
+      int completed,
+      List<String> lost,
+      List<String> undrained,
+      List<String> staleAccepted,
+      List<String> overlappingHolds,
+      List<String> duplicateCompletions,
+      List<String> duplicateAccepts,
+      List<String> endedEarly,
+      List<FaultWindow> windows) {
+    this(
+        acknowledged,
+        completed,
+        lost,
+        undrained,
+        staleAccepted,
+        overlappingHolds,
+        duplicateCompletions,
+        duplicateAccepts,
+        endedEarly,
+        windows,
+        List.of());
+  }
 
   /** Nothing lost, no stale completion, no overlap, no duplicate, everything drained. */
   public boolean safe() {
@@ -41,7 +68,8 @@ public record Verdict(
         && overlappingHolds.isEmpty()
         && duplicateCompletions.isEmpty()
         && duplicateAccepts.isEmpty()
-        && endedEarly.isEmpty();
+        && endedEarly.isEmpty()
+        && interruptedCompleted.isEmpty();
   }
 
   /** Every violation, one line each (empty when {@link #safe()}). */
@@ -53,7 +81,8 @@ public record Verdict(
             prefixed("overlapping hold", overlappingHolds),
             prefixed("duplicate completion", duplicateCompletions),
             prefixed("duplicate accept", duplicateAccepts),
-            prefixed("lease ended early", endedEarly))
+            prefixed("lease ended early", endedEarly),
+            prefixed("completion accepted from an interrupted lease", interruptedCompleted))
         .flatMap(List::stream)
         .toList();
   }

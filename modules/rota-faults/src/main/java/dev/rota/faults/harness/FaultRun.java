@@ -167,6 +167,9 @@ public final class FaultRun {
                 dir.resolve("nodes"),
                 new FaultCluster.Layout(network, offsets))) {
       Workload workload = new Workload(cluster, history, settings.agents(), settings.runners());
+      if ("mixed".equals(System.getProperty("rota.faults.new-input", "queue"))) {
+        workload.mixNewInput();
+      }
       workload.registerAgents();
       if (kind == FaultKind.CLOCK_SKEW) {
         workload.longTurns();

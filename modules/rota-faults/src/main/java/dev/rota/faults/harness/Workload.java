@@ -67,10 +67,29 @@ public final class Workload {
     return agents;
   }
 
+  /**
+   * What the agents say about new input during a turn, in turn by agent: {@code queue} only (the
+   * default), or with {@link #mixNewInput()} {@code queue}, {@code steer} and {@code interrupt}
+   * (not {@code reject}: its refusals would count as unavailability in the fault windows).
+   */
+  private static final List<String> MIXED_NEW_INPUT = List.of("queue", "steer", "interrupt");
+
+  private boolean mixedNewInput;
+
+  /** Agents register with mixed {@code newInput} policies; runners record what they are told. */
+  public void mixNewInput() {
+    mixedNewInput = true;
+    runnerLoops.followInput();
+  }
+
   /** Registers the agents (many attempts allowed, so that nothing dead-letters by retries). */
   public void registerAgents() {
-    AgentSpec spec = AgentSpec.create().maxAttempts(100).maxInboxDepth(100000);
-    for (String agent : agents) {
+    for (int i = 0; i < agents.size(); i++) {
+      String agent = agents.get(i);
+      AgentSpec spec = AgentSpec.create().maxAttempts(100).maxInboxDepth(100000);
+      if (mixedNewInput) {
+        spec.newInput(MIXED_NEW_INPUT.get(i % MIXED_NEW_INPUT.size()));
+      }
       retryUntilOk("register " + agent, client -> client.registerAgent(agent, spec));
     }
   }
@@ -181,7 +200,11 @@ public final class Workload {
           NotifyResult result = clients(node).publish.notify(agent, notification);
           outcome = Outcome.OK;
           id = result.notificationId();
-          detail = "202";
+          // The checker reads these: which publishes joined or ended the turn running then.
+          detail =
+              "202"
+                  + (result.steered() ? " " + Published.STEERED : "")
+                  + (result.interrupted() ? " " + Published.INTERRUPTED : "");
         } catch (RotaException e) {
           outcome = Outcome.FAILED;
           detail = detail(e);

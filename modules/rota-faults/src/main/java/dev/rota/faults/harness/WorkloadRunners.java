@@ -5,12 +5,15 @@ import static dev.rota.faults.harness.Workload.millis;
 
 import dev.rota.client.Assignment;
 import dev.rota.client.ClaimResult;
+import dev.rota.client.LeaseInput;
 import dev.rota.client.RotaException;
 import dev.rota.client.RunnerMode;
 import dev.rota.faults.history.Event.CompleteAttempt;
 import dev.rota.faults.history.Event.Granted;
+import dev.rota.faults.history.Event.Interrupted;
 import dev.rota.faults.history.Event.Outcome;
 import dev.rota.faults.history.Event.Renewed;
+import dev.rota.faults.history.Event.Steered;
 import dev.rota.faults.history.History;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,6 +39,7 @@ final class WorkloadRunners {
   private volatile boolean running;
   private volatile int leaseSeconds = Workload.LEASE_SECONDS;
   private volatile boolean longTurns;
+  private volatile boolean followInput;
 
   WorkloadRunners(
       FaultCluster cluster, History history, Function<NodeProcess, NodeClients> clients) {
@@ -60,6 +64,11 @@ final class WorkloadRunners {
   void turns(int leaseSeconds, boolean longTurns) {
     this.leaseSeconds = leaseSeconds;
     this.longTurns = longTurns;
+  }
+
+  /** Runners ask for new input before they complete, and record what their answers say. */
+  void followInput() {
+    followInput = true;
   }
 
   void stop() {
@@ -134,6 +143,9 @@ final class WorkloadRunners {
         FaultCluster.sleep(Duration.ofMillis(random.nextLong(50, 300)));
       }
     }
+    if (followInput) {
+      newInput(runnerId, leaseId);
+    }
     // Retry an unanswered completion until it is answered or well past the lease's expiry.
     while (true) {
       NodeProcess node = cluster.pick();
@@ -148,6 +160,7 @@ final class WorkloadRunners {
         outcome = Outcome.OK;
       } catch (RotaException.LeaseLost e) {
         outcome = Outcome.LOST;
+        interruptedIf(e, leaseId);
       } catch (RotaException e) {
         outcome = Outcome.FAILED;
       }
@@ -174,15 +187,54 @@ final class WorkloadRunners {
     Outcome outcome;
     long expiresAt = 0;
     try {
-      Instant extended = clients.apply(node).reports.heartbeat(leaseId, runnerId);
+      LeaseInput.LeaseBeat beat =
+          LeaseInput.of(clients.apply(node).reports).heartbeat(leaseId, runnerId);
+      Instant extended = beat.expiresAt();
       outcome = Outcome.OK;
       expiresAt = extended == null ? 0 : extended.toEpochMilli();
+      steered(leaseId, beat.notifications());
     } catch (RotaException.LeaseLost e) {
       outcome = Outcome.LOST;
+      interruptedIf(e, leaseId);
     } catch (RotaException e) {
       outcome = Outcome.FAILED;
     }
     history.add(new Renewed(leaseId, start, System.currentTimeMillis(), outcome, expiresAt));
     return outcome == Outcome.OK ? start + lengthMs : 0;
+  }
+
+  /** Asks once, without waiting, for the turn's new input and records it. */
+  private void newInput(String runnerId, String leaseId) {
+    NodeProcess node = cluster.pick();
+    if (node == null) {
+      return;
+    }
+    try {
+      LeaseInput.NewInput in =
+          LeaseInput.of(clients.apply(node).reports).await(leaseId, runnerId, 0);
+      steered(leaseId, in.notifications());
+      if (in.interrupted()) {
+        history.add(new Interrupted(leaseId, System.currentTimeMillis()));
+      }
+    } catch (RotaException.LeaseLost e) {
+      interruptedIf(e, leaseId);
+    } catch (RotaException e) {
+      // the completion that follows finds out
+    }
+  }
+
+  private void steered(String leaseId, List<Assignment.Item> notifications) {
+    if (notifications.isEmpty()) {
+      return;
+    }
+    List<String> keys = new ArrayList<>();
+    notifications.forEach(n -> keys.add(n.payload().path("k").asText()));
+    history.add(new Steered(leaseId, keys, System.currentTimeMillis()));
+  }
+
+  private void interruptedIf(RotaException.LeaseLost e, String leaseId) {
+    if (e.interrupted()) {
+      history.add(new Interrupted(leaseId, System.currentTimeMillis()));
+    }
   }
 }

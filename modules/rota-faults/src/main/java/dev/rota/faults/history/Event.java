@@ -22,6 +22,8 @@ import java.util.List;
   @JsonSubTypes.Type(value = Event.FinalInbox.class, name = "final-inbox"),
   @JsonSubTypes.Type(value = Event.Placement.class, name = "placement"),
   @JsonSubTypes.Type(value = Event.ClockSkew.class, name = "clock-skew"),
+  @JsonSubTypes.Type(value = Event.Steered.class, name = "steered"),
+  @JsonSubTypes.Type(value = Event.Interrupted.class, name = "interrupted"),
 })
 public sealed interface Event {
 
@@ -52,6 +54,12 @@ public sealed interface Event {
       String notificationId,
       String detail)
       implements Event {
+    /** In {@code detail}: the answer said the notification joined the running turn. */
+    public static final String STEERED = "steered";
+
+    /** In {@code detail}: the answer said the notification interrupted the running turn. */
+    public static final String INTERRUPTED = "interrupted";
+
     @Override
     public long at() {
       return startMs;
@@ -132,6 +140,29 @@ public sealed interface Event {
    * the faulty node's agents and those of every other agent.
    */
   record Placement(int node, List<String> agents, long atMs) implements Event {
+    @Override
+    public long at() {
+      return atMs;
+    }
+  }
+
+  /**
+   * The runner of lease {@code leaseId} was given notifications steered into its turn (by the input
+   * long poll or a heartbeat's answer, {@code newInput: steer}): the lease carries their keys from
+   * then on, as if granted with them.
+   */
+  record Steered(String leaseId, List<String> keys, long atMs) implements Event {
+    @Override
+    public long at() {
+      return atMs;
+    }
+  }
+
+  /**
+   * The runner of lease {@code leaseId} learned that new input interrupted it ({@code newInput:
+   * interrupt}): the lease ended then, its keys unread again; no completion of it may be accepted.
+   */
+  record Interrupted(String leaseId, long atMs) implements Event {
     @Override
     public long at() {
       return atMs;

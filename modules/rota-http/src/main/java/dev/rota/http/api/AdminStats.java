@@ -22,6 +22,7 @@ public record AdminStats(
   public record Inbox(long unread, long oldestUnreadAgeSeconds) {}
 
   /**
+   * @param interrupted turns that new input ended ({@code newInput: interrupt})
    * @param perSecond1m leases granted on this node over the last minute, per second
    */
   public record Activations(
@@ -31,6 +32,7 @@ public record AdminStats(
       long completed,
       long failed,
       long expired,
+      long interrupted,
       double perSecond1m) {}
 
   /** Milliseconds, over this node's recent claims. */

@@ -19,6 +19,11 @@ import java.util.List;
  * @param lease the lease a runner holds, or null
  * @param schedules the agent's schedules, each with its next unserved fire
  * @param scheduled the earliest unserved fire over all schedules, and whether it has come
+ * @param newInput what a notification arriving during a turn does: {@code queue}, {@code steer},
+ *     {@code interrupt} or {@code reject}
+ * @param debounceMs how long a burst of notifications must pause before the agent is eligible
+ * @param debounceMaxMs the most the oldest unread notification waits for a burst to end
+ * @param debouncingUntil until when the agent waits for a burst to end; null when it does not
  */
 public record AgentView(
     String agentId,
@@ -37,7 +42,11 @@ public record AgentView(
     int deadLetters,
     LeaseView lease,
     List<ScheduleView> schedules,
-    Scheduled scheduled) {
+    Scheduled scheduled,
+    String newInput,
+    long debounceMs,
+    long debounceMaxMs,
+    Instant debouncingUntil) {
 
   /**
    * One schedule as registered, with {@code nextFireAt}: its earliest fire no turn has served yet
@@ -93,6 +102,10 @@ public record AgentView(
                         s.payload(),
                         agent.nextFires().get(s.name())))
             .toList(),
-        new Scheduled(agent.nextFireAt(), agent.scheduleDue(now)));
+        new Scheduled(agent.nextFireAt(), agent.scheduleDue(now)),
+        config.newInput().wireName(),
+        config.debounceMs(),
+        config.debounces() ? config.effectiveDebounceMaxMs() : 0,
+        agent.isDebouncing(now) ? agent.debounceUntil() : null);
   }
 }

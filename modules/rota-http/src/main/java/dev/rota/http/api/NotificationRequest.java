@@ -2,6 +2,7 @@ package dev.rota.http.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.rota.core.model.NewInput;
 import dev.rota.http.ApiException;
 
 /**
@@ -11,8 +12,11 @@ import dev.rota.http.ApiException;
  * @param payload any JSON; {@code {}} when absent or null
  * @param dedupeKey optional; a second notification with the same key is a duplicate while the first
  *     is unread or within the dedupe window
+ * @param newInput optional; what this notification does to a turn in flight, over the agent's own
+ *     {@code newInput}
  */
-public record NotificationRequest(String type, JsonNode payload, String dedupeKey) {
+public record NotificationRequest(
+    String type, JsonNode payload, String dedupeKey, String newInput) {
 
   public static final int MAX_TYPE_LENGTH = 128;
   public static final int MAX_DEDUPE_KEY_LENGTH = 256;
@@ -24,7 +28,16 @@ public record NotificationRequest(String type, JsonNode payload, String dedupeKe
     }
     Fields.checkText("type", type, MAX_TYPE_LENGTH);
     Fields.checkText("dedupeKey", dedupeKey, MAX_DEDUPE_KEY_LENGTH);
+    RegisterAgentRequest.checkNewInput("newInput", newInput);
     return new NotificationRequest(
-        type, payload == null ? JsonNodeFactory.instance.objectNode() : payload, dedupeKey);
+        type,
+        payload == null ? JsonNodeFactory.instance.objectNode() : payload,
+        dedupeKey,
+        newInput);
+  }
+
+  /** The policy this notification asks for; null: the agent's own. */
+  public NewInput policy() {
+    return NewInput.fromWire(newInput);
   }
 }

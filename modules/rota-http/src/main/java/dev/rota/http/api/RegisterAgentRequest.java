@@ -1,7 +1,9 @@
 package dev.rota.http.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.NewInput;
 import dev.rota.core.model.Schedule;
 import dev.rota.http.ApiException;
 import java.util.ArrayList;
@@ -19,7 +21,10 @@ public record RegisterAgentRequest(
     Integer maxInboxDepth,
     Integer maxAttempts,
     JsonNode metadata,
-    List<ScheduleSpec> schedules) {
+    List<ScheduleSpec> schedules,
+    String newInput,
+    Long debounceMs,
+    Long debounceMaxMs) {
 
   public static final int MAX_NAME_LENGTH = 256;
   public static final int MIN_PRIORITY = -1000;
@@ -48,6 +53,16 @@ public record RegisterAgentRequest(
       throw ApiException.invalid("field 'metadata' must be a JSON object");
     }
     List<Schedule> checkedSchedules = checkSchedules(schedules);
+    NewInput policy = checkNewInput("newInput", newInput);
+    Fields.checkRange("debounceMs", debounceMs, 0, AgentConfig.MAX_DEBOUNCE_MS);
+    Fields.checkRange("debounceMaxMs", debounceMaxMs, 0, AgentConfig.MAX_DEBOUNCE_MAX_MS);
+    if (debounceMs != null && debounceMaxMs != null && debounceMaxMs < debounceMs) {
+      throw ApiException.invalid(
+          "field 'debounceMaxMs' must be at least debounceMs ("
+              + debounceMs
+              + "), not "
+              + debounceMaxMs);
+    }
     return new AgentConfigPatch(
         name,
         caps,
@@ -56,7 +71,23 @@ public record RegisterAgentRequest(
         maxInboxDepth,
         maxAttempts,
         meta,
-        checkedSchedules);
+        checkedSchedules,
+        policy,
+        debounceMs,
+        debounceMaxMs);
+  }
+
+  /** The policy a wire name names; null when absent, a 400 naming the field when unknown. */
+  public static NewInput checkNewInput(String field, String value) {
+    if (value == null) {
+      return null;
+    }
+    NewInput policy = NewInput.fromWire(value);
+    if (policy == null) {
+      throw ApiException.invalid(
+          "field '" + field + "' must be one of " + NewInput.wireNames() + ", not '" + value + "'");
+    }
+    return policy;
   }
 
   /** At most 16, names unique, cron and zone valid, payload an object; a 400 naming the field. */

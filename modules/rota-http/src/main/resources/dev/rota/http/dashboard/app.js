@@ -143,7 +143,7 @@
       card('Activations/s (1 min)', fmt(s.activations.perSecond1m), 'perSecond'),
       card('Activations/s inbox / scheduled / exploration', kinds.map((k) => perSecond(rates[k])).join(' / '), 'perSecondByKind'),
       card('Activations inbox / scheduled / exploration', kinds.map((k) => fmt(s.activations[k])).join(' / '), 'activations'),
-      card('Completed / failed / expired', fmt(s.activations.completed) + ' / ' + fmt(s.activations.failed) + ' / ' + fmt(s.activations.expired), 'outcomes'),
+      card('Completed / failed / expired / interrupted', fmt(s.activations.completed) + ' / ' + fmt(s.activations.failed) + ' / ' + fmt(s.activations.expired) + ' / ' + fmt(s.activations.interrupted), 'outcomes'),
       card('Claim latency p50 / p99', fmt(s.latency.claimMsP50) + ' / ' + fmt(s.latency.claimMsP99) + ' ms', 'claimLatency'),
       card('Inbox wait p50 / p99', fmt(s.latency.inboxWaitMsP50) + ' / ' + fmt(s.latency.inboxWaitMsP99) + ' ms', 'inboxWait'),
       card('Runners active / busy / desired', fmt(s.runners.active) + ' / ' + fmt(s.runners.busy) + ' / ' + fmt(s.runners.desired), 'runners'),

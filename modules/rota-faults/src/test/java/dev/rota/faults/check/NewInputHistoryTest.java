@@ -1,0 +1,138 @@
+package dev.rota.faults.check;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.rota.faults.history.Event;
+import dev.rota.faults.history.Event.CompleteAttempt;
+import dev.rota.faults.history.Event.FinalInbox;
+import dev.rota.faults.history.Event.Granted;
+import dev.rota.faults.history.Event.Interrupted;
+import dev.rota.faults.history.Event.Outcome;
+import dev.rota.faults.history.Event.Published;
+import dev.rota.faults.history.Event.Steered;
+import dev.rota.faults.history.History;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The checker on histories with new input during a turn: every acknowledged notification completed
+ * exactly once (a steered one by the lease it joined) or still unread, no completion accepted from
+ * an interrupted lease, no two holds overlap (an interrupted lease is held until its interrupt).
+ * Each corruption fails the check meant to catch it.
+ */
+class NewInputHistoryTest {
+
+  /**
+   * Agent s steers: s-1 joins lease S1 and is completed with it. Agent i interrupts: i-1 ends I1,
+   * whose i-0 returns unread; I2 carries both and completes.
+   */
+  private static List<Event> clean() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("s", "s-0", 1_000, "n1"));
+    h.add(granted("S1", "s", 2_000, 32_000, "s-0"));
+    h.add(published("s", "s-1", 3_000, "n2"));
+    h.add(new Steered("S1", List.of("s-1"), 3_100));
+    h.add(new CompleteAttempt("S1", "s", 1, 4_000, 4_050, Outcome.OK));
+
+    h.add(published("i", "i-0", 1_000, "n3"));
+    h.add(granted("I1", "i", 2_000, 32_000, "i-0"));
+    h.add(published("i", "i-1", 3_000, "n4"));
+    h.add(new Interrupted("I1", 3_000));
+    // The interrupted runner's report is refused, long before I1's expiry: not "ended early".
+    h.add(new CompleteAttempt("I1", "i", 1, 3_500, 3_550, Outcome.LOST));
+    h.add(granted("I2", "i", 3_200, 33_200, "i-0", "i-1"));
+    h.add(new CompleteAttempt("I2", "i", 1, 5_000, 5_050, Outcome.OK));
+    h.add(new FinalInbox("s", 0, false, 30_000));
+    h.add(new FinalInbox("i", 0, false, 30_000));
+    return h;
+  }
+
+  @Test
+  void aCleanHistoryWithSteeringAndAnInterruptPasses() {
+    Verdict verdict = HistoryChecker.check(clean());
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    assertEquals(4, verdict.acknowledged());
+    assertEquals(4, verdict.completed());
+  }
+
+  @Test
+  void aSteeredNotificationNoLeaseCarriedIsLost() {
+    List<Event> h = clean();
+    h.removeIf(e -> e instanceof Steered);
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(List.of("s-1 (agent s, never granted)"), verdict.lost());
+    assertFalse(verdict.safe());
+  }
+
+  @Test
+  void aCompletionAcceptedFromAnInterruptedLeaseFails() {
+    List<Event> h = clean();
+    h.removeIf(e -> e instanceof CompleteAttempt c && c.leaseId().equals("I1"));
+    h.add(new CompleteAttempt("I1", "i", 1, 3_500, 3_550, Outcome.OK));
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(1, verdict.interruptedCompleted().size(), verdict.violations().toString());
+    assertTrue(verdict.interruptedCompleted().get(0).contains("lease I1"));
+    assertFalse(verdict.safe());
+    assertTrue(verdict.violations().stream().anyMatch(v -> v.contains("interrupted lease")));
+  }
+
+  @Test
+  void aNotificationCompletedByTheInterruptedLeaseAndItsSuccessorIsADuplicate() {
+    List<Event> h = clean();
+    h.removeIf(e -> e instanceof CompleteAttempt c && c.leaseId().equals("I1"));
+    h.add(new CompleteAttempt("I1", "i", 1, 3_500, 3_550, Outcome.OK));
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(1, verdict.duplicateCompletions().size(), verdict.violations().toString());
+    assertTrue(verdict.duplicateCompletions().get(0).startsWith("i-0"));
+  }
+
+  @Test
+  void aGrantWhileTheLeaseWasHeldOverlapsUnlessAnInterruptEndedIt() {
+    List<Event> h = clean();
+    h.removeIf(e -> e instanceof Interrupted);
+    h.removeIf(e -> e instanceof CompleteAttempt c && c.leaseId().equals("I1"));
+    Verdict verdict = HistoryChecker.check(h);
+    assertEquals(1, verdict.overlappingHolds().size(), verdict.violations().toString());
+    assertTrue(verdict.overlappingHolds().get(0).contains("I2"));
+  }
+
+  @Test
+  void theProducersAnswersAloneTellWhichTurnASteerJoinedAndAnInterruptEnded() {
+    List<Event> h = clean();
+    h.removeIf(e -> e instanceof Steered || e instanceof Interrupted);
+    h.removeIf(e -> e instanceof Published p && (p.key().equals("s-1") || p.key().equals("i-1")));
+    h.add(new Published("s", "s-1", 1, 3_000, 3_050, Outcome.OK, "n2", "202 steered"));
+    h.add(new Published("i", "i-1", 1, 3_000, 3_250, Outcome.OK, "n4", "202 interrupted"));
+    h.removeIf(e -> e instanceof CompleteAttempt c && c.leaseId().equals("I1"));
+    Verdict verdict = HistoryChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    assertEquals(4, verdict.completed());
+  }
+
+  @Test
+  void theNewEventsSurviveAHistoryFile(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("history.jsonl");
+    History history = new History();
+    clean().forEach(history::add);
+    history.write(file);
+    assertEquals(clean().size(), Files.readAllLines(file).size());
+    assertEquals(clean().size(), History.read(file).size());
+    assertTrue(HistoryChecker.check(History.read(file)).safe());
+  }
+
+  private static Published published(String agent, String key, long at, String id) {
+    return new Published(agent, key, 1, at, at + 50, Outcome.OK, id, "OK");
+  }
+
+  private static Granted granted(
+      String lease, String agent, long grantedAt, long expiresAt, String... keys) {
+    return new Granted(
+        "r1", 1, lease, agent, grantedAt, expiresAt, List.of(keys), grantedAt - 10, grantedAt + 10);
+  }
+}
