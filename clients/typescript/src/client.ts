@@ -1,4 +1,5 @@
 import { EventStream, type EventStreamOptions } from "./events.js";
+import type { Outcome } from "./outcome.js";
 import { DEFAULT_RETRY, Transport, segment, type Call, type RetryPolicy } from "./transport.js";
 import type {
   ActivationCompleted,
@@ -14,6 +15,9 @@ import type {
   HistoryEvent,
   LeaseExtended,
   NotificationAccepted,
+  TenantList,
+  TenantRequest,
+  TenantView,
   Pool,
   PoolList,
   Redriven,
@@ -31,6 +35,11 @@ export interface RotaOptions {
   timeoutMs?: number;
   /** How failed calls are repeated; see {@link RetryPolicy}. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * The tenant every agent call (`/v1/agents...`) works in, sent as `?tenant=`; no other call
+   * carries it. Without one: the token's tenant when it is scoped to exactly one, else `default`.
+   */
+  tenant?: string;
 }
 
 /** Options every call takes: an `AbortSignal` that abandons it. */
@@ -46,6 +55,9 @@ export interface ClaimOptions extends CallOptions {
   /** 5 to 7200 seconds; default the node's. */
   leaseSeconds?: number;
 }
+
+/** The claim a report carries (`next`): what {@link ClaimOptions} says, without the signal. */
+export type NextClaimOptions = Omit<ClaimOptions, "signal">;
 
 export interface FailOptions extends CallOptions {
   action?: FailAction;
@@ -72,11 +84,14 @@ export interface HealthOptions extends CallOptions {
  */
 export class Rota {
   readonly baseUrl: string;
+  /** The tenant of every agent call, or undefined (see {@link RotaOptions.tenant}). */
+  readonly tenant: string | undefined;
   /** @internal */
   readonly transport: Transport;
 
   constructor(baseUrl: string, options: RotaOptions = {}) {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
+    this.tenant = options.tenant;
     this.transport = new Transport(
       this.baseUrl,
       options.token,
@@ -93,7 +108,7 @@ export class Rota {
     spec: RegisterAgentRequest = {},
     options: CallOptions = {},
   ): Promise<{ agent: AgentView; created: boolean }> {
-    const answer = await this.transport.send({ method: "PUT", path: agentPath(agentId), safe: true, body: spec, signal: options.signal });
+    const answer = await this.send({ method: "PUT", path: agentPath(agentId), safe: true, body: spec, signal: options.signal });
     return { agent: answer.body as AgentView, created: answer.status === 201 };
   }
 
@@ -121,7 +136,7 @@ export class Rota {
 
   /** Deregisters the agent; 409 {@link Conflict} while it holds a lease. */
   async deleteAgent(agentId: string, options: CallOptions = {}): Promise<void> {
-    await this.transport.send({ method: "DELETE", path: agentPath(agentId), safe: true, signal: options.signal });
+    await this.send({ method: "DELETE", path: agentPath(agentId), safe: true, signal: options.signal });
   }
 
   pauseAgent(agentId: string, options: CallOptions = {}): Promise<AgentView> {
@@ -197,6 +212,30 @@ export class Rota {
     return (await this.json<{ paused: boolean }>({ method: "POST", path: "admin/resume", safe: true, body: {}, signal: options.signal })).paused;
   }
 
+  /** Every tenant with its setting and figures, by name. */
+  async tenants(options: CallOptions = {}): Promise<TenantView[]> {
+    return (await this.json<TenantList>({ method: "GET", path: "admin/tenants", safe: true, signal: options.signal })).tenants;
+  }
+
+  /** One tenant; {@link NotFound} for an unknown one. */
+  getTenant(tenant: string, options: CallOptions = {}): Promise<TenantView> {
+    return this.json({ method: "GET", path: tenantPath(tenant), safe: true, signal: options.signal });
+  }
+
+  /**
+   * Creates the tenant or changes its weight and caps (omitted: weight 1, no caps); `created`
+   * tells which (201 or 200).
+   */
+  async setTenant(tenant: string, spec: Partial<TenantRequest> = {}, options: CallOptions = {}): Promise<{ tenant: TenantView; created: boolean }> {
+    const answer = await this.send({ method: "PUT", path: tenantPath(tenant), safe: true, body: spec, signal: options.signal });
+    return { tenant: answer.body as TenantView, created: answer.status === 201 };
+  }
+
+  /** Deletes the tenant; {@link Conflict} while it has agents, for `default` and for a configured one. */
+  async deleteTenant(tenant: string, options: CallOptions = {}): Promise<void> {
+    await this.send({ method: "DELETE", path: tenantPath(tenant), safe: true, signal: options.signal });
+  }
+
   /** Dead letters, newest first. */
   async deadLetters(query: { agentId?: string; limit?: number } = {}, options: CallOptions = {}): Promise<DeadLetter[]> {
     const page = await this.json<{ deadLetters: DeadLetter[] }>({ method: "GET", path: "admin/dead-letters", safe: true, query: { agentId: query.agentId, limit: query.limit }, signal: options.signal });
@@ -228,15 +267,7 @@ export class Rota {
   /** Asks for work, waiting up to `waitSeconds` (long poll). */
   claim(runnerId: string, options: ClaimOptions = {}): Promise<ClaimResponse> {
     const waitSeconds = options.waitSeconds ?? 20;
-    const body: Record<string, unknown> = {
-      runnerId,
-      mode: options.mode ?? "hybrid",
-      capabilities: [...new Set(options.capabilities ?? [])].sort(),
-      waitSeconds,
-    };
-    if (options.leaseSeconds !== undefined) {
-      body.leaseSeconds = options.leaseSeconds;
-    }
+    const body: Record<string, unknown> = { runnerId, ...claimFields(options, waitSeconds) };
     return this.json({ method: "POST", path: "v1/claims", safe: false, body, timeoutMs: waitSeconds * 1000 + this.transport.timeoutMs, signal: options.signal });
   }
 
@@ -256,15 +287,52 @@ export class Rota {
 
   /** Ends the turn as failed: retry (the default), cancel, discard or snooze. */
   fail(leaseId: string, runnerId: string, options: FailOptions = {}): Promise<ActivationFailed> {
-    const action = options.action ?? "retry";
-    const body: Record<string, unknown> = { runnerId, action };
-    if (options.error !== undefined) {
-      body.error = options.error;
-    }
-    if (action === "snooze") {
-      body.snoozeSeconds = Math.max(0, Math.round(options.snoozeSeconds ?? 0));
-    }
+    const body = failBody(runnerId, options);
     return this.json({ method: "POST", path: `${leasePath(leaseId)}/fail`, safe: false, body, signal: options.signal });
+  }
+
+  /**
+   * Reports the turn's outcome and claims again in the same request (docs/api.md, "Complete and
+   * claim again"): once the report is durable the node makes the claim `next` describes, as
+   * `runnerId`, and answers it too, so that a turn costs one request. The report stands whatever
+   * the claim answers; a node that made no claim is answered as a claim that found nothing.
+   * {@link LeaseLost} or {@link LeaseNotHeld} when the report is refused (no claim is made);
+   * {@link InvalidRequest} ("unknown field 'next'") from a node without this, which reported nothing.
+   */
+  async reportAndClaim(
+    leaseId: string,
+    runnerId: string,
+    outcome: Outcome,
+    next: NextClaimOptions = {},
+    options: CallOptions = {},
+  ): Promise<ClaimResponse> {
+    const waitSeconds = next.waitSeconds ?? 0;
+    let path: string;
+    let body: Record<string, unknown>;
+    if (outcome.action === "complete") {
+      path = `${leasePath(leaseId)}/complete`;
+      body = { runnerId };
+      if (outcome.result !== undefined) {
+        body.result = outcome.result;
+      }
+    } else {
+      path = `${leasePath(leaseId)}/fail`;
+      body = failBody(runnerId, {
+        action: outcome.action,
+        error: outcome.error,
+        snoozeSeconds: outcome.action === "snooze" ? outcome.seconds : undefined,
+      });
+    }
+    body.next = claimFields(next, waitSeconds);
+    const answer = await this.json<{ next?: ClaimResponse }>({
+      method: "POST",
+      path,
+      safe: false,
+      body,
+      timeoutMs: waitSeconds * 1000 + 2 * this.transport.timeoutMs,
+      signal: options.signal,
+    });
+    return answer.next ?? { status: "none" };
   }
 
   /**
@@ -286,12 +354,49 @@ export class Rota {
   }
 
   private async json<T>(call: Call): Promise<T> {
-    return (await this.transport.send(call)).body as T;
+    return (await this.send(call)).body as T;
   }
+
+  /** Sends the call, with `?tenant=` when it is an agent call of a client with a tenant. */
+  private send(call: Call): ReturnType<Transport["send"]> {
+    if (this.tenant !== undefined && (call.path === "v1/agents" || call.path.startsWith("v1/agents/"))) {
+      return this.transport.send({ ...call, query: { ...call.query, tenant: this.tenant } });
+    }
+    return this.transport.send(call);
+  }
+}
+
+/** The fields of a claim, as `POST /v1/claims` and a report's `next` take them. */
+function claimFields(options: NextClaimOptions, waitSeconds: number): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    mode: options.mode ?? "hybrid",
+    capabilities: [...new Set(options.capabilities ?? [])].sort(),
+    waitSeconds,
+  };
+  if (options.leaseSeconds !== undefined) {
+    fields.leaseSeconds = options.leaseSeconds;
+  }
+  return fields;
+}
+
+function failBody(runnerId: string, options: Omit<FailOptions, "signal">): Record<string, unknown> {
+  const action = options.action ?? "retry";
+  const body: Record<string, unknown> = { runnerId, action };
+  if (options.error !== undefined) {
+    body.error = options.error;
+  }
+  if (action === "snooze") {
+    body.snoozeSeconds = Math.max(0, Math.round(options.snoozeSeconds ?? 0));
+  }
+  return body;
 }
 
 function agentPath(agentId: string): string {
   return `v1/agents/${segment(agentId)}`;
+}
+
+function tenantPath(tenant: string): string {
+  return `admin/tenants/${segment(tenant)}`;
 }
 
 function leasePath(leaseId: string): string {

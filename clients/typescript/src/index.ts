@@ -1,4 +1,4 @@
-export { Rota, type RotaOptions, type CallOptions, type ClaimOptions, type FailOptions, type HealthOptions } from "./client.js";
+export { Rota, type RotaOptions, type CallOptions, type ClaimOptions, type NextClaimOptions, type FailOptions, type HealthOptions } from "./client.js";
 export {
   RotaError,
   InvalidRequest,

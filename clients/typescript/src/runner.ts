@@ -1,8 +1,14 @@
 import type { Rota } from "./client.js";
-import { ConnectionFailed, LeaseLost, LeaseNotHeld, NotFound, RotaError, Unavailable } from "./errors.js";
+import { ConnectionFailed, InvalidRequest, LeaseLost, LeaseNotHeld, NotFound, RotaError, Unavailable } from "./errors.js";
 import { Outcome } from "./outcome.js";
 import { sleep } from "./transport.js";
-import type { Activation, RunnerHealthState, RunnerMode } from "./types.js";
+import type { Activation, ClaimResponse, RunnerHealthState, RunnerMode } from "./types.js";
+
+/** A claim's answer and when it arrived (`performance.now()`). */
+interface Claimed {
+  answer: ClaimResponse;
+  received: number;
+}
 
 /** Why a turn's signal fired. */
 export type CancelReason = "lease_lost" | "lease_expired" | "shutdown";
@@ -78,8 +84,10 @@ const REFUSED_WAIT_MS = 5_000;
  * runs, its lease is heartbeated every `heartbeatFraction` of the lease on the monotonic clock
  * (`performance.now()`); when the node answers that the lease is lost, or the deadline passes
  * without a successful heartbeat, the turn's `signal` fires and nothing is reported for it.
- * Otherwise the handler's outcome is reported while the slot claims again: nothing returned
- * completes, an {@link Outcome} says how, a thrown error retries with its text.
+ * Otherwise the handler's outcome is reported: nothing returned completes, an {@link Outcome}
+ * says how, a thrown error retries with its text. The report carries the slot's next claim
+ * (docs/api.md, "Complete and claim again") and the slot runs what it answers, so while work waits
+ * a turn is one request; when that claim finds nothing the slot long-polls again.
  *
  * A runner that cannot do good work says so with {@link reportHealth}: its claims are answered
  * `none` with reason `degraded` until it reports healthy; on such an answer (also when the node
@@ -100,6 +108,8 @@ export class Runner {
   private readonly running = new Map<string, Turn>();
   private readonly reports = new Set<Promise<void>>();
   private healthy = new AbortController();
+  /** The node answered 400 to a report's `next`: reports and claims go separately from then on. */
+  private nextRefused = false;
   private finished: Promise<void> | undefined;
 
   constructor(
@@ -225,52 +235,63 @@ export class Runner {
 
   private async slot(slotId: string): Promise<void> {
     let backoff = 500;
+    // The answer of the claim the last report carried, when it brought one.
+    let next: Claimed | undefined;
     while (!this.stopping.signal.aborted) {
       // Taken before the claim: a healthy report made while it is answered still wakes the slot.
       const healthy = this.healthy.signal;
-      const claim = new AbortController();
-      this.claims.set(slotId, claim);
-      const sent = performance.now();
-      let answer;
-      try {
-        answer = await this.client.claim(slotId, {
-          mode: this.options.mode ?? "hybrid",
-          capabilities: this.options.capabilities ?? [],
-          waitSeconds: this.options.waitSeconds,
-          leaseSeconds: this.options.leaseSeconds,
-          signal: claim.signal,
-        });
-        backoff = 500;
-      } catch (error) {
-        if (this.stopping.signal.aborted) {
-          return;
+      let claimed = next;
+      next = undefined;
+      let longPoll: number | undefined;
+      if (claimed === undefined) {
+        const claim = new AbortController();
+        this.claims.set(slotId, claim);
+        longPoll = performance.now();
+        try {
+          const answer = await this.client.claim(slotId, {
+            mode: this.options.mode ?? "hybrid",
+            capabilities: this.options.capabilities ?? [],
+            waitSeconds: this.options.waitSeconds,
+            leaseSeconds: this.options.leaseSeconds,
+            signal: claim.signal,
+          });
+          claimed = { answer, received: performance.now() };
+          backoff = 500;
+        } catch (error) {
+          if (this.stopping.signal.aborted) {
+            return;
+          }
+          this.notify("onError", "claim", error);
+          const retryAfter = error instanceof RotaError ? error.retryAfter : undefined;
+          await this.pause(retryAfter !== undefined ? retryAfter * 1000 : backoff);
+          backoff = Math.min(backoff * 2, MAX_ERROR_BACKOFF_MS);
+          continue;
+        } finally {
+          this.claims.delete(slotId);
         }
-        this.notify("onError", "claim", error);
-        const retryAfter = error instanceof RotaError ? error.retryAfter : undefined;
-        await this.pause(retryAfter !== undefined ? retryAfter * 1000 : backoff);
-        backoff = Math.min(backoff * 2, MAX_ERROR_BACKOFF_MS);
-        continue;
-      } finally {
-        this.claims.delete(slotId);
       }
-      const received = performance.now();
+      const { answer, received } = claimed;
       if (answer.status === "assigned") {
         const activation = answer.assignment;
         if (this.stopping.signal.aborted) {
           await this.handBackLease(activation, slotId, "runner stopping");
           return;
         }
-        await this.runTurn(slotId, activation, received);
+        next = await this.runTurn(slotId, activation, received);
       } else if (answer.status === "paused") {
         await this.pause(Math.max(1_000, Math.min(this.options.waitSeconds * 1000, 5_000)));
       } else if ("reason" in answer) {
         // Degraded or draining: ask again when told, or at once after reporting healthy.
         this.notify("onRefused", slotId, answer.reason);
         await this.pause(answer.retryAfterSeconds ? answer.retryAfterSeconds * 1000 : REFUSED_WAIT_MS, healthy);
-      } else if (received - sent < MIN_EMPTY_CLAIM_MS) {
+      } else if (longPoll !== undefined && received - longPoll < MIN_EMPTY_CLAIM_MS) {
         // Nothing, at once (no long poll, or a node that is shutting down): asking again at once would spin.
-        await this.pause(MIN_EMPTY_CLAIM_MS - (received - sent));
+        await this.pause(MIN_EMPTY_CLAIM_MS - (received - longPoll));
       }
+      // A report's claim that found nothing: the slot long-polls at once.
+    }
+    if (next?.answer.status === "assigned") {
+      await this.handBackLease(next.answer.assignment, slotId, "runner stopping");
     }
   }
 
@@ -290,7 +311,8 @@ export class Runner {
     return Math.max(1_000, length);
   }
 
-  private async runTurn(slotId: string, activation: Activation, received: number): Promise<void> {
+  /** Runs the turn and reports it; the answer of the claim its report carried, if any. */
+  private async runTurn(slotId: string, activation: Activation, received: number): Promise<Claimed | undefined> {
     const length = this.leaseLengthMs(activation);
     // The grant happened before the answer arrived: the local deadline keeps a small margin so that
     // it never falls after the node's expiry.
@@ -316,22 +338,68 @@ export class Runner {
       this.running.delete(slotId);
       this.notify("onError", "run", error);
       await this.handBack(turn, `runner error: ${String(error)}`);
-      return;
+      return undefined;
     }
     this.running.delete(slotId);
     const reason = turn.reason;
     if (reason === undefined) {
-      // Reported while the slot claims again, as the Java and Python runners do: a turn then waits
-      // for one round trip and one commit, not two. Stopping waits for it.
-      const report = this.report(turn, outcomeOf(settled)).catch((error: unknown) => this.notify("onError", "report", error));
-      this.reports.add(report);
-      void report.finally(() => this.reports.delete(report));
-      return;
+      const outcome = outcomeOf(settled);
+      if (this.stopping.signal.aborted || this.nextRefused) {
+        // No next turn to claim, or a node without "next": the report goes out alone, while the
+        // slot claims again (stopping waits for it).
+        this.reportAside(turn, outcome, false);
+        return undefined;
+      }
+      return this.reportAndClaim(turn, outcome);
     }
     if (reason === "shutdown") {
       await this.handBack(turn, "runner stopped before the turn finished");
     }
     this.notify("onCancelled", activation, reason);
+    return undefined;
+  }
+
+  /**
+   * Reports with the slot's next claim in the same request (docs/api.md, "Complete and claim
+   * again"): one round trip per turn, the claim made by the node once the report is durable. The
+   * claim does not wait (`waitSeconds` 0): when it finds nothing the slot long-polls with
+   * `POST /v1/claims` as before, so stopping never waits out a long poll behind a report. A report
+   * whose answer was lost goes again alone (a lease a lost answer carried expires and counts as a
+   * retry); a node that answers 400 `unknown field 'next'` reported nothing and gets plain reports
+   * and claims from then on.
+   */
+  private async reportAndClaim(turn: Turn, outcome: Outcome): Promise<Claimed | undefined> {
+    const { activation, slotId } = turn;
+    try {
+      const answer = await this.client.reportAndClaim(activation.leaseId, slotId, outcome, {
+        mode: this.options.mode ?? "hybrid",
+        capabilities: this.options.capabilities ?? [],
+        waitSeconds: 0,
+        leaseSeconds: this.options.leaseSeconds,
+      });
+      const received = performance.now();
+      this.notify("onReported", activation, outcome);
+      return { answer, received };
+    } catch (error) {
+      if (error instanceof LeaseLost || error instanceof LeaseNotHeld) {
+        this.notify("onCancelled", activation, "lease_lost");
+      } else if (error instanceof InvalidRequest && error.apiMessage.includes("unknown field 'next'")) {
+        this.nextRefused = true;
+        this.reportAside(turn, outcome, false);
+      } else if (error instanceof ConnectionFailed || error instanceof Unavailable) {
+        this.reportAside(turn, outcome, error instanceof ConnectionFailed && error.requestSent);
+      } else {
+        this.notify("onError", "report", error);
+      }
+      return undefined;
+    }
+  }
+
+  /** Reports alone while the slot claims again; stopping waits for it. */
+  private reportAside(turn: Turn, outcome: Outcome, answerLost: boolean): void {
+    const report = this.report(turn, outcome, answerLost).catch((error: unknown) => this.notify("onError", "report", error));
+    this.reports.add(report);
+    void report.finally(() => this.reports.delete(report));
   }
 
   // ---- the lease ----
@@ -369,9 +437,9 @@ export class Runner {
     }
   }
 
-  private async report(turn: Turn, outcome: Outcome): Promise<void> {
+  /** Reports alone, again while the connection fails and the lease lasts; `answerLost` when an earlier try may have reached the node. */
+  private async report(turn: Turn, outcome: Outcome, answerLost: boolean): Promise<void> {
     const { activation, slotId } = turn;
-    let answerLost = false;
     for (;;) {
       try {
         if (outcome.action === "complete") {

@@ -31,6 +31,9 @@ export type RunnerHealthState = Schemas["RunnerHealthState"];
 export type DeadLetter = Schemas["DeadLetterList"]["deadLetters"][number];
 export type Redriven = Schemas["Redriven"];
 export type ErrorBody = Schemas["Error"];
+export type TenantView = Schemas["TenantView"];
+export type TenantList = Schemas["TenantList"];
+export type TenantRequest = Schemas["TenantRequest"];
 
 export type RunnerMode = "notification" | "exploration" | "hybrid";
 export type FailAction = "retry" | "cancel" | "discard" | "snooze";

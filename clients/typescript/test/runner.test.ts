@@ -241,4 +241,93 @@ describe("Runner", () => {
     }
     assert.equal(turns, 1);
   });
+
+  test("while work waits, each report carries the next claim: fewer claims than turns", async () => {
+    const capability = `cap-${agentId("carries")}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const id = agentId(`carries-${i}`);
+      ids.push(id);
+      await rota.registerAgent(id, { capabilities: [capability] });
+      await rota.notify(id, "job");
+    }
+    const proxy = await HttpProxy.start(node.url);
+    const client = new Rota(proxy.url, { timeoutMs: 10_000 });
+    const reported: Activation[] = [];
+    const runner = new Runner(client, () => Outcome.complete(), {
+      mode: "notification",
+      capabilities: [capability],
+      waitSeconds: 5,
+      shutdownGraceMs: 2_000,
+      listener: { onReported: (activation) => reported.push(activation) },
+    });
+    void runner.run();
+    try {
+      await eventually("four turns reported", async () => (reported.length >= 4 ? true : undefined), 30_000);
+    } finally {
+      await runner.stop();
+      await proxy.close();
+    }
+    // The first claim, and at most the long poll the slot began once the fourth report's claim
+    // found nothing; a claim per turn would be four.
+    const claims = proxy.count("POST", "/v1/claims");
+    assert.ok(claims <= 2, `${claims} claims for four turns`);
+    const completions = proxy.seen.filter((s) => s.method === "POST" && s.path.endsWith("/complete"));
+    assert.equal(completions.length, 4);
+    for (const completion of completions) {
+      const next = (JSON.parse(completion.body) as { next?: Record<string, unknown> }).next;
+      assert.deepEqual(next, { mode: "notification", capabilities: [capability], waitSeconds: 0 });
+    }
+    assert.deepEqual(reported.map((a) => a.agentId).sort(), [...ids].sort());
+    for (const id of ids) {
+      const agent = await rota.getAgent(id);
+      assert.equal(agent.activationCount, 1, id);
+      assert.equal(agent.inbox.unread, 0, id);
+    }
+  });
+
+  test("a node that answers 400 to `next` gets separate reports and claims", async () => {
+    const capability = `cap-${agentId("no-next")}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = agentId(`no-next-${i}`);
+      ids.push(id);
+      await rota.registerAgent(id, { capabilities: [capability] });
+      await rota.notify(id, "job");
+    }
+    const proxy = await HttpProxy.start(node.url);
+    // A node from before "complete and claim again": its strict JSON refuses the field.
+    proxy.intercept = (seen) =>
+      seen.path.startsWith("/v1/leases/") && seen.body.includes('"next"')
+        ? { status: 400, body: `{"error":"invalid","message":"unknown field 'next'"}` }
+        : undefined;
+    const client = new Rota(proxy.url, { timeoutMs: 10_000 });
+    let reports = 0;
+    const errors: string[] = [];
+    const runner = new Runner(client, () => Outcome.complete(), {
+      mode: "notification",
+      capabilities: [capability],
+      waitSeconds: 1,
+      shutdownGraceMs: 2_000,
+      listener: { onReported: () => reports++, onError: (what, error) => errors.push(`${what}: ${String(error)}`) },
+    });
+    void runner.run();
+    try {
+      await eventually("three turns reported", async () => (reports >= 3 ? true : undefined), 30_000);
+    } finally {
+      await runner.stop();
+      await proxy.close();
+    }
+    const withNext = proxy.seen.filter((s) => s.path.endsWith("/complete") && s.body.includes('"next"'));
+    const plain = proxy.seen.filter((s) => s.path.endsWith("/complete") && !s.body.includes('"next"'));
+    assert.equal(withNext.length, 1, "asked once, then never again");
+    assert.equal(plain.length, 3);
+    assert.ok(proxy.count("POST", "/v1/claims") >= 3, "a claim per turn");
+    assert.deepEqual(errors, []);
+    for (const id of ids) {
+      const agent = await rota.getAgent(id);
+      assert.equal(agent.activationCount, 1, id);
+      assert.equal(agent.inbox.unread, 0, id);
+    }
+  });
 });
