@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,9 +32,15 @@ class FakeRota:
     """Answers each request with the next scripted answer (the last one repeats). ``routes``
     script a path's last segment (``claims``, ``heartbeat``, ``complete``, ...) on its own."""
 
-    def __init__(self, answers: list[Answer], routes: dict[str, list[Answer]] | None) -> None:
+    def __init__(
+        self,
+        answers: list[Answer],
+        routes: dict[str, list[Answer]] | None,
+        responder: Callable[[Any], Answer] | None = None,
+    ) -> None:
         self.answers = answers
         self.routes = routes or {}
+        self.responder = responder
         self.hits: list[Hit] = []
         self.lock = threading.Lock()
         self.url = ""
@@ -42,6 +48,8 @@ class FakeRota:
     def next_answer(self, method: str, path: str, body: Any) -> Answer:
         with self.lock:
             self.hits.append(Hit(method, path, body, time.monotonic()))
+            if self.responder is not None:
+                return self.responder(body)
             script = self.routes.get(path.split("?")[0].rsplit("/", 1)[-1], self.answers)
             return script.pop(0) if len(script) > 1 else script[0]
 
@@ -57,9 +65,12 @@ def error(status: int, code: str, retry_after: int | None = None) -> Answer:
 
 @contextmanager
 def fake_rota(
-    answers: list[Answer], routes: dict[str, list[Answer]] | None = None
+    answers: list[Answer],
+    routes: dict[str, list[Answer]] | None = None,
+    responder: Callable[[Any], Answer] | None = None,
 ) -> Iterator[FakeRota]:
-    fake = FakeRota(answers, routes)
+    """``responder``, when given, answers every request from its body instead of a script."""
+    fake = FakeRota(answers, routes, responder)
 
     class Handler(BaseHTTPRequestHandler):
         def _answer(self) -> None:

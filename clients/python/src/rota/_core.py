@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,10 +32,11 @@ class RetryPolicy:
     """How failed calls are repeated.
 
     A call that cannot duplicate anything (a read, a registration, a pause, a deletion, a
-    notification with a ``dedupe_key``) is repeated on 503 ``unavailable``, 429 ``inbox_full`` and
-    connection failures, waiting the server's ``Retry-After`` (at most ``max_retry_after``) or a
-    growing, jittered back-off from ``initial_backoff`` up to ``max_backoff``. Any other call is
-    repeated only when no connection could be opened. ``attempts`` counts the first try.
+    notification, which always carries a ``dedupe_key``: the caller's or a generated one) is
+    repeated on 503 ``unavailable``, 429 ``inbox_full`` and connection failures, waiting the
+    server's ``Retry-After`` (at most ``max_retry_after``) or a growing, jittered back-off from
+    ``initial_backoff`` up to ``max_backoff``. Any other call is repeated only when no connection
+    could be opened. ``attempts`` counts the first try.
     """
 
     attempts: int = 5
@@ -120,11 +122,30 @@ def build_request(
     return client.build_request(call.method, call.path, params=call.params, extensions=extensions)
 
 
+def loggable(path: str) -> str:
+    """The path with a lease id replaced by ``…``: errors are logged, and a lease id is a
+    runner's credential for its turn (the node's access log redacts it alike)."""
+    prefix = "/v1/leases/"
+    if not path.startswith(prefix):
+        return path
+    rest = path[len(prefix) :]
+    slash = rest.find("/")
+    return prefix + "…" + ("" if slash < 0 else rest[slash:])
+
+
 def transport_error(call: Call, error: httpx.TransportError) -> ConnectionFailed:
-    """``request_sent`` is False only when the connection could not be opened."""
+    """``request_sent`` is False only when the connection could not be opened. The message names
+    the call without its lease id, also where the transport's own text repeats the URL."""
     sent = not isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout))
     what = "cannot connect" if not sent else "got no answer"
-    return ConnectionFailed(f"{call.method} {call.path} {what}: {error!r}", request_sent=sent)
+    detail = repr(error)
+    if call.path.startswith("/v1/leases/"):
+        lease_segment = call.path[len("/v1/leases/") :].split("/", 1)[0]
+        if lease_segment:
+            detail = detail.replace(lease_segment, "…")
+    return ConnectionFailed(
+        f"{call.method} {loggable(call.path)} {what}: {detail}", request_sent=sent
+    )
 
 
 def answer(response: httpx.Response) -> Any:
@@ -179,6 +200,15 @@ def list_agents_params(order: str | None, limit: int | None, after: str | None) 
     if after is not None:
         params["after"] = after
     return params
+
+
+GENERATED_KEY_PREFIX = "sdk-"
+
+
+def dedupe_key_or_generated(dedupe_key: str | None) -> str:
+    """The caller's dedupe key, or a new ``sdk-<uuid>`` one: a 503 may answer a notification the
+    node accepted, so a retry must carry the first try's key to be accepted once."""
+    return dedupe_key if dedupe_key is not None else GENERATED_KEY_PREFIX + str(uuid.uuid4())
 
 
 def notification_body(type: str, payload: Any, dedupe_key: str | None) -> JsonObject:

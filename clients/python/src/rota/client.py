@@ -164,11 +164,13 @@ class Rota:
         *,
         dedupe_key: str | None = None,
     ) -> NotifyResult:
-        """Puts a notification in the agent's inbox. With a ``dedupe_key`` it is retried on
-        503/429 and connection failures (a repeat is answered as a duplicate)."""
-        body = core.notification_body(type, payload, dedupe_key)
+        """Puts a notification in the agent's inbox. It is retried on 503/429 and connection
+        failures under the same ``dedupe_key`` (a repeat is answered as a duplicate); without one
+        of the caller's, a generated ``sdk-<uuid>`` key is sent, since a 503 may come after the
+        node accepted it."""
+        body = core.notification_body(type, payload, core.dedupe_key_or_generated(dedupe_key))
         path = core.agent_path(agent_id) + "/notifications"
-        raw = self._json(core.with_body("POST", path, body, safe=dedupe_key is not None))
+        raw = self._json(core.with_body("POST", path, body, safe=True))
         return NotifyResult(str(raw["notificationId"]), int(raw["unread"]), bool(raw["duplicate"]))
 
     # ---- admin ----

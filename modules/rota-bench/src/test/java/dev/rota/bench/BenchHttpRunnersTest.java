@@ -12,14 +12,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code rota-http} at quick sizes, backlog and trickle: its runners run in a JVM of their own and
  * report every claim and completion back, so the counts add up exactly as with in-cluster runners,
- * and the runners' CPU is reported apart from the node's. No timing assertions.
+ * and the runners' CPU is reported apart from the node's. No timing assertions. Tagged {@code long}
+ * (over a minute on two shared cores): it runs with {@code -Pfaults}; the default build keeps the
+ * runners' line protocol ({@code RunnerLinesTest}) and the quick run of the other systems ({@code
+ * BenchSmokeTest}).
  */
+@Tag("long")
 class BenchHttpRunnersTest {
 
   @TempDir static Path resultsDir;

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,8 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The scale workload at quick sizes (500 agents, agents passivated after 2 s) on the embedded
  * PostgreSQL, with a Rota node in its own JVM: every figure is there and plausible, every agent was
  * registered and loaded again after the restart, and the other systems report n/a. No timing
- * thresholds.
+ * thresholds. Tagged {@code long} (two minutes on two shared cores, most of it the node's JVM
+ * starting three times): it runs with {@code -Pfaults}.
  */
+@Tag("long")
 class ScaleWorkloadTest {
 
   @TempDir Path resultsDir;

@@ -5,8 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.rota.client.RotaClient;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import picocli.CommandLine;
@@ -31,18 +35,51 @@ final class ConnectionOptions {
       description = "The node's API (env ROTA_URL; default " + DEFAULT_URL + ").")
   String url;
 
-  @Option(names = "--token", paramLabel = "TOKEN", description = "Bearer token (env ROTA_TOKEN).")
+  @Option(
+      names = "--token",
+      paramLabel = "TOKEN",
+      description =
+          "Bearer token (env ROTA_TOKEN). On a shared machine prefer ROTA_TOKEN or --token-file:"
+              + " an argument shows in ps.")
   String token;
+
+  @Option(
+      names = "--token-file",
+      paramLabel = "FILE",
+      description =
+          "Read the bearer token from this file, e.g. a mounted Secret (env ROTA_TOKEN_FILE);"
+              + " it takes precedence over --token and ROTA_TOKEN.")
+  String tokenFile;
 
   @Option(names = "--json", description = "Print JSON instead of a table.")
   boolean json;
 
   RotaClient client() {
     return RotaClient.builder(URI.create(url == null || url.isBlank() ? DEFAULT_URL : url))
-        .token(token)
+        .token(token())
         .retries(2)
         .backoff(Duration.ofMillis(200), Duration.ofSeconds(1))
         .build();
+  }
+
+  /** The token of --token-file (its first line, trimmed), else of --token / ROTA_TOKEN. */
+  String token() {
+    if (tokenFile == null || tokenFile.isBlank()) {
+      return token;
+    }
+    try {
+      String text = Files.readString(Path.of(tokenFile), StandardCharsets.UTF_8).strip();
+      int newline = text.indexOf('\n');
+      String first = (newline < 0 ? text : text.substring(0, newline)).strip();
+      if (first.isEmpty()) {
+        throw new CommandLine.ParameterException(
+            command.commandLine(), "--token-file " + tokenFile + " is empty");
+      }
+      return first;
+    } catch (IOException e) {
+      throw new CommandLine.ParameterException(
+          command.commandLine(), "--token-file " + tokenFile + " cannot be read: " + e);
+    }
   }
 
   PrintWriter out() {
@@ -59,7 +96,7 @@ final class ConnectionOptions {
     }
   }
 
-  /** ROTA_URL and ROTA_TOKEN as the defaults of {@code --url} and {@code --token}. */
+  /** ROTA_URL, ROTA_TOKEN and ROTA_TOKEN_FILE as the defaults of the options of the same name. */
   static final class FromEnvironment implements CommandLine.IDefaultValueProvider {
     private final Map<String, String> environment;
 
@@ -73,6 +110,7 @@ final class ConnectionOptions {
         return switch (option.longestName()) {
           case "--url" -> environment.getOrDefault("ROTA_URL", DEFAULT_URL);
           case "--token" -> environment.get("ROTA_TOKEN");
+          case "--token-file" -> environment.get("ROTA_TOKEN_FILE");
           default -> null;
         };
       }

@@ -8,8 +8,8 @@ import picocli.CommandLine.Command;
 
 /**
  * {@code rota}: the operator's command line for a Rota node, over the SDK. Every command takes
- * {@code --url} and {@code --token} (or {@code ROTA_URL}, {@code ROTA_TOKEN}) and {@code --json};
- * human tables are the default.
+ * {@code --url} and {@code --token} or {@code --token-file} (or {@code ROTA_URL}, {@code
+ * ROTA_TOKEN}, {@code ROTA_TOKEN_FILE}) and {@code --json}; human tables are the default.
  *
  * <p>Exit codes, for scripts: 0 success; 1 an unexpected failure; 2 a usage error; 3 not found
  * (404); 4 not allowed (401, 403); 5 refused (400, 409, 410, 413, 429); 6 unavailable (503, or no
@@ -37,7 +37,8 @@ import picocli.CommandLine.Command;
       "  0 success            3 not found (404)          5 refused (400, 409, 410, 413, 429)",
       "  1 unexpected failure 4 not allowed (401, 403)   6 unavailable (503, no connection)",
       "  2 usage error",
-      "%nEnvironment: ROTA_URL (default http://127.0.0.1:8080), ROTA_TOKEN."
+      "%nEnvironment: ROTA_URL (default http://127.0.0.1:8080), ROTA_TOKEN, ROTA_TOKEN_FILE.",
+      "A token given with --token shows in ps; prefer ROTA_TOKEN or --token-file."
     })
 public final class RotaCli implements Runnable {
   public static final int OK = 0;

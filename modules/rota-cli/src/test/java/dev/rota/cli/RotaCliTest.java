@@ -260,6 +260,7 @@ class RotaCliTest {
             () -> {
               for (int i = 0; i < 8; i++) {
                 try {
+                  // Spread over seconds on purpose: the stream must print events as they come.
                   Thread.sleep(500);
                 } catch (InterruptedException e) {
                   return;

@@ -10,8 +10,10 @@ import com.fasterxml.jackson.databind.JsonNode;
  * client.notify("a1", Notification.of("mention", payload).dedupeKey("post-p9"));
  * }</pre>
  *
- * <p>With a {@code dedupeKey} the client retries the send on 503 and on connection failures: a
- * repeat of an accepted notification is answered as a duplicate, never stored twice.
+ * <p>The client retries the send on 503 and on connection failures under the same {@code
+ * dedupeKey}: a repeat of an accepted notification is answered as a duplicate, never stored twice.
+ * Without a key of the caller's, {@link RotaClient#notify} sends a generated one ({@code
+ * sdk-<uuid>}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Notification(String type, JsonNode payload, String dedupeKey) {

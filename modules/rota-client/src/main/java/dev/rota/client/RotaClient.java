@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
@@ -38,11 +39,15 @@ import java.util.function.Consumer;
  * <p>Errors are {@link RotaException} subclasses, one per error code. Requests that cannot
  * duplicate anything are retried on 503 {@code unavailable} and on connection failures, waiting the
  * server's {@code Retry-After} (capped) or a growing back-off: reads, registrations, pause and
- * resume, deletions, and notifications that carry a {@code dedupeKey}. A notification without one,
- * a claim, and lease reports are retried only when nothing can have been accepted (503, or no
- * connection could be opened).
+ * resume, deletions, and notifications (a notification sent without a {@code dedupeKey} gets a
+ * generated one, {@code sdk-<uuid>}, so that a retry of one the node accepted before answering 503
+ * is a duplicate, not a second notification). A claim and lease reports are retried only on 503 or
+ * when no connection could be opened.
  */
 public final class RotaClient implements AutoCloseable {
+  /** The start of the dedupeKey {@link #notify} generates for a notification sent without one. */
+  public static final String GENERATED_KEY_PREFIX = "sdk-";
+
   private static final TypeReference<Map<String, List<DeadLetter>>> DEAD_LETTERS =
       new TypeReference<>() {};
   private static final TypeReference<Map<String, List<JsonNode>>> HISTORY =
@@ -142,9 +147,13 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.InboxFull when the inbox is at its {@code maxInboxDepth}
    */
   public NotifyResult notify(String agentId, Notification notification) {
-    Retry retry = notification.dedupeKey() != null ? Retry.ANY : Retry.UNSENT;
-    byte[] body =
-        calls.call("POST", agentPath(agentId) + "/notifications", body(notification), retry);
+    // A 503 may come after the node accepted the notification (an answer that ran out of time): a
+    // retry is safe only under the same dedupeKey, so one is generated when the caller gave none.
+    Notification sent =
+        notification.dedupeKey() != null
+            ? notification
+            : notification.dedupeKey(GENERATED_KEY_PREFIX + UUID.randomUUID());
+    byte[] body = calls.call("POST", agentPath(agentId) + "/notifications", body(sent), Retry.ANY);
     return read(body, NotifyResult.class);
   }
 

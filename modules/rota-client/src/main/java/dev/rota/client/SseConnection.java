@@ -15,6 +15,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 
 /**
@@ -49,9 +51,16 @@ final class SseConnection implements Closeable {
     socket.connect(new InetSocketAddress(uri.getHost(), port), (int) connectTimeout.toMillis());
     Socket s = socket;
     if (tls) {
-      s =
-          ((SSLSocketFactory) SSLSocketFactory.getDefault())
-              .createSocket(socket, uri.getHost(), port, true);
+      SSLSocket ssl =
+          (SSLSocket)
+              ((SSLSocketFactory) SSLSocketFactory.getDefault())
+                  .createSocket(socket, uri.getHost(), port, true);
+      // Verify that the certificate names this host, as HttpClient does: a certificate from a
+      // trusted CA for any other name must not receive the bearer token.
+      SSLParameters parameters = ssl.getSSLParameters();
+      parameters.setEndpointIdentificationAlgorithm("HTTPS");
+      ssl.setSSLParameters(parameters);
+      s = ssl;
     }
     s.setSoTimeout((int) readTimeout.toMillis());
     StringBuilder request = new StringBuilder();

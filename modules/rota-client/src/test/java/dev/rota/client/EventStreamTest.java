@@ -122,6 +122,7 @@ class EventStreamTest {
         + "\",\"at\":\"2026-11-23T10:00:00Z\",\"agentId\":\"a1\"}\n\n";
   }
 
+  /** The fake server's delay before it acts: a slow or silent server is what is tested. */
   private static void sleepThen(long millis, Runnable action) {
     try {
       Thread.sleep(millis);

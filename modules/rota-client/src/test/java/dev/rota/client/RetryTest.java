@@ -102,4 +102,60 @@ class RetryTest {
       assertEquals(0, e.status());
     }
   }
+
+  @Test
+  void aNotificationWithoutAKeyAcceptedThenAnswered503IsStoredOnceWhenRetried() throws IOException {
+    // A node that accepts the first request, then answers 503 as an answer that ran out of time
+    // does; it stores notifications by dedupeKey, as a node does.
+    java.util.Map<String, String> stored = new java.util.concurrent.ConcurrentHashMap<>();
+    List<String> storedWithoutKey = new CopyOnWriteArrayList<>();
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext(
+        "/",
+        exchange -> {
+          String request =
+              new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+          bodies.add(request);
+          var json = Json.MAPPER.readTree(request);
+          boolean duplicate = false;
+          if (json.hasNonNull("dedupeKey")) {
+            duplicate = stored.putIfAbsent(json.get("dedupeKey").asText(), request) != null;
+          } else {
+            storedWithoutKey.add(request);
+          }
+          boolean first = calls.incrementAndGet() == 1;
+          byte[] body =
+              (first
+                      ? "{\"error\":\"unavailable\",\"message\":\"the request took too long to"
+                          + " answer; it may or may not have taken effect: retry it\"}"
+                      : "{\"notificationId\":\"n1\",\"unread\":1,\"duplicate\":" + duplicate + "}")
+                  .getBytes(StandardCharsets.UTF_8);
+          if (first) {
+            exchange.getResponseHeaders().add("Retry-After", "0");
+          }
+          exchange.sendResponseHeaders(first ? 503 : 202, body.length);
+          try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+          }
+        });
+    server.start();
+    try (RotaClient client =
+        RotaClient.builder(URI.create("http://127.0.0.1:" + server.getAddress().getPort()))
+            .backoff(Duration.ofMillis(10), Duration.ofMillis(50))
+            .build()) {
+      NotifyResult result = client.notify("a1", Notification.of("mention"));
+
+      assertEquals(2, calls.get(), "tried again after the 503");
+      assertTrue(result.duplicate(), "the retry was answered as the duplicate it is");
+      assertEquals(1, stored.size() + storedWithoutKey.size(), "stored once: " + bodies);
+      String key0 = Json.MAPPER.readTree(bodies.get(0)).path("dedupeKey").asText(null);
+      String key1 = Json.MAPPER.readTree(bodies.get(1)).path("dedupeKey").asText(null);
+      assertTrue(key0 != null && key0.startsWith("sdk-"), bodies.get(0));
+      assertEquals(key0, key1, "the retry carries the first try's key");
+
+      client.notify("a1", Notification.of("mention"));
+      String key2 = Json.MAPPER.readTree(bodies.get(2)).path("dedupeKey").asText(null);
+      assertFalse(key0.equals(key2), "each notification gets a key of its own");
+    }
+  }
 }

@@ -132,6 +132,7 @@ class RotaRunnerTest {
       String id = agentWithMail(1);
       Eventually.await("a refused claim", WAIT, () -> events.refused.isEmpty() ? null : 1);
       assertEquals("degraded", events.refused.get(0));
+      // Nothing to await: the runner must stay without work for a while, so time passes.
       Thread.sleep(1_500);
       assertTrue(events.reported.isEmpty(), events.reported.toString());
       assertEquals(1, client.getAgent(id).inbox().unread());
@@ -154,6 +155,7 @@ class RotaRunnerTest {
                 activation -> {
                   started.countDown();
                   try {
+                    // A handler far longer than its lease; the runner must interrupt it.
                     Thread.sleep(60_000);
                     ended.add("slept to the end");
                   } catch (InterruptedException e) {
@@ -248,7 +250,7 @@ class RotaRunnerTest {
         runner(
                 activation -> {
                   started.countDown();
-                  Thread.sleep(500);
+                  Thread.sleep(500); // a turn still running when stop() is called
                   return Outcome.complete();
                 })
             .start();

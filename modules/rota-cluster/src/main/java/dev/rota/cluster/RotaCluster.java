@@ -25,8 +25,10 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 
 /**
  * Starts Rota's cluster parts on this node, in dependency order: where coordinators live, agents
- * (which push to them), the read-model projection, coordinators (which load from it), the lease
- * rescuer, the pause switch, the pool scaler, and the node's dispatcher.
+ * (which push to them), coordinators (which load from the read model), the lease rescuer, the pause
+ * switch, the pool scaler, and the node's dispatcher. The journal writes the read model in the
+ * transaction of the events (decision 27); the read-model projection is started only when it does
+ * not ({@code rota.read-model.writer = projection}, or another journal plugin: decision 75).
  *
  * @param readModel null when started without a database (tests with the in-memory journal)
  * @param dispatcher where runners and the HTTP claim route ask for work
@@ -46,7 +48,10 @@ public record RotaCluster(
     ActorRef<PoolScaler.Command> poolScaler,
     ActorRef<RunnerHealth.Command> runnerHealth) {
 
-  /** The production wiring: journal, read model and offsets in the database behind dataSource. */
+  /**
+   * The production wiring: journal and read model in the database behind dataSource (and the
+   * projection's offsets, when the projection writes the read model).
+   */
   public static RotaCluster start(ActorSystem<?> system, DataSource dataSource) {
     ReadModel readModel = new ReadModel(dataSource);
     PartitionLoader loader =

@@ -156,6 +156,78 @@ class KubernetesManifestsTest {
     assertTrue(container.at("/securityContext/readOnlyRootFilesystem").asBoolean());
   }
 
+  /**
+   * The cluster ports take no token: only Rota's own pods may reach Artery (25520) and management
+   * (8558); others (runners, producers) reach the API port 8080 only.
+   */
+  @Test
+  void aNetworkPolicyLetsOnlyRotaPodsReachTheClusterPorts() throws IOException {
+    JsonNode policy =
+        documents(MANIFESTS.resolve("rota.yaml")).stream()
+            .filter(d -> d.path("kind").asText().equals("NetworkPolicy"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no NetworkPolicy in rota.yaml"));
+    assertEquals("rota", policy.at("/spec/podSelector/matchLabels/app").asText());
+    assertTrue(policy.at("/spec/policyTypes").toString().contains("Ingress"));
+    JsonNode rules = policy.at("/spec/ingress");
+    assertTrue(rules.size() >= 1, rules.toString());
+    boolean runnersReachApi = false;
+    for (JsonNode rule : rules) {
+      List<Integer> ports = new ArrayList<>();
+      rule.path("ports").forEach(p -> ports.add(p.path("port").asInt()));
+      assertFalse(ports.isEmpty(), "a rule without ports opens every port: " + rule);
+      boolean onlyRota = true;
+      for (JsonNode from : rule.path("from")) {
+        onlyRota &=
+            from.path("namespaceSelector").isMissingNode()
+                && from.path("ipBlock").isMissingNode()
+                && "rota".equals(from.at("/podSelector/matchLabels/app").asText());
+        runnersReachApi |=
+            "rota-runner".equals(from.at("/podSelector/matchLabels/app").asText())
+                && ports.contains(8080);
+      }
+      assertFalse(rule.path("from").isEmpty(), "a rule without from admits everyone: " + rule);
+      if (ports.contains(25520) || ports.contains(8558)) {
+        assertTrue(onlyRota, "the cluster ports for others than Rota's pods: " + rule);
+      }
+    }
+    assertTrue(runnersReachApi, "runners (app=rota-runner) reach the API: " + rules);
+    // The runners' pods carry the label the policy admits.
+    JsonNode runner = documents(MANIFESTS.resolve("runner-example.yaml")).get(0);
+    assertEquals("rota-runner", runner.at("/spec/template/metadata/labels/app").asText());
+  }
+
+  @Test
+  void theNodesTalkTlsWithKeysFromASecretAndVerifyTheDatabaseServer() throws IOException {
+    JsonNode pod = rotaDeployment().at("/spec/template/spec");
+    JsonNode container = pod.at("/containers/0");
+    assertEquals("on", env(container, "ROTA_CLUSTER_TLS").path("value").asText());
+    assertEquals(
+        "rota-cluster-tls",
+        env(container, "ROTA_CLUSTER_TLS_PASSWORD").at("/valueFrom/secretKeyRef/name").asText());
+    JsonNode mount = named(container.path("volumeMounts"), "cluster-tls");
+    for (String store : List.of("ROTA_CLUSTER_TLS_KEY_STORE", "ROTA_CLUSTER_TLS_TRUST_STORE")) {
+      assertTrue(
+          env(container, store)
+              .path("value")
+              .asText()
+              .startsWith(mount.path("mountPath").asText() + "/"),
+          store);
+    }
+    assertEquals(
+        "rota-cluster-tls",
+        named(pod.path("volumes"), "cluster-tls").at("/secret/secretName").asText());
+    // The database example verifies the server's certificate and name.
+    for (Path doc : List.of(MANIFESTS.resolve("rota.yaml"), MANIFESTS.resolve("../README.md"))) {
+      String text = Files.readString(doc);
+      assertTrue(text.contains("sslmode=verify-full"), doc + " has no sslmode=verify-full");
+      assertFalse(
+          text.contains("jdbc:postgresql://postgres:5432/rota\n")
+              || text.contains("jdbc:postgresql://postgres:5432/rota \\"),
+          doc + " still shows a database URL without TLS");
+    }
+  }
+
   private static JsonNode rotaDeployment() throws IOException {
     return documents(MANIFESTS.resolve("rota.yaml")).stream()
         .filter(d -> d.path("kind").asText().equals("Deployment"))

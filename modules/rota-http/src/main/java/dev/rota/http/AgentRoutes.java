@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * The agent resource of docs/api.md (role producer): register, show, list, deregister, notify,
  * pause/resume and history under {@code /v1/agents}. Each request is one ask of the agent's entity
  * through {@link AgentGateway}, except the listing: it takes its order and, where it can, each
- * agent's view from an {@link AgentDirectory} (the read model, as of the projection's lag), and
- * asks the entity only for agents the directory cannot describe. A listing of a thousand agents
+ * agent's view from an {@link AgentDirectory} (the read model, written with the events), and asks
+ * the entity only for agents the directory cannot describe. A listing of a thousand agents
  * therefore does not recover a thousand entities (and push live ones out of memory); the price is
  * that a listed agent may be a moment behind its own view ({@code GET /v1/agents/{agentId}}).
  *

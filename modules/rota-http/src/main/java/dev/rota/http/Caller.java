@@ -12,13 +12,16 @@ import java.util.regex.Pattern;
  * {@code runnerIds} may act as any runner except the nodes' own (see {@link #mayActAs}). With no
  * tokens configured every request is {@link #ANYONE}.
  *
+ * @param id which configured token this is, by where it was written (e.g. {@code
+ *     rota.http.tokens[2]}): never the token itself; empty for {@link #ANYONE}
  * @param roles what the token may do; {@link Role#ADMIN} implies every role
  * @param tenants the tenants it may work in; empty: every tenant
  * @param runnerIds exact runner ids, or prefixes ending in {@code *}; empty: any runner id
  */
-public record Caller(Set<Role> roles, Set<String> tenants, List<String> runnerIds) {
+public record Caller(String id, Set<Role> roles, Set<String> tenants, List<String> runnerIds) {
   /** The caller of a node without tokens: every role, every tenant, any runner. */
-  public static final Caller ANYONE = new Caller(EnumSet.allOf(Role.class), Set.of(), List.of());
+  public static final Caller ANYONE =
+      new Caller("", EnumSet.allOf(Role.class), Set.of(), List.of());
 
   /**
    * The ids of the nodes' own runners ({@code <host>:<port>/<pool>-<n>}): no external runner may
@@ -27,6 +30,7 @@ public record Caller(Set<Role> roles, Set<String> tenants, List<String> runnerId
   private static final Pattern IN_CLUSTER_RUNNER = Pattern.compile(".*:\\d+/.+-\\d+");
 
   public Caller {
+    id = java.util.Objects.requireNonNull(id, "id");
     roles = roles.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(roles));
     tenants = Set.copyOf(tenants);
     runnerIds = List.copyOf(runnerIds);
@@ -36,14 +40,19 @@ public record Caller(Set<Role> roles, Set<String> tenants, List<String> runnerId
             "'" + tenant + "' is not a tenant name (1-64 of a-z, 0-9 and -)");
       }
     }
-    for (String id : runnerIds) {
-      if (id.isEmpty()
-          || id.equals("*")
-          || id.indexOf('*') != id.length() - 1 && id.contains("*")) {
+    for (String pattern : runnerIds) {
+      if (pattern.isEmpty()
+          || pattern.equals("*")
+          || pattern.indexOf('*') != pattern.length() - 1 && pattern.contains("*")) {
         throw new IllegalArgumentException(
-            "'" + id + "' is not a runner id pattern: an exact id, or a prefix ending in *");
+            "'" + pattern + "' is not a runner id pattern: an exact id, or a prefix ending in *");
       }
     }
+  }
+
+  /** Whether this is the caller of a node without tokens. */
+  public boolean anonymous() {
+    return id.isEmpty();
   }
 
   public boolean has(Role role) {

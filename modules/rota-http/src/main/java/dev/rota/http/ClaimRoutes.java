@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -35,7 +36,11 @@ public final class ClaimRoutes extends AllDirectives {
   private final long maxBodyBytes;
   private final long defaultLeaseSeconds;
   private final int maxLongPolls;
+  private final int maxLongPollsPerToken;
   private final AtomicInteger longPolls = new AtomicInteger();
+
+  /** Long polls waiting per caller token; an entry goes when its count returns to 0. */
+  private final ConcurrentHashMap<String, Integer> perToken = new ConcurrentHashMap<>();
 
   /**
    * @param defaultLeaseSeconds the lease length when a claim names none ({@code
@@ -56,6 +61,7 @@ public final class ClaimRoutes extends AllDirectives {
     this.maxBodyBytes = settings.maxBodyBytes();
     this.defaultLeaseSeconds = defaultLeaseSeconds;
     this.maxLongPolls = settings.maxLongPolls();
+    this.maxLongPollsPerToken = settings.maxLongPollsPerToken();
   }
 
   /** The longest a claim can take to answer: the longest wait plus the ask timeout. */
@@ -85,7 +91,7 @@ public final class ClaimRoutes extends AllDirectives {
                   claim.leaseSeconds(),
                   servedTenants(caller, claim.tenants()));
           if (claim.waitSeconds() > 0) {
-            return completeWithFuture(delivery.longPoll(waiting(request)));
+            return completeWithFuture(delivery.longPoll(waiting(request, caller.id())));
           }
           Duration answerWithin = Claim.answerWithin(request.maxWait(), claims);
           return withRequestTimeout(
@@ -115,9 +121,11 @@ public final class ClaimRoutes extends AllDirectives {
 
   /**
    * Counts a long poll while it waits for the dispatcher; past {@code rota.http.max-long-polls}
-   * such claims at once, another is answered 503 at once rather than holding one more connection.
+   * such claims at once on the node, or {@code max-long-polls-per-token} of one token ({@code
+   * caller}: the token's {@link Caller#id}, empty on a node without tokens, which counts only on
+   * the node), another is answered 503 at once rather than holding one more connection.
    */
-  private Claim waiting(Claim.Request request) {
+  private Claim waiting(Claim.Request request, String caller) {
     if (longPolls.incrementAndGet() > maxLongPolls) {
       longPolls.decrementAndGet();
       throw ApiException.unavailable(
@@ -125,13 +133,29 @@ public final class ClaimRoutes extends AllDirectives {
               + maxLongPolls
               + " waiting claims (rota.http.max-long-polls); try again later");
     }
+    boolean counted = !caller.isEmpty();
+    if (counted && perToken.merge(caller, 1, Integer::sum) > maxLongPollsPerToken) {
+      release(caller, true);
+      throw ApiException.unavailable(
+          "this token already holds "
+              + maxLongPollsPerToken
+              + " waiting claims on this node (rota.http.max-long-polls-per-token); try again"
+              + " later");
+    }
     try {
       Claim claim = Claim.ask(system, dispatcher, claims, request);
-      claim.replied().whenComplete((reply, failure) -> longPolls.decrementAndGet());
+      claim.replied().whenComplete((reply, failure) -> release(caller, counted));
       return claim;
     } catch (RuntimeException e) {
-      longPolls.decrementAndGet();
+      release(caller, counted);
       throw e;
+    }
+  }
+
+  private void release(String caller, boolean counted) {
+    longPolls.decrementAndGet();
+    if (counted) {
+      perToken.computeIfPresent(caller, (token, n) -> n <= 1 ? null : n - 1);
     }
   }
 

@@ -34,6 +34,8 @@ import java.util.Set;
  * @param tokens bearer token → what it may do; empty means every request is allowed
  * @param allowAnonymous whether the API may serve without tokens on a non-loopback interface
  * @param maxLongPolls the most claims waiting for work at once on this node; more are answered 503
+ * @param maxLongPollsPerToken the most of them one token may hold (when tokens are configured), so
+ *     one runner token cannot take every waiting slot of a node
  * @param allowedOrigins browser origins ({@code scheme://host[:port]}) besides the node's own whose
  *     requests are served (see {@link CrossSiteGuard})
  */
@@ -44,7 +46,8 @@ public record HttpSettings(
     Map<String, Caller> tokens,
     boolean allowAnonymous,
     int maxLongPolls,
-    Set<String> allowedOrigins) {
+    Set<String> allowedOrigins,
+    int maxLongPollsPerToken) {
 
   public HttpSettings {
     if (askTimeout.isNegative() || askTimeout.isZero()) {
@@ -58,6 +61,9 @@ public record HttpSettings(
     }
     if (maxLongPolls < 1) {
       throw new IllegalArgumentException("rota.http.max-long-polls must be at least 1");
+    }
+    if (maxLongPollsPerToken < 1) {
+      throw new IllegalArgumentException("rota.http.max-long-polls-per-token must be at least 1");
     }
     tokens = Map.copyOf(tokens);
     allowedOrigins = Set.copyOf(allowedOrigins);
@@ -89,7 +95,8 @@ public record HttpSettings(
         tokens,
         http.hasPath("allow-anonymous") && http.getBoolean("allow-anonymous"),
         http.hasPath("max-long-polls") ? http.getInt("max-long-polls") : 1000,
-        allowedOrigins(http));
+        allowedOrigins(http),
+        http.hasPath("max-long-polls-per-token") ? http.getInt("max-long-polls-per-token") : 500);
   }
 
   /**
@@ -240,7 +247,7 @@ public record HttpSettings(
     }
     Caller caller;
     try {
-      caller = new Caller(roles, Set.copyOf(tenants), runnerIds);
+      caller = new Caller(where, roles, Set.copyOf(tenants), runnerIds);
     } catch (IllegalArgumentException e) {
       throw new ConfigException.BadValue(where, e.getMessage());
     }

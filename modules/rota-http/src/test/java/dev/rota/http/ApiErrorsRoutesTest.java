@@ -219,7 +219,7 @@ class ApiErrorsRoutesTest extends JUnit5RouteTest {
     AgentDirectory slow =
         (tenant, order, limit, after) -> {
           try {
-            Thread.sleep(2_000);
+            Thread.sleep(2_000); // a directory slower than the server's request timeout
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }

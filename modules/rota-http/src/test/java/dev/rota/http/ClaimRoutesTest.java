@@ -205,7 +205,7 @@ class ClaimRoutesTest extends JUnit5RouteTest {
             () ->
                 api.claim(
                     claimJson("runner-long", "\"mode\": \"notification\", \"waitSeconds\": 10")));
-    Thread.sleep(1000);
+    Thread.sleep(1000); // the claim parks: no work yet, and the test shows it keeps waiting
     assertFalse(claim.isDone(), "the claim should still be waiting");
     api.notify(agentId, "mention", "{}");
     JsonNode answer = claim.get(10, TimeUnit.SECONDS);
@@ -349,6 +349,7 @@ class ClaimRoutesTest extends JUnit5RouteTest {
       }
       // The runner is gone; its long poll is still parked at the dispatcher. Some seconds later
       // (the route's probes find the connection closed) work appears and is granted to it.
+      // Nothing observable says when the probes noticed, so the test lets the time pass.
       Thread.sleep(3000);
       api.notify(agentId, "mention", "{\"k\": 1}");
 
@@ -473,6 +474,66 @@ class ClaimRoutesTest extends JUnit5RouteTest {
                     """)
                 .withFallback(cluster.config()));
     return testRoute(cluster.routes(secured).route()).run(request);
+  }
+
+  /**
+   * One runner token cannot hold every waiting claim of a node: past
+   * rota.http.max-long-polls-per-token its next long poll is 503 at once, while another token's is
+   * still taken.
+   */
+  @Test
+  void capsTheLongPollsOfOneToken() throws Exception {
+    HttpSettings secured =
+        HttpSettings.from(
+            ConfigFactory.parseString(
+                    """
+                    rota.http.tokens = [
+                      { token = "runner-a", roles = [runner] }
+                      { token = "runner-b", roles = [runner] }
+                    ]
+                    rota.http.max-long-polls = 10
+                    rota.http.max-long-polls-per-token = 2
+                    """)
+                .withFallback(cluster.config()));
+    ClaimRoutes claims =
+        new ClaimRoutes(
+            cluster.rota().dispatcher(), cluster.system(), new ApiAuth(secured), secured, 300);
+    ServerBinding binding =
+        Http.get(cluster.system())
+            .newServerAt("127.0.0.1", 0)
+            .bind(new ApiErrors(secured).handle(() -> claims.route()))
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    HttpClient http = HttpClient.newHttpClient();
+    URI uri = URI.create("http://127.0.0.1:" + binding.localAddress().getPort() + "/v1/claims");
+    java.util.function.BiFunction<String, String, java.net.http.HttpRequest> claim =
+        (token, runner) ->
+            java.net.http.HttpRequest.newBuilder(uri)
+                .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + token)
+                .POST(BodyPublishers.ofString(claimJson(runner, "\"waitSeconds\": 3")))
+                .build();
+    try {
+      var first = http.sendAsync(claim.apply("runner-a", "a1"), ofString());
+      var second = http.sendAsync(claim.apply("runner-a", "a2"), ofString());
+      eventually(() -> assertEquals(2, claims.longPolls(), "two claims of runner-a wait"));
+
+      var third = http.send(claim.apply("runner-a", "a3"), ofString());
+      assertEquals(503, third.statusCode(), third.body());
+      assertTrue(third.body().contains("max-long-polls-per-token"), third.body());
+      assertTrue(third.headers().firstValue("Retry-After").isPresent());
+
+      var other = http.sendAsync(claim.apply("runner-b", "b1"), ofString());
+      eventually(() -> assertEquals(3, claims.longPolls(), "runner-b's claim waits too"));
+      for (var waiting : List.of(first, second, other)) {
+        assertEquals(200, waiting.get(10, TimeUnit.SECONDS).statusCode());
+      }
+      eventually(() -> assertEquals(0, claims.longPolls()));
+      var again = http.sendAsync(claim.apply("runner-a", "a4"), ofString());
+      assertEquals(200, again.get(10, TimeUnit.SECONDS).statusCode(), "the slots came back");
+    } finally {
+      binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
   }
 
   @Test

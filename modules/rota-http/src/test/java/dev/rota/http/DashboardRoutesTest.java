@@ -51,6 +51,35 @@ class DashboardRoutesTest extends JUnit5RouteTest {
   }
 
   @Test
+  void everyDashboardResponseCarriesTheBrowserSecurityHeaders() {
+    for (String path :
+        java.util.List.of(
+            "/", "/dashboard/app.js", "/dashboard/app.css", "/dashboard/vendor/chart.umd.js")) {
+      TestRouteResult result = testRoute(routes()).run(HttpRequest.GET(path));
+      result.assertStatusCode(200);
+      String csp = result.response().getHeader("Content-Security-Policy").orElseThrow().value();
+      assertTrue(csp.contains("frame-ancestors 'none'"), path + ": " + csp);
+      assertTrue(csp.contains("script-src 'self'"), path + ": " + csp);
+      assertTrue(csp.contains("default-src 'none'"), path + ": " + csp);
+      result.assertHeaderExists("X-Frame-Options", "DENY");
+      result.assertHeaderExists("X-Content-Type-Options", "nosniff");
+    }
+  }
+
+  @Test
+  void thePageHasNoInlineScriptOrStyleThatThePolicyWouldBlock() {
+    String page = testRoute(routes()).run(HttpRequest.GET("/")).entityString();
+    assertTrue(
+        !java.util.regex.Pattern.compile("<script(?![^>]*\\ssrc=)[^>]*>").matcher(page).find(),
+        "an inline <script> in the page");
+    assertTrue(!page.contains("<style"), "an inline <style> in the page");
+    assertTrue(!page.contains(" style="), "an inline style attribute in the page");
+    assertTrue(
+        !java.util.regex.Pattern.compile("\\son[a-z]+=").matcher(page).find(),
+        "an inline event handler in the page");
+  }
+
+  @Test
   void leavesOtherRoutesMethodRejectionsAlone() {
     Route withApi =
         new ApiErrors(HttpSettings.from(com.typesafe.config.ConfigFactory.load()))

@@ -2,6 +2,7 @@ package dev.rota.http;
 
 import static dev.rota.http.testing.ApiCalls.withToken;
 import static dev.rota.http.testing.RouteAssertions.assertError;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -31,6 +33,7 @@ import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.testkit.TestRouteResult;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -332,11 +335,13 @@ class EventsRoutesTest extends JUnit5RouteTest {
 
       first.setSoLinger(true, 0);
       first.close();
-      long deadline = System.nanoTime() + DEADLINE.toNanos();
-      while (capped.clients() > 0 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      assertEquals(0, capped.clients(), "the closed stream's place was not given back");
+      await()
+          .atMost(DEADLINE)
+          .pollInterval(Duration.ofMillis(20))
+          .untilAsserted(
+              () ->
+                  assertEquals(
+                      0, capped.clients(), "the closed stream's place was not given back"));
       try (Sse again = Sse.open(binding, "/v1/events", null)) {
         assertEquals(1, capped.clients());
       }
@@ -396,15 +401,8 @@ class EventsRoutesTest extends JUnit5RouteTest {
     }
 
     /** The events so far, once there are at least {@code count} (or the deadline passed). */
-    List<SseEvent> await(int count) throws InterruptedException {
-      long deadline = System.nanoTime() + DEADLINE.toNanos();
-      while (true) {
-        List<SseEvent> events = parse(lines);
-        if (events.size() >= count || System.nanoTime() > deadline) {
-          return events;
-        }
-        Thread.sleep(50);
-      }
+    List<SseEvent> await(int count) {
+      return awaitAtMostDeadline(() -> parse(lines), events -> events.size() >= count);
     }
 
     private static List<SseEvent> parse(List<String> lines) {
@@ -458,14 +456,24 @@ class EventsRoutesTest extends JUnit5RouteTest {
 
   /** Waits (up to a bound) for at least {@code count} matching events; returns all matching. */
   private static List<JsonNode> awaitEvents(
-      List<String> lines, Predicate<JsonNode> matching, int count) throws InterruptedException {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (true) {
-      List<JsonNode> found = events(lines).stream().filter(matching).toList();
-      if (found.size() >= count || System.nanoTime() > deadline) {
-        return found;
-      }
-      Thread.sleep(50);
+      List<String> lines, Predicate<JsonNode> matching, int count) {
+    return awaitAtMostDeadline(
+        () -> events(lines).stream().filter(matching).toList(), found -> found.size() >= count);
+  }
+
+  /**
+   * The value of {@code probe} once {@code enough} holds, or its value at the deadline: the caller
+   * asserts on what it got, so a shortfall fails with the events that did come.
+   */
+  private static <T> T awaitAtMostDeadline(Supplier<T> probe, Predicate<? super T> enough) {
+    try {
+      return org.awaitility.Awaitility.await()
+          .atMost(DEADLINE)
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(50))
+          .until(probe::get, enough::test);
+    } catch (ConditionTimeoutException e) {
+      return probe.get();
     }
   }
 }

@@ -416,6 +416,7 @@ class LeaseRoutesTest extends JUnit5RouteTest {
             .get("leaseId")
             .asText();
 
+    // Past the 5 s lease: polling the lease instead would report on it and keep it alive.
     Thread.sleep(Duration.ofMillis(5300).toMillis());
 
     assertError(leaseAs("r-short", leaseId, "complete", "{}"), 410, "lease_lost", leaseId);

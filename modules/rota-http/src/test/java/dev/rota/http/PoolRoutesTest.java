@@ -227,7 +227,7 @@ class PoolRoutesTest extends JUnit5RouteTest {
       eventually(
           Duration.ofSeconds(15),
           () -> assertEquals(12, pool("pool-notify").at("/backlog/waiting").asLong()));
-      Thread.sleep(1000);
+      Thread.sleep(1000); // three scaler rounds (300 ms here), which must change nothing
       JsonNode notify = pool("pool-notify");
       assertEquals(before, notify.get("desired").asInt(), notify.toString());
       assertTrue(notify.get("reason").asText().startsWith("system paused"), notify.toString());

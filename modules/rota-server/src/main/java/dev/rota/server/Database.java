@@ -15,7 +15,7 @@ import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 
 /**
- * The node's connection pool for its own SQL (the projection's JDBC sessions, read-model queries)
+ * The node's connection pool for its own SQL (read-model queries; the projection's JDBC sessions)
  * and the schema migrations. The persistence plugin keeps its own Slick pool on the same database
  * (persistence.conf).
  *
@@ -142,7 +142,7 @@ public final class Database implements AutoCloseable {
     }
   }
 
-  /** The pool; for the projection's {@code JdbcSession} and other SQL of the node. */
+  /** The pool; for the node's read-model SQL (and the projection's sessions, when it runs). */
   public DataSource dataSource() {
     return dataSource;
   }

@@ -73,6 +73,21 @@ public final class RotaConfig {
             config.getDuration("rota.cluster.first-seed-timeout").toMillis() + "ms");
       }
     }
+    if (config.getBoolean("rota.cluster.tls.enabled")) {
+      // Artery over TLS with mutual authentication; the stores are named in cluster.conf.
+      for (String store : List.of("key-store", "trust-store")) {
+        String file = config.getString("rota.cluster.tls." + store);
+        if (file.isBlank() || !java.nio.file.Files.isReadable(Path.of(file))) {
+          throw new StartupException(
+              "rota.cluster.tls.enabled is on but rota.cluster.tls."
+                  + store
+                  + " ("
+                  + (file.isBlank() ? "unset" : file)
+                  + ") is not a readable file");
+        }
+      }
+      derived.put("pekko.remote.artery.transport", "tls-tcp");
+    }
     if (dev.rota.cluster.readmodel.JournalSink.writesReadModelOf(config)) {
       // The journal writes the read model (decision 27): no projection's shards to wait for.
       derived.put(

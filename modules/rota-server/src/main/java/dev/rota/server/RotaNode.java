@@ -86,10 +86,14 @@ public final class RotaNode implements AutoCloseable {
     }
   }
 
-  /** Tokens that cannot be read, or an open API on a reachable interface, stop the start. */
+  /**
+   * Tokens that cannot be read (or carry a setting this node does not know), tenants that cannot be
+   * read, or an open API on a reachable interface, stop the start.
+   */
   private static void requireSafeExposure(Config config, RotaSettings settings) {
     try {
       dev.rota.http.HttpSettings.from(config).requireSafeExposure(settings.http().interfaceName());
+      dev.rota.cluster.tenant.TenantTables.fromConfig(config);
     } catch (com.typesafe.config.ConfigException | IllegalStateException e) {
       throw new StartupException(e.getMessage(), e);
     }

@@ -1,5 +1,6 @@
 package dev.rota.server;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -109,11 +110,10 @@ class HttpFairnessTest extends NodeOnDatabase {
     assertTrue(max - min <= 2, "activations per agent spread " + min + ".." + max + ": " + all);
   }
 
-  private static void awaitReady(NodeHttp http) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (http.send("GET", "/ready", null).statusCode() != 200) {
-      assertTrue(System.nanoTime() < deadline, "node not ready within 60 s");
-      Thread.sleep(100);
-    }
+  private static void awaitReady(NodeHttp http) {
+    await("node ready")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> http.send("GET", "/ready", null).statusCode() == 200);
   }
 }

@@ -1,5 +1,6 @@
 package dev.rota.server;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,11 +17,14 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
  * The fuzz suite: {@link HttpFuzzer} sends generated, mostly hostile requests to every route of a
- * whole node for a bounded time ({@code rota.fuzz.seconds}, 20 s by default; {@code mvn verify
+ * whole node for a bounded time ({@code rota.fuzz.seconds}, 10 s by default; {@code mvn verify
  * -Pfuzz} runs ten minutes), then checks that no answer broke the contract (no 5xx but the
  * documented 503, every error in the JSON error body), that no agent is left unable to serve a
  * valid request, and that no partition's read model stopped. Its report goes to stdout and to
@@ -31,7 +35,7 @@ abstract class HttpFuzzContract extends NodeOnDatabase {
 
   @Test
   void hostileRequestsGetTheContractsAnswersAndLeaveEveryAgentServing() throws Exception {
-    Duration budget = Duration.ofSeconds(Long.getLong("rota.fuzz.seconds", 20));
+    Duration budget = Duration.ofSeconds(Long.getLong("rota.fuzz.seconds", 10));
     HttpFuzzer fuzzer = new HttpFuzzer(node.httpPort());
 
     HttpFuzzer.Report report = fuzzer.run(budget, Long.MAX_VALUE);
@@ -118,23 +122,33 @@ abstract class HttpFuzzContract extends NodeOnDatabase {
   /** Waits until the read model counts exactly the agents that answer GET; its stats then. */
   private JsonNode awaitReadModelCaughtUp() throws Exception {
     int port = node.httpPort();
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (true) {
-      int live = 0;
-      for (int i = 0; i < HttpFuzzer.POOL; i++) {
-        if (RawHttp.send(port, "GET", "/v1/agents/" + HttpFuzzer.poolAgent(i), null).status()
-            == 200) {
-          live++;
-        }
-      }
-      JsonNode stats = JSON.readTree(RawHttp.send(port, "GET", "/admin/stats", null).body());
-      if (stats.at("/agents/registered").asInt() == live && stats.at("/agents/leased").asInt() == 0
-          || System.nanoTime() > deadline) {
-        assertEquals(live, stats.at("/agents/registered").asInt(), "read model: " + stats);
-        return stats;
-      }
-      Thread.sleep(250);
+    AtomicReference<JsonNode> stats = new AtomicReference<>();
+    AtomicInteger live = new AtomicInteger();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(250))
+          .until(
+              () -> {
+                int alive = 0;
+                for (int i = 0; i < HttpFuzzer.POOL; i++) {
+                  if (RawHttp.send(port, "GET", "/v1/agents/" + HttpFuzzer.poolAgent(i), null)
+                          .status()
+                      == 200) {
+                    alive++;
+                  }
+                }
+                live.set(alive);
+                stats.set(JSON.readTree(RawHttp.send(port, "GET", "/admin/stats", null).body()));
+                return stats.get().at("/agents/registered").asInt() == alive
+                    && stats.get().at("/agents/leased").asInt() == 0;
+              });
+    } catch (ConditionTimeoutException e) {
+      // asserted below with the last figures
     }
+    assertEquals(live.get(), stats.get().at("/agents/registered").asInt(), "read model: " + stats);
+    return stats.get();
   }
 
   private void writeReport(String summary) throws IOException {

@@ -1,5 +1,6 @@
 package dev.rota.server;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,12 +62,15 @@ class JsonLogsTest {
       int port = awaitPort(node, stdoutFile, stderrFile);
       NodeHttp api = new NodeHttp(port);
       // The port is bound before the node is ready: until then it answers 503 (retry later).
-      long readyBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (api.send("PUT", "/v1/agents/json-logs", "{\"capabilities\":[\"json\"]}").statusCode()
-              == 503
-          && System.nanoTime() < readyBy) {
-        Thread.sleep(200);
-      }
+      await("the node serving")
+          .atMost(Duration.ofSeconds(60))
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () ->
+                  api.send("PUT", "/v1/agents/json-logs", "{\"capabilities\":[\"json\"]}")
+                          .statusCode()
+                      != 503);
       api.agentWithInbox("json-logs", "json", 1);
       HttpResponse<String> missing = api.send("GET", "/v1/agents/nobody-here", null);
       assertEquals(404, missing.statusCode());
@@ -117,31 +122,40 @@ class JsonLogsTest {
     }
   }
 
-  private static int awaitPort(Process node, Path stdoutFile, Path stderrFile)
-      throws InterruptedException, IOException {
-    long deadline = System.nanoTime() + START.toNanos();
-    while (System.nanoTime() < deadline) {
-      List<String> stdout = Files.readAllLines(stdoutFile);
-      List<String> stderr = Files.readAllLines(stderrFile);
-      for (String line : stdout) {
-        Matcher m = UP.matcher(line);
-        if (m.find()) {
-          return Integer.parseInt(m.group(1));
-        }
-      }
-      if (!node.isAlive()) {
-        throw new AssertionError(
-            "the node exited with "
-                + node.exitValue()
-                + ":\n"
-                + String.join("\n", concat(stdout, stderr)));
-      }
-      Thread.sleep(100);
+  private static int awaitPort(Process node, Path stdoutFile, Path stderrFile) throws IOException {
+    try {
+      return await()
+          .atMost(START)
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> announcedPort(node, stdoutFile, stderrFile), port -> port > 0);
+    } catch (ConditionTimeoutException e) {
+      // reported below with the node's output
     }
     throw new AssertionError(
         "the node did not come up:\n"
             + String.join(
                 "\n", concat(Files.readAllLines(stdoutFile), Files.readAllLines(stderrFile))));
+  }
+
+  /** The port the node's log announces, 0 before it does; fails if the node exited. */
+  private static int announcedPort(Process node, Path stdoutFile, Path stderrFile)
+      throws IOException {
+    List<String> stdout = Files.readAllLines(stdoutFile);
+    for (String line : stdout) {
+      Matcher m = UP.matcher(line);
+      if (m.find()) {
+        return Integer.parseInt(m.group(1));
+      }
+    }
+    if (!node.isAlive()) {
+      throw new AssertionError(
+          "the node exited with "
+              + node.exitValue()
+              + ":\n"
+              + String.join("\n", concat(stdout, Files.readAllLines(stderrFile))));
+    }
+    return 0;
   }
 
   private static List<String> concat(List<String> a, List<String> b) {

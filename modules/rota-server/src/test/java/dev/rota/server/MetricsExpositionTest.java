@@ -1,5 +1,6 @@
 package dev.rota.server;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,9 +22,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -165,22 +168,28 @@ class MetricsExpositionTest {
   }
 
   /** Polls until the sampler has seen the traffic (it samples every 200 ms here). */
-  private static String awaitSample(NodeHttp api) throws InterruptedException {
-    long deadline = System.nanoTime() + SAMPLED.toNanos();
-    String scrape = "";
-    while (System.nanoTime() < deadline) {
-      HttpResponse<String> metrics = api.send("GET", "/metrics", null);
-      assertEquals(200, metrics.statusCode());
-      scrape = metrics.body();
-      if (scrape.contains("rota_dead_letters 2.0")
-          && scrape.contains("rota_agents{state=\"registered\"} 2.0")
-          && scrape.contains("rota_inbox_unread 1.0")
-          && scrape.contains("rota_pool_desired_runners{pool=\"default\"}")) {
-        return scrape;
-      }
-      Thread.sleep(100);
+  private static String awaitSample(NodeHttp api) {
+    AtomicReference<String> scrape = new AtomicReference<>("");
+    try {
+      await()
+          .atMost(SAMPLED)
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> {
+                HttpResponse<String> metrics = api.send("GET", "/metrics", null);
+                assertEquals(200, metrics.statusCode());
+                String body = metrics.body();
+                scrape.set(body);
+                return body.contains("rota_dead_letters 2.0")
+                    && body.contains("rota_agents{state=\"registered\"} 2.0")
+                    && body.contains("rota_inbox_unread 1.0")
+                    && body.contains("rota_pool_desired_runners{pool=\"default\"}");
+              });
+    } catch (ConditionTimeoutException e) {
+      // the caller's assertions name what the last scrape lacks
     }
-    return scrape;
+    return scrape.get();
   }
 
   private static void assertHelpForEveryFamily(String scrape) {

@@ -1,5 +1,6 @@
 package dev.rota.server;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,7 +19,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
@@ -79,18 +79,18 @@ class ProcessRunnerNodeTest {
     }
   }
 
-  private JsonNode awaitActivated(int port, String agentId) throws Exception {
-    Instant deadline = Instant.now().plus(TIMEOUT);
-    JsonNode agent = null;
-    while (Instant.now().isBefore(deadline)) {
-      agent = new ObjectMapper().readTree(send(port, "GET", "/v1/agents/" + agentId, null).body());
-      if (agent.get("activationCount").asInt() > 0
-          && agent.get("inbox").get("unread").asInt() == 0) {
-        return agent;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("not processed in time: " + agent);
+  private JsonNode awaitActivated(int port, String agentId) {
+    return await(agentId + " activated with nothing unread")
+        .atMost(TIMEOUT)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                new ObjectMapper()
+                    .readTree(send(port, "GET", "/v1/agents/" + agentId, null).body()),
+            agent ->
+                agent.get("activationCount").asInt() > 0
+                    && agent.get("inbox").get("unread").asInt() == 0);
   }
 
   private HttpResponse<String> send(int port, String method, String path, String body)

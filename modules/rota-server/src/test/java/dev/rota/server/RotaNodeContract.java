@@ -1,5 +1,6 @@
 package dev.rota.server;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,10 +22,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -33,6 +34,7 @@ import org.apache.pekko.persistence.query.EventEnvelope;
 import org.apache.pekko.persistence.query.Offset;
 import org.apache.pekko.persistence.query.PersistenceQuery;
 import org.apache.pekko.stream.javadsl.Sink;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -78,6 +80,49 @@ abstract class RotaNodeContract extends NodeOnDatabase {
     assertEquals(1, members.size(), members.toString());
     assertEquals(node.clusterAddress().toString(), members.get(0).get("node").asText());
     assertEquals("Up", members.get(0).get("status").asText());
+  }
+
+  /**
+   * Management's cluster routes are read-only: no one who reaches port 8558 can down, leave or join
+   * a member over HTTP. The member is still up afterwards.
+   */
+  @Test
+  @Order(2)
+  void managementRoutesCannotChangeTheCluster() throws Exception {
+    awaitStatus("/ready", 200);
+    String address = node.clusterAddress().toString();
+    String member =
+        "/cluster/members/"
+            + java.net.URLEncoder.encode(address, java.nio.charset.StandardCharsets.UTF_8);
+    var requests =
+        List.of(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.managementPort() + member))
+                .DELETE(),
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.managementPort() + member))
+                .PUT(HttpRequest.BodyPublishers.ofString("operation=Down"))
+                .header("Content-Type", "application/x-www-form-urlencoded"),
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + node.managementPort() + "/cluster/members"))
+                .POST(HttpRequest.BodyPublishers.ofString("address=" + address))
+                .header("Content-Type", "application/x-www-form-urlencoded"));
+    for (var request : requests) {
+      HttpResponse<String> answer =
+          http.send(request.timeout(TIMEOUT).build(), HttpResponse.BodyHandlers.ofString());
+      assertTrue(
+          answer.statusCode() == 404 || answer.statusCode() == 405,
+          answer.request().method()
+              + " "
+              + answer.request().uri()
+              + ": "
+              + answer.statusCode()
+              + " "
+              + answer.body());
+    }
+    JsonNode members =
+        new ObjectMapper()
+            .readTree(get(node.managementPort(), "/cluster/members").body())
+            .get("members");
+    assertEquals("Up", members.get(0).get("status").asText(), members.toString());
   }
 
   @Test
@@ -211,17 +256,27 @@ abstract class RotaNodeContract extends NodeOnDatabase {
     }
   }
 
+  /** The status of {@code path} once it is {@code expected}, or the last one seen in TIMEOUT. */
   private int awaitStatus(String path, int expected) throws Exception {
-    Instant deadline = Instant.now().plus(TIMEOUT);
-    int status = -1;
-    while (Instant.now().isBefore(deadline)) {
-      status = get(node.managementPort(), path).statusCode();
-      if (status == expected) {
-        return status;
-      }
-      Thread.sleep(100);
+    AtomicInteger status = new AtomicInteger(-1);
+    try {
+      await()
+          .atMost(TIMEOUT)
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> status.updateAndGet(s -> statusOf(path)) == expected);
+    } catch (ConditionTimeoutException e) {
+      // the caller asserts on the status it gets
     }
-    return status;
+    return status.get();
+  }
+
+  private int statusOf(String path) {
+    try {
+      return get(node.managementPort(), path).statusCode();
+    } catch (Exception e) {
+      throw new IllegalStateException(path, e);
+    }
   }
 
   private HttpResponse<String> get(int port, String path) throws Exception {

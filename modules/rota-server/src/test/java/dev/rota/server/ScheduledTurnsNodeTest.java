@@ -1,5 +1,6 @@
 package dev.rota.server;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,14 +15,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Issue 13's "must show" for schedules, on a real node over HTTP and real time: an agent whose
+ * Schedules (decisions 33–35) on a real node over HTTP. The long test, in real time: an agent whose
  * schedule fires every minute is down with its node across two fire times and gets exactly one
  * (coalesced) scheduled turn after the restart, then a scheduled turn within seconds of the next
- * fire. About two and a half minutes, most of it waiting for the clock.
+ * fire; about two and a half minutes, most of it waiting for the clock, so it is tagged {@code
+ * long} and runs with {@code -Pfaults}. The default build keeps the short one: a fire that has not
+ * come yet outlives a restart of the node. Coalescing and the rule itself are tested without a
+ * clock in rota-core and rota-cluster ({@code AgentEntityScheduleTest}).
  */
 @ExtendWith(LogCapturingExtension.class)
 class ScheduledTurnsNodeTest extends NodeOnDatabase {
@@ -45,6 +50,38 @@ class ScheduledTurnsNodeTest extends NodeOnDatabase {
   }
 
   @Test
+  void aFireThatHasNotComeOutlivesARestartOfTheNode() {
+    awaitReady();
+    String agent = "sched-short";
+    // A capability of its own, so that the long test's runner never takes this agent.
+    JsonNode view =
+        http()
+            .json(
+                "PUT",
+                "/v1/agents/" + agent,
+                """
+                {"capabilities": ["sched-short"],
+                 "schedules": [{"name": "yearly", "cron": "0 3 1 1 *", "timezone": "Europe/Berlin",
+                                "payload": {"task": "report"}}]}
+                """,
+                201);
+    Instant fire = Instant.parse(view.get("scheduled").get("nextFireAt").asText());
+    assertTrue(fire.isAfter(Instant.now()), view.toString());
+    assertFalse(view.get("scheduled").get("due").asBoolean(), view.toString());
+
+    node.stop();
+    node = RotaNode.startWith(nodeConfig(database));
+    awaitReady();
+
+    JsonNode after = http().json("GET", "/v1/agents/" + agent, null, 200);
+    assertEquals(
+        fire.toString(), after.get("scheduled").get("nextFireAt").asText(), after.toString());
+    assertFalse(after.get("scheduled").get("due").asBoolean(), after.toString());
+    assertEquals("yearly", after.get("schedules").get(0).get("name").asText(), after.toString());
+  }
+
+  @Test
+  @Tag("long")
   void scheduleFiresEveryMinuteAndFiresMissedWhileDownCoalesceIntoOneTurn() throws Exception {
     awaitReady();
     // A long minimum interval: after its first turn, no exploration turn can stand in for a
@@ -170,22 +207,19 @@ class ScheduledTurnsNodeTest extends NodeOnDatabase {
             200);
   }
 
-  private void awaitReady() throws InterruptedException {
+  private void awaitReady() {
     NodeHttp management = new NodeHttp(node.managementPort());
-    Instant deadline = Instant.now().plusSeconds(30);
-    while (Instant.now().isBefore(deadline)) {
-      if (management.send("GET", "/ready", null).statusCode() == 200) {
-        return;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("node not ready in 30 s");
+    await("node ready")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> management.send("GET", "/ready", null).statusCode() == 200);
   }
 
   private static Instant nextMinute(Instant t) {
     return t.truncatedTo(ChronoUnit.MINUTES).plusSeconds(60);
   }
 
+  /** Lets the wall clock pass a schedule's fire time: time passing is what the test is about. */
   private static void sleepUntil(Instant t) throws InterruptedException {
     long millis = Duration.between(Instant.now(), t).toMillis();
     if (millis > 0) {

@@ -238,7 +238,7 @@ final class BenchNode implements AutoCloseable {
     return apiBase;
   }
 
-  /** Unread notifications as the read model has them (it trails the agents by the projection). */
+  /** Unread notifications as the read model has them (the journal writes it with the events). */
   synchronized long unread() throws SQLException {
     return queryLong("select coalesce(sum(unread), 0) from agent_schedule");
   }

@@ -1,5 +1,6 @@
 package dev.rota.bench.metrics;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -34,9 +36,10 @@ class ProcessTreeCpuTest {
     assumeTrue(ProcessTreeCpu.available(), "no /proc here");
     Process busy = new ProcessBuilder("sh", "-c", "while :; do :; done").start();
     try {
-      Thread.sleep(400);
-      double cpu = ProcessTreeCpu.cpuMillis(busy.pid());
-      assertTrue(cpu > 0, "a busy shell used CPU: " + cpu);
+      double cpu =
+          await("a busy shell using CPU")
+              .atMost(Duration.ofSeconds(10))
+              .until(() -> ProcessTreeCpu.cpuMillis(busy.pid()), used -> used > 0);
       assertTrue(cpu < 10_000, "no more than it could have: " + cpu);
     } finally {
       busy.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
@@ -65,16 +68,19 @@ class ProcessTreeCpuTest {
       double reapedMillis = (root[2] + root[3]) * 1000.0 / ProcessTreeCpu.ticksPerSecond();
       double ownMillis = (root[0] + root[1]) * 1000.0 / ProcessTreeCpu.ticksPerSecond();
       assertTrue(reapedMillis > 0, "the reaped busy child's CPU is the shell's cutime+cstime");
-      Thread.sleep(400);
       double live =
-          tree.descendants()
-              .mapToDouble(
-                  d -> {
-                    long[] times = ProcessTreeCpu.stat(d.pid());
-                    return times == null ? 0 : times[0] + times[1];
-                  })
-              .sum();
-      assertTrue(live > 0, "the live busy grandchild used CPU");
+          await("the live busy grandchild using CPU")
+              .atMost(Duration.ofSeconds(10))
+              .until(
+                  () ->
+                      tree.descendants()
+                          .mapToDouble(
+                              d -> {
+                                long[] times = ProcessTreeCpu.stat(d.pid());
+                                return times == null ? 0 : times[0] + times[1];
+                              })
+                          .sum(),
+                  used -> used > 0);
       double total = ProcessTreeCpu.cpuMillis(tree.pid());
       assertTrue(
           total >= reapedMillis + ownMillis + live * 1000.0 / ProcessTreeCpu.ticksPerSecond(),

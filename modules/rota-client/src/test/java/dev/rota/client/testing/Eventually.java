@@ -1,7 +1,9 @@
 package dev.rota.client.testing;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.function.Supplier;
+import org.awaitility.Awaitility;
 
 /** Polls a condition that the node reaches asynchronously (the read model, the event feed). */
 public final class Eventually {
@@ -9,21 +11,10 @@ public final class Eventually {
 
   /** Returns the first non-null value of {@code probe}, or fails with {@code what}. */
   public static <T> T await(String what, Duration timeout, Supplier<T> probe) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      T value = probe.get();
-      if (value != null) {
-        return value;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + timeout.toSeconds() + " s: " + what);
-      }
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted while waiting for " + what);
-      }
-    }
+    return Awaitility.await(what)
+        .atMost(timeout)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(50))
+        .until(probe::get, Objects::nonNull);
   }
 }

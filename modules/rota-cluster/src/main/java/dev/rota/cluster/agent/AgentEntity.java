@@ -312,10 +312,11 @@ public final class AgentEntity
   }
 
   /**
-   * Snapshots keep recovery short; events are never deleted with them. The read-model projection
-   * reads events by tag, possibly well behind the entity (a burst of notifications to one agent):
-   * deleting an agent's events two snapshots back could delete events it has not read yet, and the
-   * read model would silently miss them.
+   * Snapshots keep recovery short; events are never deleted with them (decision 10). The journal
+   * writes the read model with the events, but the events stream reads them by tag, and the
+   * read-model projection, when it is the writer (decision 75), reads them by tag possibly well
+   * behind the entity: deleting an agent's events two snapshots back could delete events it has not
+   * read yet, and the read model would silently miss them.
    */
   @Override
   public RetentionCriteria retentionCriteria() {

@@ -253,7 +253,7 @@ final class LeaseCommands {
 
   private void toRunnerHealth(Lease lease, RunnerOutcome.Kind kind, Instant now, String error) {
     metrics.runnerActivation(
-        RunnerOutcome.poolOf(lease.runnerId()), kind.name().toLowerCase(Locale.ROOT));
+        metrics.poolLabel(lease.runnerId()), kind.name().toLowerCase(Locale.ROOT));
     RunnerHealth.report(
         system,
         lease.runnerId(),

@@ -13,12 +13,26 @@ import java.time.Duration;
  * @param maxReportSeconds the longest degradation a runner may report for itself
  * @param blockedRetryAfter the most a degraded or draining runner is told to wait before it asks
  *     again
+ * @param maxBlocks the most runners blocked at once by degradation (their own report or their
+ *     record); past it no further runner is degraded, so that the blocks the singleton publishes
+ *     every second stay far below Artery's frame size. An admin's drain is always taken.
  */
 public record HealthSettings(
     HealthPolicy policy,
     Duration retryAvoidWindow,
     long maxReportSeconds,
-    Duration blockedRetryAfter) {
+    Duration blockedRetryAfter,
+    int maxBlocks) {
+
+  public static final int DEFAULT_MAX_BLOCKS = 256;
+
+  public HealthSettings(
+      HealthPolicy policy,
+      Duration retryAvoidWindow,
+      long maxReportSeconds,
+      Duration blockedRetryAfter) {
+    this(policy, retryAvoidWindow, maxReportSeconds, blockedRetryAfter, DEFAULT_MAX_BLOCKS);
+  }
 
   public static HealthSettings from(Config config) {
     Config c = config.getConfig("rota.runner-health");
@@ -30,6 +44,7 @@ public record HealthSettings(
             c.getDuration("stats-window")),
         c.getDuration("retry-avoid-window"),
         c.getLong("max-report-seconds"),
-        c.getDuration("blocked-retry-after"));
+        c.getDuration("blocked-retry-after"),
+        c.hasPath("max-blocks") ? c.getInt("max-blocks") : DEFAULT_MAX_BLOCKS);
   }
 }

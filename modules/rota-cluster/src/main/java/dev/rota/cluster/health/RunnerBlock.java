@@ -8,10 +8,19 @@ import java.time.Instant;
  * Why a runner gets no new work: it is degraded (until {@code until}) or draining (until an admin
  * restores it, {@code until} null).
  *
- * @param reason the runner's own words, or why Rota degraded it
+ * @param reason the runner's own words, or why Rota degraded it; at most {@value #MAX_REASON}
+ *     characters (longer ones are cut), as every block is published to every node each second
  */
 public record RunnerBlock(Status status, String reason, Instant since, Instant until)
     implements CborSerializable {
+
+  public static final int MAX_REASON = 200;
+
+  public RunnerBlock {
+    if (reason != null && reason.length() > MAX_REASON) {
+      reason = reason.substring(0, MAX_REASON - 1) + "…";
+    }
+  }
 
   public enum Status {
     DEGRADED,

@@ -162,6 +162,7 @@ public final class RunnerHealth
   private final ActorRef<Topic.Command<Blocks>> topic;
   private final HealthSettings settings;
   private final RotaMetrics metrics;
+  private long lastFullWarning;
 
   /** Figures per runner, least recently heard first. */
   private final Map<String, RunnerRecord> records =
@@ -216,7 +217,9 @@ public final class RunnerHealth
     RunnerRecord record = records.computeIfAbsent(cmd.runnerId(), id -> new RunnerRecord());
     boolean degrade = record.record(outcome, settings.policy());
     RunnerBlock block = state.blocks().get(cmd.runnerId());
-    if (!degrade || (block != null && block.inForce(Instant.now()))) {
+    if (!degrade
+        || (block != null && block.inForce(Instant.now()))
+        || full(state, cmd.runnerId())) {
       return Effect().noReply();
     }
     Instant now = Instant.now();
@@ -250,6 +253,9 @@ public final class RunnerHealth
         // Draining lasts until an admin restores the runner; its own report does not shorten it.
         return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), block));
       }
+      if (full(state, cmd.runnerId())) {
+        return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), block));
+      }
       return persistAndAnswer(
           new RunnerDegraded(cmd.runnerId(), cmd.reason(), now, now.plusSeconds(seconds), true),
           cmd.replyTo());
@@ -259,6 +265,27 @@ public final class RunnerHealth
     }
     return persistAndAnswer(
         new RunnerRestored(cmd.runnerId(), "reported healthy", now), cmd.replyTo());
+  }
+
+  /**
+   * Whether another runner may not be degraded: {@code max-blocks} runners are blocked already and
+   * this one is not among them. Logged (at most once a minute), since a runner then keeps getting
+   * work although it asked not to.
+   */
+  private boolean full(State state, String runnerId) {
+    if (state.blocks().size() < settings.maxBlocks() || state.blocks().containsKey(runnerId)) {
+      return false;
+    }
+    long now = System.nanoTime();
+    if (now - lastFullWarning > Duration.ofMinutes(1).toNanos() || lastFullWarning == 0) {
+      lastFullWarning = now;
+      org.slf4j.LoggerFactory.getLogger(RunnerHealth.class)
+          .warn(
+              "{} runners are blocked (rota.runner-health.max-blocks): no further runner is"
+                  + " degraded until some are restored",
+              state.blocks().size());
+    }
+    return true;
   }
 
   private ReplyEffect<Event, State> onDrain(State state, Drain cmd) {
@@ -355,9 +382,9 @@ public final class RunnerHealth
   /** Counts blocks by pool as they are persisted (not at recovery). */
   private void countBlock(Event event) {
     if (event instanceof RunnerDegraded e) {
-      metrics.runnerBlocked(RunnerOutcome.poolOf(e.runnerId()), Status.DEGRADED.wireName());
+      metrics.runnerBlocked(metrics.poolLabel(e.runnerId()), Status.DEGRADED.wireName());
     } else if (event instanceof RunnerDraining e) {
-      metrics.runnerBlocked(RunnerOutcome.poolOf(e.runnerId()), Status.DRAINING.wireName());
+      metrics.runnerBlocked(metrics.poolLabel(e.runnerId()), Status.DRAINING.wireName());
     }
   }
 

@@ -71,6 +71,39 @@ public final class RotaMetrics implements Extension {
   private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
   private boolean jvmBound;
 
+  /** The configured pool names: the only pool labels besides {@code external}. */
+  private volatile java.util.Set<String> knownPools = java.util.Set.of();
+
+  /**
+   * The pool label of a runner's series: the pool part of an in-cluster runner id ({@code
+   * node/pool-index}) when that pool is configured ({@code rota.runners.pools}, {@code
+   * rota.pools.pools}), else {@code external}. Never taken from the raw runner id alone, which any
+   * runner token chooses: the label has as many values as the configuration has pools.
+   */
+  public String poolLabel(String runnerId) {
+    String pool = dev.rota.core.health.RunnerOutcome.poolOf(runnerId);
+    return knownPools.contains(pool) ? pool : "external";
+  }
+
+  /** The pool names configured in {@code config} (both lists, when present). */
+  static java.util.Set<String> configuredPools(com.typesafe.config.Config config) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (String key : java.util.List.of("rota.runners.pools", "rota.pools.pools")) {
+      if (config.hasPath(key)) {
+        try {
+          for (com.typesafe.config.Config pool : config.getConfigList(key)) {
+            if (pool.hasPath("name")) {
+              names.add(pool.getString("name"));
+            }
+          }
+        } catch (com.typesafe.config.ConfigException e) {
+          // a malformed list fails where it is read for its own use; no labels from it here
+        }
+      }
+    }
+    return java.util.Set.copyOf(names);
+  }
+
   private RotaMetrics() {
     // promtool's lint refuses two of the binders' names (an abbreviated unit, a gauge named
     // _count); process_cpu_usage and system_cpu_usage stay.
@@ -375,7 +408,7 @@ public final class RotaMetrics implements Extension {
     activationDuration.record(duration.isNegative() ? Duration.ZERO : duration);
   }
 
-  /** The read-model projection skipped an event it could not apply. */
+  /** The read-model writer skipped an event it could not apply. */
   public void readModelEventSkipped() {
     readModelSkipped.increment();
   }
@@ -440,6 +473,7 @@ public final class RotaMetrics implements Extension {
     @Override
     public RotaMetrics createExtension(ActorSystem<?> system) {
       RotaMetrics metrics = new RotaMetrics();
+      metrics.knownPools = configuredPools(system.settings().config());
       system.getWhenTerminated().whenComplete((done, failure) -> metrics.close());
       return metrics;
     }

@@ -15,19 +15,23 @@ public interface ExecutorFactory {
   /**
    * The executors by name: {@code noop}, {@code process}, {@code http}; any other name is the class
    * name of an {@link Executor} with a public constructor taking an {@link ExecutorContext} (or
-   * none). A misconfigured executor throws here, so a node with a broken pool fails at start.
+   * none). Every executor's outcomes pass through the node's {@link Redactor}. A misconfigured
+   * executor throws here, so a node with a broken pool fails at start.
    */
   static ExecutorFactory standard(ActorSystem<?> system, RunnerSettings settings) {
     return pool -> {
       var blocking =
           system.dispatchers().lookup(DispatcherSelector.fromConfig(settings.blockingDispatcher()));
       var context = new ExecutorContext(system, pool.name(), pool.executorSettings(), blocking);
-      return switch (pool.executor()) {
-        case "noop" -> new NoopExecutor(context);
-        case "process" -> new ProcessExecutor(context);
-        case "http" -> new HttpExecutor(context);
-        default -> custom(pool.executor(), context);
-      };
+      Executor executor =
+          switch (pool.executor()) {
+            case "noop" -> new NoopExecutor(context);
+            case "process" -> new ProcessExecutor(context);
+            case "http" -> new HttpExecutor(context);
+            default -> custom(pool.executor(), context);
+          };
+      // The node's configured secrets never reach an agent's history or a log through an outcome.
+      return Redactor.from(system.settings().config()).wrap(executor);
     };
   }
 

@@ -267,7 +267,7 @@ class AssignmentTest {
   void longWaitingNotificationJumpsTheLine() throws Exception {
     String patient = register("patient");
     notify(patient, 1);
-    Thread.sleep(3500);
+    Thread.sleep(3500); // past rota.scheduling.inbox-max-wait (3 s here): the notification waited
     String loud = register("loud");
     notify(loud, 3);
     assertEquals(patient, agentOf(granted(claim("r1", RunnerMode.NOTIFICATION))));
@@ -284,7 +284,7 @@ class AssignmentTest {
     testKit.system().scheduler();
     assertFalse(waiting.isDone());
     try {
-      Thread.sleep(300);
+      Thread.sleep(300); // the poll waits with nothing to take before the work arrives
     } catch (InterruptedException e) {
       throw new AssertionError(e);
     }

@@ -161,4 +161,60 @@ class RunnerHealthTest {
                 : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete());
     assertTrue(kit.getState().blocks().isEmpty());
   }
+
+  @Test
+  void noMoreThanMaxBlocksRunnersAreDegradedAndLongReasonsAreCut() {
+    HealthSettings capped =
+        new HealthSettings(
+            HealthPolicy.DEFAULT, Duration.ofSeconds(30), 3600, Duration.ofSeconds(30), 3);
+    ActorRef<Topic.Command<Blocks>> topic =
+        TEST_KIT.spawn(Topic.create(Blocks.class, "capped-" + System.nanoTime()));
+    TestProbe<Blocks> seen = TEST_KIT.createTestProbe();
+    topic.tell(Topic.subscribe(seen.ref()));
+    var capKit =
+        EventSourcedBehaviorTestKit.<Command, Event, State>create(
+            TEST_KIT.system(),
+            RunnerHealth.create(topic, capped, RotaMetrics.get(TEST_KIT.system())),
+            EventSourcedBehaviorTestKit.enabledSerializationSettings());
+    capKit.clear();
+    String longReason = "x".repeat(5000);
+    for (int i = 0; i < 10; i++) {
+      String id = "flood-" + i;
+      capKit.<RunnerState>runCommand(r -> new RunnerHealth.Report(id, true, longReason, 600, r));
+    }
+    assertEquals(
+        3, capKit.getState().blocks().size(), capKit.getState().blocks().keySet().toString());
+    for (RunnerBlock block : capKit.getState().blocks().values()) {
+      assertTrue(block.reason().length() <= RunnerBlock.MAX_REASON, block.reason());
+    }
+    var refused =
+        capKit.<RunnerState>runCommand(r -> new RunnerHealth.Report("flood-9", true, "oom", 60, r));
+    assertNull(refused.reply().block(), "past the cap a runner is not degraded");
+    assertTrue(refused.events().isEmpty(), "and nothing is persisted for it");
+    // A runner already blocked can still be reported, and an admin's drain is always taken.
+    var again =
+        capKit.<RunnerState>runCommand(r -> new RunnerHealth.Report("flood-0", true, "oom", 60, r));
+    assertEquals(Status.DEGRADED, again.reply().block().status());
+    var drained = capKit.<RunnerState>runCommand(r -> new RunnerHealth.Drain("admin-pick", r));
+    assertEquals(Status.DRAINING, drained.reply().block().status());
+  }
+
+  @Test
+  void thePoolLabelOfMetricsIsAConfiguredPoolOrExternal() {
+    var config =
+        ConfigFactory.parseString(
+            "rota.runners.pools = [{ name = scripts, count = 1 }]\n"
+                + "rota.pools.pools = [{ name = notify }]");
+    var kit = ActorTestKit.create("PoolLabels", config.withFallback(ConfigFactory.load()));
+    try {
+      RotaMetrics metrics = RotaMetrics.get(kit.system());
+      assertEquals("scripts", metrics.poolLabel("10.0.0.1:25520/scripts-3"));
+      assertEquals("notify", metrics.poolLabel("node/notify-0"));
+      assertEquals("external", metrics.poolLabel("runner-7"));
+      assertEquals("external", metrics.poolLabel("x/any-name-a-runner-picks-1"));
+      assertEquals("external", metrics.poolLabel("x/" + "y".repeat(100) + "-1"));
+    } finally {
+      kit.shutdownTestKit();
+    }
+  }
 }

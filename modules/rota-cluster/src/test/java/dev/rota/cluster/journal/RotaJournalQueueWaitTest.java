@@ -101,6 +101,7 @@ class RotaJournalQueueWaitTest {
         .toCompletableFuture();
   }
 
+  /** Holds a write in the queue for a set time: the queue wait is what the test measures. */
   private static void sleep(long millis) {
     try {
       Thread.sleep(millis);

@@ -150,6 +150,7 @@ class AgentScheduleProjectionRestartTest {
         tag);
   }
 
+  /** Gives a stopped (or caught-up) projection time to write what it must not: nothing to await. */
   private static void sleep(Duration d) {
     try {
       Thread.sleep(d.toMillis());

@@ -60,7 +60,7 @@ class JdbcPartitionLoaderTest {
     CompletionStage<List<Versioned>> second = loader.load(3);
     CompletionStage<List<Versioned>> third = loader.load(3);
     assertSame(second, third, "asked while the same next load is pending: shared");
-    Thread.sleep(100);
+    Thread.sleep(100); // time for a second load to start, if the loader wrongly started one
     assertEquals(1, started.size(), "never two loads of one partition at once");
 
     release(0);

@@ -59,7 +59,7 @@ class HttpExecutorTest {
         "/slow",
         exchange -> {
           try {
-            Thread.sleep(3000);
+            Thread.sleep(3000); // a webhook slower than the executor's timeout
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }

@@ -28,8 +28,19 @@ import org.junit.jupiter.api.io.TempDir;
 /** The process executor with real {@code sh -c} scripts, run by a runner against real agents. */
 @ExtendWith(LogCapturingExtension.class)
 class ProcessExecutorTest {
+  private static final String ADMIN_TOKEN = "adm1n-t0ken-9f2c";
+  private static final String DB_PASSWORD = "db-pa55word-41e7";
+  // A node configured with secrets, as ROTA_API_TOKENS and ROTA_DB_PASSWORD would configure it.
   private static final ActorTestKit KIT =
-      TestCluster.start("ProcessExecutorTest", "", AgentChangeListener.NONE);
+      TestCluster.start(
+          "ProcessExecutorTest",
+          "rota.http.tokens-list = \""
+              + ADMIN_TOKEN
+              + ":admin;other-t0ken-5d:runner\"\n"
+              + "rota.db.password = \""
+              + DB_PASSWORD
+              + "\"",
+          AgentChangeListener.NONE);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path tmp;
@@ -175,5 +186,69 @@ class ProcessExecutorTest {
           assertFalse(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
           return null;
         });
+  }
+
+  @Test
+  void theProcessGetsACleanEnvironmentWithOnlyPassEnvAndEnv() throws Exception {
+    assertFalse(System.getenv().isEmpty(), "the test JVM has no environment to hide");
+    Run run =
+        run(
+            "proc-env",
+            "cat > /dev/null; printenv",
+            Map.of("env", Map.of("GIVEN", "yes"), "pass-env", List.of("PATH", "NOT_SET_ANYWHERE")));
+
+    var completed = assertInstanceOf(Outcome.Completed.class, run.outcome());
+    String printed = completed.result().get("stdout").asText();
+    var names =
+        printed.lines().filter(l -> l.contains("=")).map(l -> l.substring(0, l.indexOf('=')));
+    // What sh itself exports (PWD, SHLVL, _) aside, exactly pass-env, env and Rota's own.
+    var shells = List.of("PWD", "OLDPWD", "SHLVL", "_");
+    var expected =
+        List.of(
+            "GIVEN",
+            "PATH",
+            "ROTA_AGENT_ID",
+            "ROTA_LEASE_ID",
+            "ROTA_ACTIVATION_KIND",
+            "ROTA_ATTEMPT");
+    assertEquals(
+        new java.util.TreeSet<>(expected),
+        names
+            .filter(n -> !shells.contains(n))
+            .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new)),
+        printed);
+    assertTrue(printed.contains("PATH=" + System.getenv("PATH") + "\n"), printed);
+  }
+
+  @Test
+  void printenvOnStderrPutsNoTokenNorPasswordInTheHistory() throws Exception {
+    // Even when an operator hands the secrets to the process (env here; pass-env alike), what the
+    // process prints of them is redacted before the agent's history records it.
+    Run run =
+        run(
+            "proc-printenv",
+            "printenv >&2; exit 1",
+            Map.of("env", Map.of("LEAKED_TOKENS", ADMIN_TOKEN, "PGPASS", DB_PASSWORD)));
+
+    var failed = assertInstanceOf(Outcome.Failed.class, run.outcome());
+    String history = String.valueOf(run.agent().history());
+    String error = failed.error();
+    assertTrue(error.contains("LEAKED_TOKENS=[redacted]"), error);
+    assertTrue(error.contains("PGPASS=[redacted]"), error);
+    for (String text : List.of(error, history)) {
+      assertFalse(text.contains(ADMIN_TOKEN), "the admin token is in: " + text);
+      assertFalse(text.contains(DB_PASSWORD), "the database password is in: " + text);
+    }
+  }
+
+  @Test
+  void secretsInAJsonResultAreRedactedToo() throws Exception {
+    Run run =
+        run(
+            "proc-json-secret",
+            "cat > /dev/null; echo \"{\\\"t\\\": \\\"x$T\\\"}\"",
+            Map.of("env", Map.of("T", "other-t0ken-5d")));
+
+    assertEquals(new Outcome.Completed(JSON.readTree("{\"t\": \"x[redacted]\"}")), run.outcome());
   }
 }

@@ -215,7 +215,7 @@ class RunnerTest {
     var executor = new RecordingExecutor(new NoopExecutor(Duration.ZERO));
     var runner = runner("paused", SETTINGS, executor, dispatcher);
 
-    Thread.sleep(1000);
+    Thread.sleep(1000); // the test counts the requests made in a fixed time
     int asked = requests.get();
     // paused-backoff is 200 ms in these tests: about five requests, not a spin.
     assertTrue(asked >= 3 && asked <= 8, "asked " + asked + " times in 1 s");

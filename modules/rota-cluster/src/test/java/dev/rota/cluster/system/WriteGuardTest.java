@@ -1,5 +1,6 @@
 package dev.rota.cluster.system;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -37,10 +38,8 @@ class WriteGuardTest {
 
     Cluster cluster = Cluster.get(testKit.system());
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (guard.refusal().isPresent() && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-    }
-    assertEquals(Optional.empty(), guard.refusal());
+    await("this node an Up member that may write")
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(() -> assertEquals(Optional.empty(), guard.refusal()));
   }
 }

@@ -72,7 +72,8 @@ class NodeLifecycleTest {
                     throw new IllegalStateException("the long poll got no answer: " + e, e);
                   }
                 });
-        Thread.sleep(1500); // the claim is parked by now
+        // The claim is parked by now; the node in its own process shows no signal of it to await.
+        Thread.sleep(1500);
         long sent = System.nanoTime();
         node.terminate();
         RotaApi.Response answer = longPoll.get(20, TimeUnit.SECONDS);
@@ -119,7 +120,7 @@ class NodeLifecycleTest {
           return observations;
         }
       }
-      Thread.sleep(10);
+      Thread.sleep(10); // samples every 10 ms: the record of each state the start passes through
     }
     observations.add("VIOLATION: not ready within 180 s");
     return observations;

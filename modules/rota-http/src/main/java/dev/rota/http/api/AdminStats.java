@@ -2,7 +2,7 @@ package dev.rota.http.api;
 
 /**
  * The answer of {@code GET /admin/stats}. Agent, inbox, activation and dead-letter figures come
- * from the read model (cluster-wide, as fresh as the projection); latency and {@code perSecond1m}
+ * from the read model (cluster-wide, as of the committed events); latency and {@code perSecond1m}
  * are this node's meters; runners are what the nodes' dispatchers and pools report.
  */
 public record AdminStats(
@@ -65,7 +65,7 @@ public record AdminStats(
   public record Runners(long active, long busy, long desired) {}
 
   /**
-   * @param skippedEvents events the read-model projection could not apply (a value a column cannot
+   * @param skippedEvents events the read-model writer could not apply (a value a column cannot
    *     hold): skipped so that their partition keeps moving, logged at ERROR and listed in the
    *     table {@code rota_skipped_event}; anything but 0 needs an operator's look
    */

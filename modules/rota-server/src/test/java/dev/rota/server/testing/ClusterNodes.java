@@ -9,7 +9,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
@@ -20,6 +19,7 @@ import org.apache.pekko.cluster.sharding.ShardRegion;
 import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.awaitility.Awaitility;
 
 /** What tests of several nodes in one JVM ask of them: ports, members, where agents live. */
 public final class ClusterNodes {
@@ -79,12 +79,10 @@ public final class ClusterNodes {
   /** Polls {@code condition} every 100 ms until it holds, failing after {@code timeout}. */
   public static void await(String what, Duration timeout, BooleanSupplier condition)
       throws InterruptedException {
-    Instant deadline = Instant.now().plus(timeout);
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(100);
-    }
+    Awaitility.await(what)
+        .atMost(timeout)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(100))
+        .until(condition::getAsBoolean);
   }
 }

@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs {@code rota.runners.process.command} once per activation, with the assignment JSON on stdin
  * and {@code ROTA_AGENT_ID}, {@code ROTA_LEASE_ID}, {@code ROTA_ACTIVATION_KIND}, {@code
- * ROTA_ATTEMPT} in its environment.
+ * ROTA_ATTEMPT} in its environment. The environment is otherwise clean: only the node's variables
+ * listed in {@code pass-env} and the configured {@code env} map (see {@link #environment}); the
+ * node's secrets are also removed from what the process hands back ({@code Redactor}).
  *
  * <ul>
  *   <li>Exit 0 completes the activation. The result is stdout parsed as JSON when it is exactly one
@@ -53,6 +55,7 @@ public final class ProcessExecutor implements Executor {
   private final File workingDir;
   private final Duration timeout;
   private final Map<String, String> env;
+  private final List<String> passEnv;
   private final long maxOutput;
   private final java.util.concurrent.Executor blocking;
 
@@ -70,6 +73,7 @@ public final class ProcessExecutor implements Executor {
     if (c.hasPath("env")) {
       c.getObject("env").unwrapped().forEach((k, v) -> env.put(k, String.valueOf(v)));
     }
+    this.passEnv = c.hasPath("pass-env") ? List.copyOf(c.getStringList("pass-env")) : List.of();
     this.maxOutput = c.hasPath("max-output") ? c.getBytes("max-output") : 1 << 20;
     this.blocking = context.blocking();
   }
@@ -114,7 +118,8 @@ public final class ProcessExecutor implements Executor {
       if (workingDir != null) {
         builder.directory(workingDir);
       }
-      builder.environment().putAll(env);
+      builder.environment().clear();
+      builder.environment().putAll(environment(passEnv, env, System.getenv()));
       builder.environment().put("ROTA_AGENT_ID", activation.agentId());
       builder.environment().put("ROTA_LEASE_ID", activation.leaseId());
       builder.environment().put("ROTA_ACTIVATION_KIND", activation.lease().kind().wireName());
@@ -148,6 +153,24 @@ public final class ProcessExecutor implements Executor {
               }
             },
             blocking);
+  }
+
+  /**
+   * A process's environment: only the node's variables named in {@code pass-env}, then the
+   * configured {@code env} over them (the {@code ROTA_*} activation variables are added after).
+   * Nothing else of the node's environment (its API tokens, database password) reaches the process.
+   */
+  static Map<String, String> environment(
+      List<String> passEnv, Map<String, String> env, Map<String, String> nodeEnv) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String name : passEnv) {
+      String value = nodeEnv.get(name);
+      if (value != null) {
+        out.put(name, value);
+      }
+    }
+    out.putAll(env);
+    return out;
   }
 
   private static Outcome outcome(int exitCode, String stdout, String stderr) {

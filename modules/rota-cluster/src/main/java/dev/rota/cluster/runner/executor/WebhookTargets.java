@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -18,10 +19,16 @@ import java.util.Optional;
  * <ul>
  *   <li>a host name, optionally with a port: {@code hooks.example.com}, {@code
  *       hooks.example.com:8443}; {@code *.example.com} allows every name under {@code example.com};
- *   <li>an IP address or a CIDR block: {@code 127.0.0.1}, {@code [::1]:9000}, {@code 10.96.0.0/12};
+ *   <li>an IP address or a CIDR block, optionally with a port: {@code 127.0.0.1}, {@code
+ *       [::1]:9000}, {@code 10.96.0.0/12}, {@code 10.96.0.0/12:443}, {@code [fd00::]/8:8443};
  *   <li>a URL prefix: {@code https://hooks.example.com/rota/} allows URLs with that scheme, host
- *       and port whose path starts with the prefix's path.
+ *       and port whose path segments begin with the prefix's ({@code /rota} allows {@code
+ *       /rota/hook}, not {@code /rotaX/hook}).
  * </ul>
+ *
+ * <p>A URL whose path has a segment that decodes to {@code .} or {@code ..}, or holds an encoded
+ * {@code /}, {@code \} or NUL, is refused whatever the entries: a server may decode and resolve it
+ * out of the allowed prefix.
  *
  * <p>A URL is allowed when it is http(s), carries no user info and matches an entry. The address
  * its host resolves to is checked again right before each call ({@link #resolve}): a loopback,
@@ -87,7 +94,11 @@ public final class WebhookTargets {
     if (uri.getHost() == null || uri.getRawUserInfo() != null) {
       return Optional.of("must be http(s)://host[:port]/path, without user info");
     }
-    if (entries.stream().noneMatch(e -> e.allows(scheme, host(uri), port(uri), path(uri)))) {
+    Optional<List<String>> segments = segments(path(uri));
+    if (segments.isEmpty()) {
+      return Optional.of("has an encoded dot segment or separator in its path");
+    }
+    if (entries.stream().noneMatch(e -> e.allows(scheme, host(uri), port(uri), segments.get()))) {
       return Optional.of("is not an allowed webhook target (" + KEY + ")");
     }
     return Optional.empty();
@@ -102,7 +113,9 @@ public final class WebhookTargets {
   InetAddress resolve(URI uri, Resolver resolver) throws UnknownHostException {
     InetAddress[] addresses = resolver.resolve(host(uri));
     for (InetAddress address : addresses) {
-      if (isInward(address) && entries.stream().noneMatch(e -> e.names(address))) {
+      if (isInward(address)
+          && entries.stream()
+              .noneMatch(e -> e.names(address) && (e.port() < 0 || e.port() == port(uri)))) {
         throw new RefusedAddress(host(uri), address);
       }
     }
@@ -146,16 +159,26 @@ public final class WebhookTargets {
       if ((b[0] & 0xfe) == 0xfc) {
         return true;
       }
-      boolean mapped = true;
+      boolean zeros = true;
       for (int i = 0; i < 10; i++) {
-        mapped &= b[i] == 0;
+        zeros &= b[i] == 0;
       }
-      if (mapped && (b[10] & 0xff) == 0xff && (b[11] & 0xff) == 0xff) {
-        try {
-          return isInward(InetAddress.getByAddress(new byte[] {b[12], b[13], b[14], b[15]}));
-        } catch (UnknownHostException e) {
-          return true;
+      // IPv4-mapped ::ffff:a.b.c.d and IPv4-compatible ::a.b.c.d carry an IPv4 address.
+      if (zeros && ((b[10] & b[11] & 0xff) == 0xff || (b[10] | b[11]) == 0)) {
+        return isInward(embedded(b, 12));
+      }
+      // NAT64: 64:ff9b::/96 (well-known) reaches a.b.c.d; the rest of 64:ff9b::/32 (64:ff9b:1::/48
+      // is for local use) is taken as inward.
+      if (b[0] == 0 && b[1] == 0x64 && (b[2] & 0xff) == 0xff && (b[3] & 0xff) == 0x9b) {
+        boolean wellKnown = true;
+        for (int i = 4; i < 12; i++) {
+          wellKnown &= b[i] == 0;
         }
+        return !wellKnown || isInward(embedded(b, 12));
+      }
+      // 6to4: 2002:AABB:CCDD::/48 reaches a.b.c.d = AA.BB.CC.DD.
+      if (b[0] == 0x20 && b[1] == 0x02) {
+        return isInward(embedded(b, 2));
       }
       return false;
     }
@@ -164,6 +187,43 @@ public final class WebhookTargets {
     return first == 0
         || (first == 100 && second >= 64 && second < 128)
         || (first == 255 && (b[1] & b[2] & b[3] & 0xff) == 0xff);
+  }
+
+  /** The IPv4 address in the four bytes from {@code from}. */
+  private static InetAddress embedded(byte[] b, int from) {
+    try {
+      return InetAddress.getByAddress(new byte[] {b[from], b[from + 1], b[from + 2], b[from + 3]});
+    } catch (UnknownHostException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * A raw path's segments, percent-decoded, without a trailing empty one; empty when one decodes to
+   * {@code .} or {@code ..} or holds a {@code /}, {@code \} or NUL (or is not decodable).
+   */
+  static Optional<List<String>> segments(String rawPath) {
+    List<String> out = new ArrayList<>();
+    String[] raw = rawPath.split("/", -1);
+    for (int i = 1; i < raw.length; i++) {
+      String segment;
+      try {
+        segment = java.net.URLDecoder.decode(raw[i].replace("+", "%2B"), StandardCharsets.UTF_8);
+      } catch (IllegalArgumentException e) {
+        return Optional.empty();
+      }
+      if (segment.equals(".")
+          || segment.equals("..")
+          || segment.contains("/")
+          || segment.contains("\\")
+          || segment.indexOf('\0') >= 0) {
+        return Optional.empty();
+      }
+      if (i < raw.length - 1 || !segment.isEmpty()) {
+        out.add(segment);
+      }
+    }
+    return Optional.of(out);
   }
 
   private static String host(URI uri) {
@@ -200,7 +260,12 @@ public final class WebhookTargets {
    * -1 for any, {@code network} is set for an address or CIDR block.
    */
   private record Entry(
-      String scheme, String host, int port, String pathPrefix, byte[] network, int prefixBits) {
+      String scheme,
+      String host,
+      int port,
+      List<String> pathPrefix,
+      byte[] network,
+      int prefixBits) {
 
     static Entry parse(String text) {
       if (text.isEmpty()) {
@@ -235,10 +300,17 @@ public final class WebhookTargets {
       if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
         throw new IllegalArgumentException(KEY + ": '" + text + "' is not an http(s) URL");
       }
-      return host(text, WebhookTargets.host(uri), WebhookTargets.port(uri), scheme, path(uri));
+      List<String> prefix =
+          segments(path(uri))
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          KEY + ": '" + text + "' has an encoded dot segment or separator"));
+      return host(text, WebhookTargets.host(uri), WebhookTargets.port(uri), scheme, prefix);
     }
 
-    private static Entry host(String text, String host, int port, String scheme, String path) {
+    private static Entry host(
+        String text, String host, int port, String scheme, List<String> path) {
       String name = host.toLowerCase(Locale.ROOT);
       if (name.startsWith("[") && name.endsWith("]")) {
         name = name.substring(1, name.length() - 1);
@@ -256,18 +328,32 @@ public final class WebhookTargets {
       return new Entry(scheme, name, port, path, null, 0);
     }
 
+    /**
+     * {@code a.b.c.d/n}, {@code a.b.c.d/n:port}, {@code v6/n}, {@code [v6]/n}, {@code [v6]/n:port}.
+     */
     private static Entry cidr(String text, int slash) {
-      Optional<InetAddress> address = literal(text.substring(0, slash));
+      String network = text.substring(0, slash);
+      if (network.startsWith("[") && network.endsWith("]")) {
+        network = network.substring(1, network.length() - 1);
+      }
+      Optional<InetAddress> address = literal(network);
+      String rest = text.substring(slash + 1);
+      int port = -1;
+      int colon = rest.indexOf(':');
+      if (colon >= 0) {
+        port = portOf(text, rest.substring(colon + 1));
+        rest = rest.substring(0, colon);
+      }
       int bits;
       try {
-        bits = Integer.parseInt(text.substring(slash + 1));
+        bits = Integer.parseInt(rest);
       } catch (NumberFormatException e) {
         bits = -1;
       }
       if (address.isEmpty() || bits < 0 || bits > address.get().getAddress().length * 8) {
         throw new IllegalArgumentException(KEY + ": '" + text + "' is not a CIDR block");
       }
-      return new Entry(null, null, -1, null, address.get().getAddress(), bits);
+      return new Entry(null, null, port, null, address.get().getAddress(), bits);
     }
 
     private static int portOf(String text, String port) {
@@ -282,14 +368,16 @@ public final class WebhookTargets {
       throw new IllegalArgumentException(KEY + ": '" + text + "' has an invalid port");
     }
 
-    boolean allows(String urlScheme, String urlHost, int urlPort, String urlPath) {
+    boolean allows(String urlScheme, String urlHost, int urlPort, List<String> urlPath) {
       if (scheme != null && !scheme.equals(urlScheme)) {
         return false;
       }
       if (port >= 0 && port != urlPort) {
         return false;
       }
-      if (pathPrefix != null && !urlPath.startsWith(pathPrefix)) {
+      if (pathPrefix != null
+          && (urlPath.size() < pathPrefix.size()
+              || !urlPath.subList(0, pathPrefix.size()).equals(pathPrefix))) {
         return false;
       }
       if (network != null) {

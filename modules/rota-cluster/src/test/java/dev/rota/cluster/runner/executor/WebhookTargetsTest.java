@@ -108,4 +108,95 @@ class WebhookTargetsTest {
       assertTrue(error.getMessage().startsWith(WebhookTargets.KEY), error.getMessage());
     }
   }
+
+  private static final WebhookTargets PREFIX =
+      WebhookTargets.of(List.of("http://127.0.0.1:9/rota"));
+
+  @Test
+  void aUrlPrefixMatchesWholePathSegments() {
+    assertTrue(PREFIX.refusal("http://127.0.0.1:9/rota").isEmpty());
+    assertTrue(PREFIX.refusal("http://127.0.0.1:9/rota/").isEmpty());
+    assertTrue(PREFIX.refusal("http://127.0.0.1:9/rota/hook").isEmpty());
+    assertTrue(PREFIX.refusal("http://127.0.0.1:9/rota/a%20b").isEmpty(), "encoded, not a dot");
+    assertFalse(PREFIX.refusal("http://127.0.0.1:9/rotaX/hook").isEmpty(), "/rotaX is not /rota");
+    assertFalse(PREFIX.refusal("http://127.0.0.1:9/rot").isEmpty());
+    assertFalse(PREFIX.refusal("http://127.0.0.1:9/").isEmpty());
+  }
+
+  @Test
+  void encodedDotSegmentsAndSeparatorsAreRefused() {
+    for (String url :
+        List.of(
+            "http://127.0.0.1:9/rota/%2e%2e/admin",
+            "http://127.0.0.1:9/rota/%2E%2E/admin",
+            "http://127.0.0.1:9/rota/.%2e/admin",
+            "http://127.0.0.1:9/rota/%2e/x",
+            "http://127.0.0.1:9/rota/x%2f..%2f..%2fadmin",
+            "http://127.0.0.1:9/rota/x%5c..%5cadmin",
+            "http://127.0.0.1:9/rota/x%00")) {
+      assertEquals(
+          Optional.of("has an encoded dot segment or separator in its path"),
+          PREFIX.refusal(url),
+          url);
+    }
+    assertFalse(PREFIX.refusal("http://127.0.0.1:9/rota/../admin").isEmpty(), "plain dots");
+  }
+
+  @Test
+  void addressAndCidrEntriesMayCarryAPort() throws Exception {
+    var targets =
+        WebhookTargets.of(List.of("10.96.0.0/12:443", "[fd00::]/8:8443", "192.168.5.0/24"));
+    assertTrue(targets.refusal("https://10.96.0.10/hook").isEmpty());
+    assertTrue(targets.refusal("http://10.96.0.10:443/hook").isEmpty());
+    assertFalse(targets.refusal("http://10.96.0.10/hook").isEmpty(), "port 80 is not 443");
+    assertFalse(targets.refusal("http://10.96.0.10:8558/cluster/members").isEmpty());
+    assertTrue(targets.refusal("https://[fd00::1]:8443/x").isEmpty());
+    assertFalse(targets.refusal("https://[fd00::1]/x").isEmpty());
+    assertTrue(targets.refusal("http://192.168.5.7:1234/x").isEmpty(), "no port: any port");
+    // A listed name that resolves into the block is called only on the entry's port.
+    var named = WebhookTargets.of(List.of("svc.example.com", "10.96.0.0/12:443"));
+    var inBlock = InetAddress.getByName("10.96.0.10");
+    assertEquals(
+        inBlock,
+        named.resolve(URI.create("https://svc.example.com/x"), h -> new InetAddress[] {inBlock}));
+    assertThrows(
+        WebhookTargets.RefusedAddress.class,
+        () ->
+            named.resolve(
+                URI.create("http://svc.example.com:8558/x"), h -> new InetAddress[] {inBlock}));
+    for (String bad : List.of("10.0.0.0/8:0", "10.0.0.0/8:x", "10.0.0.0/8:70000")) {
+      assertThrows(IllegalArgumentException.class, () -> WebhookTargets.of(List.of(bad)), bad);
+    }
+  }
+
+  @Test
+  void ipv4InsideIpv6IsInwardWhenTheIpv4AddressIs() throws Exception {
+    for (String inward :
+        List.of(
+            "64:ff9b::7f00:1", // NAT64 of 127.0.0.1
+            "64:ff9b::a9fe:a9fe", // NAT64 of 169.254.169.254
+            "64:ff9b::a00:1", // NAT64 of 10.0.0.1
+            "64:ff9b:1::a00:1", // local-use NAT64
+            "2002:7f00:1::1", // 6to4 of 127.0.0.1
+            "2002:a9fe:a9fe::", // 6to4 of 169.254.169.254
+            "2002:c0a8:101::1", // 6to4 of 192.168.1.1
+            "::7f00:1", // IPv4-compatible 127.0.0.1
+            "::a9fe:a9fe", // IPv4-compatible 169.254.169.254
+            "::a00:1", // IPv4-compatible 10.0.0.1
+            "::ffff:a9fe:a9fe", // IPv4-mapped 169.254.169.254
+            "::ffff:10.0.0.1")) {
+      assertTrue(WebhookTargets.isInward(InetAddress.getByName(inward)), inward);
+    }
+    for (String outward : List.of("64:ff9b::808:808", "2002:808:808::1", "::808:808")) {
+      assertFalse(WebhookTargets.isInward(InetAddress.getByName(outward)), outward);
+    }
+    var hooks = WebhookTargets.of(List.of("hooks.example.com"));
+    assertThrows(
+        WebhookTargets.RefusedAddress.class,
+        () ->
+            hooks.resolve(
+                URI.create("https://hooks.example.com/x"),
+                h -> new InetAddress[] {InetAddress.getByName("64:ff9b::a9fe:a9fe")}),
+        "a name resolving to the metadata endpoint through NAT64");
+  }
 }
