@@ -7,6 +7,8 @@ import threading
 import time
 from typing import Any
 
+import httpx
+
 from rota import (
     Activation,
     AsyncRota,
@@ -94,6 +96,40 @@ def test_runner_claims_runs_the_handler_and_completes(rota: Rota, agent_id: str)
     assert view["inbox"]["unread"] == 0
     assert view["lease"] is None
     assert "activation.completed" in event_types(rota, agent_id)
+
+
+def _answered(node_url: str, route: str) -> float:
+    """Answered POST requests of an API route so far, from the node's ``/metrics``."""
+    text = httpx.get(node_url + "/metrics").text
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("rota_http_requests_seconds_count{")
+        and 'method="POST"' in line
+        and f'route="{route}"' in line
+    )
+
+
+def test_while_work_waits_each_report_carries_the_next_claim(
+    node: Node, rota: Rota, agent_id: str
+) -> None:
+    agents = [agent_id, agent_id + "-b", agent_id + "-c", agent_id + "-d"]
+    for agent in agents:
+        rota.register_agent(agent, capabilities=[capability(agent_id)])
+        rota.notify(agent, "mention", {"postId": agent})
+    claims = _answered(node.url, "/v1/claims")
+    completions = _answered(node.url, "/v1/leases/{leaseId}/complete")
+    recorder = Recorder()
+
+    with Runner(rota, lambda a, c: None, listener=recorder, **runner_options(agent_id)):
+        wait_until("four activations reported", lambda: len(recorder.reported) == 4)
+        # The first claim, and at most the long poll begun once the fourth report's claim found
+        # nothing; a claim per turn would be four.
+        assert _answered(node.url, "/v1/claims") - claims <= 2
+        assert _answered(node.url, "/v1/leases/{leaseId}/complete") - completions == 4
+
+    for agent in agents:
+        assert rota.get_agent(agent)["activationCount"] == 1
 
 
 def test_heartbeats_keep_the_lease_past_its_length(rota: Rota, agent_id: str) -> None:

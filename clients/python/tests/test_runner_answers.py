@@ -106,7 +106,31 @@ def test_reports_without_the_runner_id_to_a_node_that_does_not_know_it() -> None
             wait_until("both are reported", lambda: len(recorder.reported) == 2)
 
     bodies: list[Any] = [h.body for h in fake.hits_to("complete")]
-    assert bodies == [{"runnerId": "r7"}, {}, {}], "refused once, then never sent again"
+    without_next = [{k: v for k, v in b.items() if k != "next"} for b in bodies]
+    assert without_next == [{"runnerId": "r7"}, {}, {}], "refused once, then never sent again"
+
+
+def test_a_node_that_does_not_know_next_gets_plain_reports_and_claims() -> None:
+    refused = Answer(
+        400,
+        {"error": "invalid", "message": "unknown field 'next' (known fields: runnerId, result)"},
+    )
+    routes = {
+        "claims": [assigned("lease-1"), assigned("lease-2"), NOTHING],
+        "complete": [refused, Answer(200, {})],
+    }
+    recorder = Recorder()
+
+    with (
+        fake_rota([NOTHING], routes) as fake,
+        Rota(fake.url) as rota,
+        Runner(rota, lambda a, c: None, runner_id="r7", wait_seconds=1, listener=recorder),
+    ):
+        wait_until("both are reported", lambda: len(recorder.reported) == 2)
+
+    bodies: list[Any] = [h.body for h in fake.hits_to("complete")]
+    assert [("next" in b) for b in bodies] == [True, False, False], "refused once, then plain"
+    assert len(fake.hits_to("claims")) >= 3
 
 
 def test_a_refused_runner_id_value_is_not_taken_for_a_missing_binding() -> None:
@@ -154,22 +178,46 @@ def test_an_empty_claim_answered_at_once_is_not_repeated_at_once() -> None:
     assert 2 <= claims <= 4, f"{claims} claims in 2.5 s"
 
 
-def test_a_slot_claims_again_while_its_report_is_answered() -> None:
+def test_a_report_carries_the_next_claim_and_the_slot_runs_its_answer() -> None:
     routes = {
         "claims": [assigned("lease-1"), NOTHING],
-        "complete": [Answer(200, {}, delay=1.0)],
+        "complete": [
+            Answer(
+                200, {"completedAt": "2026-11-24T10:00:01Z", **{"next": assigned("lease-2").body}}
+            ),
+            Answer(200, {"completedAt": "2026-11-24T10:00:02Z", "next": {"status": "none"}}),
+        ],
     }
     recorder = Recorder()
 
     with (
         fake_rota([NOTHING], routes) as fake,
         Rota(fake.url) as rota,
-        Runner(rota, lambda a, c: None, runner_id="r7", wait_seconds=1, listener=recorder),
+        Runner(
+            rota,
+            lambda a, c: None,
+            runner_id="r7",
+            mode="notification",
+            capabilities=["gpu"],
+            wait_seconds=1,
+            lease_seconds=60,
+            listener=recorder,
+        ),
     ):
-        wait_until("the completion is reported", lambda: len(recorder.reported) == 1)
-        wait_until("a second claim", lambda: len(fake.hits_to("claims")) >= 2)
+        wait_until("two completions reported", lambda: len(recorder.reported) == 2)
+        wait_until("a claim after the second", lambda: len(fake.hits_to("claims")) >= 2)
 
-    [complete] = fake.hits_to("complete")
-    second_claim = fake.hits_to("claims")[1]
-    # The completion is answered a second after it arrives; the next claim does not wait for it.
-    assert second_claim.at < complete.at + 0.5
+    first, second = fake.hits_to("complete")[:2]
+    assert first.path == "/v1/leases/lease-1/complete"
+    assert second.path == "/v1/leases/lease-2/complete"
+    assert first.body["runnerId"] == "r7"
+    assert first.body["next"] == {
+        "mode": "notification",
+        "capabilities": ["gpu"],
+        "waitSeconds": 0,
+        "leaseSeconds": 60,
+    }
+    # The second activation came with the first report: no claim between the two reports.
+    claims = fake.hits_to("claims")
+    assert claims[0].at < first.at
+    assert claims[1].at > second.at

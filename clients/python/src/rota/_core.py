@@ -7,7 +7,7 @@ import math
 import random
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote
 
@@ -73,6 +73,29 @@ class Call:
     params: Mapping[str, str] | None = None
     timeout: float | None = None
     has_body: bool = False
+
+
+def in_tenant(call: Call, tenant: str | None) -> Call:
+    """The call with ``?tenant=`` when it is an agent call (``/v1/agents...``) of a client with a
+    tenant; any other call as it is."""
+    if tenant is None or not call.path.startswith("/v1/agents"):
+        return call
+    return replace(call, params={**(call.params or {}), "tenant": tenant})
+
+
+def tenant_path(name: str) -> str:
+    return f"/admin/tenants/{segment(name)}"
+
+
+def tenant_body(
+    weight: int, max_concurrent: int | None, max_activations_per_minute: int | None
+) -> JsonObject:
+    """The body of ``PUT /admin/tenants/{tenant}``: a cap not given is sent as null (no cap)."""
+    return {
+        "weight": weight,
+        "maxConcurrent": max_concurrent,
+        "maxActivationsPerMinute": max_activations_per_minute,
+    }
 
 
 def with_body(
@@ -259,6 +282,20 @@ def claim_call(
     if lease_seconds is not None:
         body["leaseSeconds"] = lease_seconds
     return with_body("POST", "/v1/claims", body, safe=False, timeout=wait_seconds + timeout)
+
+
+def next_body(
+    mode: RunnerMode, capabilities: Iterable[str], wait_seconds: int, lease_seconds: int | None
+) -> JsonObject:
+    """The ``next`` of a report: a claim's fields without its runner (the lease's)."""
+    body: JsonObject = {
+        "mode": mode,
+        "capabilities": sorted(set(capabilities)),
+        "waitSeconds": wait_seconds,
+    }
+    if lease_seconds is not None:
+        body["leaseSeconds"] = lease_seconds
+    return body
 
 
 def health_body(degraded: bool, reason: str | None, seconds: float | None) -> JsonObject:

@@ -17,6 +17,7 @@ from ._models import (
     FailAction,
     JsonObject,
     NotifyResult,
+    Outcome,
     RunnerHealth,
     RunnerMode,
     RunnerView,
@@ -40,12 +41,16 @@ class AsyncRota:
         base_url: str = "http://localhost:8080",
         *,
         token: str | None = None,
+        tenant: str | None = None,
         timeout: float = 30.0,
         retry: core.RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
+        # Every agent call (/v1/agents...) works in this tenant (?tenant=); None: the token's own,
+        # or default.
+        self.tenant = tenant
         self.timeout = timeout
         self.retry = retry or core.RetryPolicy()
         self._lease_binding: bool | None = None
@@ -200,6 +205,35 @@ class AsyncRota:
         path = core.admin_runner_path(runner_id) + "/restore"
         return RunnerHealth.from_json(await self._json(core.Call("POST", path, safe=True)))
 
+    # ---- tenants (role admin) ----
+
+    async def tenants(self) -> list[JsonObject]:
+        """Every tenant with its weight, caps, agents and last minute (activations, ``share``)."""
+        page = await self._json(core.Call("GET", "/admin/tenants", safe=True))
+        tenants: list[JsonObject] = page.get("tenants", [])
+        return tenants
+
+    async def tenant_view(self, name: str) -> JsonObject:
+        """One tenant as in :meth:`tenants`; :class:`rota.NotFound` for an unknown one."""
+        return await self._json(core.Call("GET", core.tenant_path(name), safe=True))
+
+    async def set_tenant(
+        self,
+        name: str,
+        *,
+        weight: int = 1,
+        max_concurrent: int | None = None,
+        max_activations_per_minute: int | None = None,
+    ) -> JsonObject:
+        """Creates a tenant or changes it (a cap not given is removed); returns its view."""
+        body = core.tenant_body(weight, max_concurrent, max_activations_per_minute)
+        return await self._json(core.with_body("PUT", core.tenant_path(name), body, safe=True))
+
+    async def delete_tenant(self, name: str) -> None:
+        """Deletes a tenant without agents; :class:`rota.Conflict` while it has agents, for
+        ``default`` and for a tenant declared in the node's configuration."""
+        await self._send(core.Call("DELETE", core.tenant_path(name), safe=True))
+
     async def pause(self) -> bool:
         """Pauses the whole system: claims answer ``paused``; running activations finish."""
         answer = await self._json(core.Call("POST", "/admin/pause", safe=True))
@@ -299,6 +333,42 @@ class AsyncRota:
             lambda rid: core.fail_body(rid, action, error, snooze_seconds),
         )
 
+    async def report_and_claim(
+        self,
+        lease_id: str,
+        runner_id: str,
+        outcome: Outcome,
+        *,
+        mode: RunnerMode = "hybrid",
+        capabilities: Iterable[str] = (),
+        wait_seconds: int = 0,
+        lease_seconds: int | None = None,
+    ) -> ClaimResult:
+        """Reports ``outcome`` (a completion or a failure) and claims again in the same request:
+        once the report is durable the node makes the claim as ``runner_id`` and answers it too
+        (docs/api.md, "Complete and claim again"), so a turn costs one request. The report stands
+        whatever the claim answers; :class:`rota.LeaseLost` means no report and no claim. A node
+        that answers no ``next`` is read as a claim that found nothing."""
+        claim = core.next_body(mode, capabilities, wait_seconds, lease_seconds)
+        if outcome.action == "complete":
+            what = "complete"
+
+            def body(rid: str | None) -> JsonObject:
+                return {**core.complete_body(rid, outcome.result), "next": claim}
+
+        else:
+            what = "fail"
+            action, error, snooze_seconds = core.outcome_fail_args(outcome)
+
+            def body(rid: str | None) -> JsonObject:
+                return {**core.fail_body(rid, action, error, snooze_seconds), "next": claim}
+
+        answer = await self._lease_report(
+            lease_id, what, runner_id, body, timeout=wait_seconds + 2 * self.timeout
+        )
+        nxt = answer.get("next")
+        return ClaimResult.from_json(nxt if isinstance(nxt, dict) else {"status": "none"})
+
     # ---- plumbing ----
 
     async def _lease_report(
@@ -307,16 +377,21 @@ class AsyncRota:
         what: str,
         runner_id: str | None,
         body: Callable[[str | None], JsonObject],
+        timeout: float | None = None,
     ) -> JsonObject:
         path = f"{core.lease_path(lease_id)}/{what}"
         bound = runner_id if self._lease_binding is not False else None
         try:
-            answer = await self._json(core.with_body("POST", path, body(bound), safe=False))
+            answer = await self._json(
+                core.with_body("POST", path, body(bound), safe=False, timeout=timeout)
+            )
         except RotaError as e:
             if bound is None or not core.is_binding_refused(e):
                 raise
             self._lease_binding = False
-            return await self._json(core.with_body("POST", path, body(None), safe=False))
+            return await self._json(
+                core.with_body("POST", path, body(None), safe=False, timeout=timeout)
+            )
         if bound is not None:
             self._lease_binding = True
         return answer
@@ -326,6 +401,7 @@ class AsyncRota:
         return result if isinstance(result, dict) else {}
 
     async def _send(self, call: core.Call) -> Any:
+        call = core.in_tenant(call, self.tenant)
         tries = 0
         while True:
             tries += 1

@@ -40,12 +40,16 @@ class Rota:
         base_url: str = "http://localhost:8080",
         *,
         token: str | None = None,
+        tenant: str | None = None,
         timeout: float = 30.0,
         retry: core.RetryPolicy | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
+        # Every agent call (/v1/agents...) works in this tenant (?tenant=); None: the token's own,
+        # or default.
+        self.tenant = tenant
         self.timeout = timeout
         self.retry = retry or core.RetryPolicy()
         self._lease_binding: bool | None = None
@@ -199,6 +203,35 @@ class Rota:
         path = core.admin_runner_path(runner_id) + "/restore"
         return RunnerHealth.from_json(self._json(core.Call("POST", path, safe=True)))
 
+    # ---- tenants (role admin) ----
+
+    def tenants(self) -> list[JsonObject]:
+        """Every tenant with its weight, caps, agents and last minute (activations, ``share``)."""
+        page = self._json(core.Call("GET", "/admin/tenants", safe=True))
+        tenants: list[JsonObject] = page.get("tenants", [])
+        return tenants
+
+    def tenant_view(self, name: str) -> JsonObject:
+        """One tenant as in :meth:`tenants`; :class:`rota.NotFound` for an unknown one."""
+        return self._json(core.Call("GET", core.tenant_path(name), safe=True))
+
+    def set_tenant(
+        self,
+        name: str,
+        *,
+        weight: int = 1,
+        max_concurrent: int | None = None,
+        max_activations_per_minute: int | None = None,
+    ) -> JsonObject:
+        """Creates a tenant or changes it (a cap not given is removed); returns its view."""
+        body = core.tenant_body(weight, max_concurrent, max_activations_per_minute)
+        return self._json(core.with_body("PUT", core.tenant_path(name), body, safe=True))
+
+    def delete_tenant(self, name: str) -> None:
+        """Deletes a tenant without agents; :class:`rota.Conflict` while it has agents, for
+        ``default`` and for a tenant declared in the node's configuration."""
+        self._send(core.Call("DELETE", core.tenant_path(name), safe=True))
+
     def pause(self) -> bool:
         """Pauses the whole system: claims answer ``paused``; running activations finish."""
         answer = self._json(core.Call("POST", "/admin/pause", safe=True))
@@ -325,6 +358,7 @@ class Rota:
         return result if isinstance(result, dict) else {}
 
     def _send(self, call: core.Call) -> Any:
+        call = core.in_tenant(call, self.tenant)
         tries = 0
         while True:
             tries += 1

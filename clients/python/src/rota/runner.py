@@ -16,8 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._context import CancelReason, Context
-from ._errors import ConnectionFailed, LeaseLost, LeaseNotHeld, NotFound, RotaError, Unavailable
-from ._models import Activation, Outcome, RunnerHealth, RunnerMode
+from ._errors import (
+    ConnectionFailed,
+    InvalidRequest,
+    LeaseLost,
+    LeaseNotHeld,
+    NotFound,
+    RotaError,
+    Unavailable,
+)
+from ._models import Activation, ClaimResult, Outcome, RunnerHealth, RunnerMode
 from .aio import AsyncRota
 from .client import Rota
 
@@ -148,6 +156,7 @@ class AsyncRunner:
         self._running: dict[str, _Running] = {}
         self._reports: set[asyncio.Task[None]] = set()
         self._healthy: asyncio.Event | None = None
+        self._next_refused = False
 
     @property
     def busy(self) -> int:
@@ -250,44 +259,39 @@ class AsyncRunner:
 
     async def _slot(self, slot_id: str) -> None:
         backoff = 0.5
+        pending: ClaimResult | None = None
         while not self._is_stopping():
             # Taken before the claim: a healthy report made while it is answered still wakes.
             if self._healthy is None:
                 self._healthy = asyncio.Event()
             healthy = self._healthy
             sent = time.monotonic()
-            claim = asyncio.create_task(
-                self.client.claim(
-                    slot_id,
-                    mode=self.mode,
-                    capabilities=self.capabilities,
-                    wait_seconds=self.wait_seconds,
-                    lease_seconds=self.lease_seconds,
-                )
-            )
-            self._claims[slot_id] = claim
-            try:
-                result = await claim
-                backoff = 0.5
-            except asyncio.CancelledError:
-                if self._is_stopping():
-                    return
-                raise
-            except Exception as e:
-                self._guard(self.listener.on_error, "claim", e)
-                retry_after = e.retry_after if isinstance(e, RotaError) else None
-                await self._pause(retry_after if retry_after is not None else backoff)
-                backoff = min(backoff * 2, _MAX_ERROR_BACKOFF)
-                continue
-            finally:
-                self._claims.pop(slot_id, None)
+            if pending is not None:
+                # The answer of the claim the last report carried: no claim of its own.
+                result, pending = pending, None
+                if result.activation is None and result.status == "none" and result.reason is None:
+                    continue
+            else:
+                try:
+                    result = await self._claim(slot_id)
+                    backoff = 0.5
+                except asyncio.CancelledError:
+                    if self._is_stopping():
+                        return
+                    raise
+                except Exception as e:
+                    self._guard(self.listener.on_error, "claim", e)
+                    retry_after = e.retry_after if isinstance(e, RotaError) else None
+                    await self._pause(retry_after if retry_after is not None else backoff)
+                    backoff = min(backoff * 2, _MAX_ERROR_BACKOFF)
+                    continue
             received = time.monotonic()
             if result.activation is not None:
                 if self._is_stopping():
                     await self._hand_back_lease(result.activation, slot_id, "runner stopping")
                     return
                 try:
-                    await self._run(slot_id, result.activation, received)
+                    pending = await self._run(slot_id, result.activation, received)
                 except Exception as e:
                     # A bug (here or in a listener) must not end the slot, nor keep the lease.
                     self._guard(self.listener.on_error, "run", e)
@@ -303,6 +307,24 @@ class AsyncRunner:
                 # Nothing, at once (no long poll, or a node that is shutting down): asking again
                 # right away would spin.
                 await self._pause(_MIN_EMPTY_CLAIM - (received - sent))
+        if pending is not None and pending.activation is not None:
+            await self._hand_back_lease(pending.activation, slot_id, "runner stopping")
+
+    async def _claim(self, slot_id: str) -> ClaimResult:
+        claim = asyncio.create_task(
+            self.client.claim(
+                slot_id,
+                mode=self.mode,
+                capabilities=self.capabilities,
+                wait_seconds=self.wait_seconds,
+                lease_seconds=self.lease_seconds,
+            )
+        )
+        self._claims[slot_id] = claim
+        try:
+            return await claim
+        finally:
+            self._claims.pop(slot_id, None)
 
     async def _pause(self, seconds: float, wake: asyncio.Event | None = None) -> None:
         """Waits, ending early when the runner stops (or ``wake`` is set)."""
@@ -326,7 +348,10 @@ class AsyncRunner:
             length = float(self.lease_seconds or 300)
         return max(1.0, length)
 
-    async def _run(self, slot_id: str, activation: Activation, received: float) -> None:
+    async def _run(
+        self, slot_id: str, activation: Activation, received: float
+    ) -> ClaimResult | None:
+        """Runs one activation and reports it; the answer of the claim its report carried."""
         length = self._lease_length(activation)
         # The grant happened before the answer arrived: the local deadline keeps a small margin
         # so it never falls after the server's expiry.
@@ -344,15 +369,24 @@ class AsyncRunner:
         reason = context.reason
         if reason is None:
             outcome = self._outcome_of(work)
-            # Reported while the slot claims again, as the Java SDK and the in-cluster runner do:
-            # a turn then waits for one round trip and one commit, not two. Stopping waits for it.
-            report = asyncio.create_task(self._report(running, outcome))
+            if self._is_stopping() or self._next_refused:
+                report: asyncio.Task[Any] = asyncio.create_task(self._report(running, outcome))
+            else:
+                # The report carries the slot's next claim: a turn is one request (docs/api.md,
+                # "Complete and claim again"). Stopping waits for it; a cancelled slot does not
+                # cancel it.
+                report = asyncio.create_task(self._report_and_claim(running, outcome))
             self._reports.add(report)
             report.add_done_callback(self._report_done)
-            return
+            await asyncio.wait({report})
+            if report.cancelled() or report.exception() is not None:
+                return None
+            result = report.result()
+            return result if isinstance(result, ClaimResult) else None
         if reason is CancelReason.SHUTDOWN:
             await self._hand_back(running, "runner stopped before the activation finished")
         self._guard(self.listener.on_cancelled, activation, reason)
+        return None
 
     def _start_handler(
         self, activation: Activation, context: Context
@@ -444,9 +478,41 @@ class AsyncRunner:
         if not report.cancelled() and report.exception() is not None:
             self._guard(self.listener.on_error, "report", report.exception())
 
-    async def _report(self, running: _Running, outcome: Outcome) -> None:
+    async def _report_and_claim(self, running: _Running, outcome: Outcome) -> ClaimResult | None:
+        """Reports with the slot's next claim. The claim does not wait (``waitSeconds`` 0, answered
+        within the node's settle): when it finds nothing the slot long-polls as usual, so stopping
+        never waits out a long poll behind a report. A report whose answer was lost goes again
+        alone (a lease granted to a lost answer expires and counts as a retry)."""
+        activation = running.activation
+        try:
+            result = await self.client.report_and_claim(
+                activation.lease_id,
+                running.slot_id,
+                outcome,
+                mode=self.mode,
+                capabilities=self.capabilities,
+                wait_seconds=0,
+                lease_seconds=self.lease_seconds,
+            )
+        except (LeaseLost, LeaseNotHeld):
+            self._guard(self.listener.on_cancelled, activation, CancelReason.LEASE_LOST)
+            return None
+        except InvalidRequest as e:
+            if "unknown field 'next'" not in e.message:
+                raise
+            # A node from before "next": nothing was reported; report alone from now on.
+            self._next_refused = True
+            await self._report(running, outcome)
+            return None
+        except (ConnectionFailed, Unavailable) as e:
+            sent = isinstance(e, ConnectionFailed) and e.request_sent
+            await self._report(running, outcome, answer_lost=sent)
+            return None
+        self._guard(self.listener.on_reported, activation, outcome)
+        return result
+
+    async def _report(self, running: _Running, outcome: Outcome, answer_lost: bool = False) -> None:
         activation, context = running.activation, running.context
-        answer_lost = False
         while True:
             try:
                 if outcome.action == "complete":

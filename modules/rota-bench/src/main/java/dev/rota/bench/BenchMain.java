@@ -3,7 +3,6 @@ package dev.rota.bench;
 import dev.rota.bench.report.BenchResults;
 import dev.rota.bench.scale.ScaleSettings;
 import dev.rota.server.CommonPool;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -185,7 +184,6 @@ public final class BenchMain implements Callable<Integer> {
 
   public static void main(String[] args) {
     CommonPool.atLeastTwoThreads();
-    System.setOut(new WithoutProjectionStops(System.out));
     System.setProperty("java.awt.headless", "true");
     System.setProperty("slf4j.internal.verbosity", "WARN");
     if (System.getProperty("logback.configurationFile") == null) {
@@ -278,32 +276,5 @@ public final class BenchMain implements Callable<Integer> {
       // fall through to a relative default
     }
     return Path.of("target");
-  }
-
-  /**
-   * Standard output without the line pekko-projection-jdbc 1.0.0 prints (a left-over {@code
-   * println}) each time a projection stops: sixteen per trial, in the middle of the progress lines.
-   * Installed before any Scala code takes hold of {@code Console.out}.
-   */
-  private static final class WithoutProjectionStops extends PrintStream {
-    private static final String PREFIX = "# stop org.apache.pekko.projection.";
-
-    WithoutProjectionStops(PrintStream out) {
-      super(out, true);
-    }
-
-    @Override
-    public void println(Object x) {
-      if (!String.valueOf(x).startsWith(PREFIX)) {
-        super.println(x);
-      }
-    }
-
-    @Override
-    public void println(String x) {
-      if (x == null || !x.startsWith(PREFIX)) {
-        super.println(x);
-      }
-    }
   }
 }

@@ -18,7 +18,10 @@ import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 
-/** The options every command shares: where the node is, the token, and the output format. */
+/**
+ * The options every command shares: where the node is, the token, the tenant of agent commands, and
+ * the output format.
+ */
 final class ConnectionOptions {
   static final String DEFAULT_URL = "http://127.0.0.1:8080";
   static final ObjectMapper JSON =
@@ -51,12 +54,21 @@ final class ConnectionOptions {
               + " it takes precedence over --token and ROTA_TOKEN.")
   String tokenFile;
 
+  @Option(
+      names = "--tenant",
+      paramLabel = "TENANT",
+      description =
+          "The tenant agent commands work in (env ROTA_TENANT; default: the token's, else"
+              + " default).")
+  String tenant;
+
   @Option(names = "--json", description = "Print JSON instead of a table.")
   boolean json;
 
   RotaClient client() {
     return RotaClient.builder(URI.create(url == null || url.isBlank() ? DEFAULT_URL : url))
         .token(token())
+        .tenant(tenant == null || tenant.isBlank() ? null : tenant)
         .retries(2)
         .backoff(Duration.ofMillis(200), Duration.ofSeconds(1))
         .build();
@@ -96,7 +108,7 @@ final class ConnectionOptions {
     }
   }
 
-  /** ROTA_URL, ROTA_TOKEN and ROTA_TOKEN_FILE as the defaults of the options of the same name. */
+  /** ROTA_URL, ROTA_TOKEN, ROTA_TOKEN_FILE and ROTA_TENANT as the defaults of their options. */
   static final class FromEnvironment implements CommandLine.IDefaultValueProvider {
     private final Map<String, String> environment;
 
@@ -111,6 +123,7 @@ final class ConnectionOptions {
           case "--url" -> environment.getOrDefault("ROTA_URL", DEFAULT_URL);
           case "--token" -> environment.get("ROTA_TOKEN");
           case "--token-file" -> environment.get("ROTA_TOKEN_FILE");
+          case "--tenant" -> environment.get("ROTA_TENANT");
           default -> null;
         };
       }

@@ -19,11 +19,13 @@ import picocli.CommandLine.Command;
     name = "rota",
     mixinStandardHelpOptions = true,
     versionProvider = RotaCli.Version.class,
-    description = "Operate a Rota node: stats, agents, notifications, dead letters, pause, events.",
+    description =
+        "Operate a Rota node: stats, agents, tenants, notifications, dead letters, pause, events.",
     subcommands = {
       SystemCommands.Stats.class,
       SystemCommands.Pools.class,
       RunnersCommand.class,
+      TenantsCommand.class,
       AgentsCommand.class,
       NotifyCommand.class,
       DeadLettersCommand.class,
@@ -37,7 +39,8 @@ import picocli.CommandLine.Command;
       "  0 success            3 not found (404)          5 refused (400, 409, 410, 413, 429)",
       "  1 unexpected failure 4 not allowed (401, 403)   6 unavailable (503, no connection)",
       "  2 usage error",
-      "%nEnvironment: ROTA_URL (default http://127.0.0.1:8080), ROTA_TOKEN, ROTA_TOKEN_FILE.",
+      "%nEnvironment: ROTA_URL (default http://127.0.0.1:8080), ROTA_TOKEN, ROTA_TOKEN_FILE,"
+          + " ROTA_TENANT.",
       "A token given with --token shows in ps; prefer ROTA_TOKEN or --token-file."
     })
 public final class RotaCli implements Runnable {

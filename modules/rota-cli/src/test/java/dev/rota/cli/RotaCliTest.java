@@ -280,6 +280,63 @@ class RotaCliTest {
   }
 
   @Test
+  void tenantsAreSetListedAndDeleted() throws Exception {
+    String name = "cli-" + UUID.randomUUID().toString().substring(0, 8);
+    Run set = rota("tenants", "set", name, "--weight", "3", "--max-concurrent", "7");
+    assertEquals(0, set.exit(), set.err());
+    assertEquals(name + ": weight 3, max concurrent 7, max per minute -", set.out().strip());
+
+    Run table = rota("tenants");
+    assertEquals(0, table.exit(), table.err());
+    assertTrue(table.out().startsWith("TENANT"), table.out());
+    String line = table.out().lines().filter(l -> l.startsWith(name)).findFirst().orElseThrow();
+    assertTrue(line.matches(name + "\\s+3\\s+7\\s+-\\s+0\\s+0\\s+0\\s+0\\s+.*"), line);
+    assertTrue(table.out().lines().anyMatch(l -> l.startsWith("default ")), table.out());
+
+    JsonNode changed =
+        json(rota("tenants", "set", name, "--weight", "2", "--max-per-minute", "60", "--json"));
+    assertEquals(2, changed.path("weight").asInt(), changed.toString());
+    assertTrue(changed.path("maxConcurrent").isNull(), "a cap not given is removed");
+    assertEquals(60, changed.path("maxActivationsPerMinute").asInt());
+    JsonNode listed = json(rota("tenants", "--json"));
+    boolean found = false;
+    for (JsonNode t : listed.path("tenants")) {
+      found |= t.path("tenant").asText().equals(name);
+    }
+    assertTrue(found, listed.toString());
+
+    Run deleted = rota("tenants", "delete", name);
+    assertEquals(0, deleted.exit(), deleted.err());
+    assertEquals(name + ": deleted", deleted.out().strip());
+    assertEquals(RotaCli.NOT_FOUND, rota("tenants", "delete", name).exit());
+    Run refused = rota("tenants", "delete", "default");
+    assertEquals(RotaCli.REFUSED, refused.exit());
+    assertTrue(refused.err().contains("default"), refused.err());
+    assertEquals(RotaCli.REFUSED, rota("tenants", "set", name, "--weight", "0").exit());
+    assertEquals(RotaCli.USAGE, rota("tenants", "set", name).exit(), "--weight is required");
+  }
+
+  @Test
+  void theClientOfACommandWorksInTheTenantOfTheOptionOrOfRotaTenant() {
+    var fromOption = RotaCli.commandLine(Map.of()).parseArgs("tenants", "--tenant", "acme");
+    try (RotaClient c =
+        ((TenantsCommand) fromOption.subcommand().commandSpec().userObject()).options.client()) {
+      assertEquals("acme", c.tenants().clientTenant());
+    }
+    var fromEnvironment = RotaCli.commandLine(Map.of("ROTA_TENANT", "beta")).parseArgs("tenants");
+    try (RotaClient c =
+        ((TenantsCommand) fromEnvironment.subcommand().commandSpec().userObject())
+            .options.client()) {
+      assertEquals("beta", c.tenants().clientTenant());
+    }
+    var without = RotaCli.commandLine(Map.of()).parseArgs("tenants");
+    try (RotaClient c =
+        ((TenantsCommand) without.subcommand().commandSpec().userObject()).options.client()) {
+      assertEquals(null, c.tenants().clientTenant());
+    }
+  }
+
+  @Test
   void exitCodesScriptsCanRelyOn() throws Exception {
     Run unknown = rota("agents", "get", "no-such-agent-" + capability);
     assertEquals(RotaCli.NOT_FOUND, unknown.exit());

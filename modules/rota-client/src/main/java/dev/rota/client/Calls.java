@@ -20,6 +20,7 @@ final class Calls {
   private final int retries;
   private final Duration initialBackoff;
   private final Duration maxBackoff;
+  private final String tenant;
   private volatile boolean closed;
 
   Calls(
@@ -28,11 +29,42 @@ final class Calls {
       int retries,
       Duration initialBackoff,
       Duration maxBackoff) {
+    this(http, readTimeout, retries, initialBackoff, maxBackoff, null);
+  }
+
+  private Calls(
+      HttpTransport http,
+      Duration readTimeout,
+      int retries,
+      Duration initialBackoff,
+      Duration maxBackoff,
+      String tenant) {
     this.http = http;
     this.readTimeout = readTimeout;
     this.retries = retries;
     this.initialBackoff = initialBackoff;
     this.maxBackoff = maxBackoff;
+    this.tenant = tenant;
+  }
+
+  /**
+   * These calls with every agent call ({@code v1/agents...}) in {@code tenant}, sent as {@code
+   * ?tenant=}; null sends none (the node takes the token's tenant, or {@code default}).
+   */
+  Calls forTenant(String tenant) {
+    return new Calls(http, readTimeout, retries, initialBackoff, maxBackoff, tenant);
+  }
+
+  String tenant() {
+    return tenant;
+  }
+
+  /** An agent path with the client's tenant as {@code ?tenant=}; any other path as it is. */
+  String inTenant(String path) {
+    if (tenant == null || !path.startsWith("v1/agents")) {
+      return path;
+    }
+    return path + (path.indexOf('?') < 0 ? '?' : '&') + "tenant=" + encode(tenant);
   }
 
   /** Later calls throw; a call waiting to retry gives up. */
@@ -54,8 +86,9 @@ final class Calls {
     return call(method, path, body, retry, readTimeout);
   }
 
-  byte[] call(String method, String path, byte[] body, Retry retry, Duration timeout) {
+  byte[] call(String method, String target, byte[] body, Retry retry, Duration timeout) {
     requireOpen();
+    String path = inTenant(target);
     Duration backoff = initialBackoff;
     boolean answerLost = false;
     for (int attempt = 0; ; attempt++) {

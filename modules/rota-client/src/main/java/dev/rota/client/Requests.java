@@ -2,8 +2,10 @@ package dev.rota.client;
 
 import static dev.rota.client.Calls.encode;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -29,11 +31,36 @@ final class Requests {
     return request;
   }
 
+  /** The {@code next} of a report: a claim's fields without its runner (the lease's). */
+  static ObjectNode next(
+      RunnerMode mode, Set<String> capabilities, int waitSeconds, Integer leaseSeconds) {
+    ObjectNode next = claim("-", mode, capabilities, waitSeconds, leaseSeconds);
+    next.remove("runnerId");
+    return next;
+  }
+
   /** A lease call's body: the runner id the lease was claimed with. */
   static ObjectNode byRunner(String runnerId) {
     ObjectNode request = Json.MAPPER.createObjectNode();
     request.put("runnerId", runnerId);
     return request;
+  }
+
+  /** A completion's body: the runner id, and the result when there is one. */
+  static ObjectNode complete(String runnerId, JsonNode result) {
+    ObjectNode request = byRunner(runnerId);
+    if (result != null) {
+      request.set("result", result);
+    }
+    return request;
+  }
+
+  /** A failure's body; a completion is refused ({@link IllegalArgumentException}). */
+  static ObjectNode fail(String runnerId, Outcome outcome) {
+    if (!(outcome instanceof Outcome.Failed failed)) {
+      throw new IllegalArgumentException("not a failure: " + outcome);
+    }
+    return fail(runnerId, failed);
   }
 
   static ObjectNode fail(String runnerId, Outcome.Failed failed) {
@@ -46,6 +73,12 @@ final class Requests {
       request.put("snoozeSeconds", failed.snooze().toSeconds());
     }
     return request;
+  }
+
+  /** The expiry of a heartbeat's answer (server clock); null when the answer has none. */
+  static Instant expiresAt(byte[] answer) {
+    String expiresAt = Calls.read(answer, JsonNode.class).path("expiresAt").asText(null);
+    return expiresAt == null ? null : Instant.parse(expiresAt);
   }
 
   /** A runner's health; reason and duration count only when degraded. */
@@ -74,5 +107,14 @@ final class Requests {
       params.add("limit=" + limit);
     }
     return "admin/dead-letters" + (params.isEmpty() ? "" : "?" + String.join("&", params));
+  }
+
+  /** The body of {@code PUT /admin/tenants/{tenant}}; a null cap is sent as null (no cap). */
+  static ObjectNode tenant(int weight, Integer maxConcurrent, Integer maxActivationsPerMinute) {
+    ObjectNode body = Json.MAPPER.createObjectNode();
+    body.put("weight", weight);
+    body.put("maxConcurrent", maxConcurrent);
+    body.put("maxActivationsPerMinute", maxActivationsPerMinute);
+    return body;
   }
 }

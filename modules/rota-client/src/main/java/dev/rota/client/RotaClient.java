@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -56,14 +55,15 @@ public final class RotaClient implements AutoCloseable {
   private final HttpTransport http;
   private final Duration readTimeout;
   private final Calls calls;
-  private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
+  private final OpenStreams open = new OpenStreams();
 
   private RotaClient(Builder builder) {
     this.http = new HttpTransport(builder.baseUri, builder.token, builder.connectTimeout);
     this.readTimeout = builder.readTimeout;
-    this.calls =
+    Calls shared =
         new Calls(
             http, builder.readTimeout, builder.retries, builder.initialBackoff, builder.maxBackoff);
+    this.calls = shared.forTenant(builder.tenant);
   }
 
   /** A client of the node (or load balancer) at {@code baseUri}, e.g. {@code http://host:8080}. */
@@ -204,6 +204,11 @@ public final class RotaClient implements AutoCloseable {
     calls.call("DELETE", "admin/dead-letters/" + encode(deadLetterId), null, Retry.ANY_DELETE);
   }
 
+  /** The tenant admin calls: list, view, set and delete tenants. */
+  public TenantAdmin tenants() {
+    return new TenantAdmin(calls);
+  }
+
   /** {@code GET /admin/pools} as the server's JSON. */
   public JsonNode pools() {
     return read(calls.call("GET", "admin/pools", null, Retry.ANY), JsonNode.class);
@@ -257,9 +262,7 @@ public final class RotaClient implements AutoCloseable {
    */
   public EventStream events(EventQuery query) {
     calls.requireOpen();
-    EventStream stream = new EventStream(http, eventsPath(query), query.since(), open::remove);
-    open.add(stream);
-    return stream;
+    return open.add(new EventStream(http, eventsPath(query), query.since(), open::remove));
   }
 
   /**
@@ -267,9 +270,7 @@ public final class RotaClient implements AutoCloseable {
    * order, until the returned subscription (or this client) is closed.
    */
   public EventSubscription subscribe(EventQuery query, Consumer<RotaEvent> listener) {
-    EventSubscription subscription = new EventSubscription(events(query), listener, open::remove);
-    open.add(subscription);
-    return subscription;
+    return open.add(new EventSubscription(events(query), listener, open::remove));
   }
 
   // ---- runners (role runner); RotaRunner uses these ----
@@ -300,10 +301,8 @@ public final class RotaClient implements AutoCloseable {
    */
   public Instant heartbeat(String leaseId, String runnerId) {
     ObjectNode request = Requests.byRunner(runnerId);
-    byte[] body =
-        calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT);
-    String expiresAt = read(body, JsonNode.class).path("expiresAt").asText(null);
-    return expiresAt == null ? null : Instant.parse(expiresAt);
+    return Requests.expiresAt(
+        calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT));
   }
 
   /**
@@ -315,10 +314,7 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void complete(String leaseId, String runnerId, JsonNode result) {
-    ObjectNode request = Requests.byRunner(runnerId);
-    if (result != null) {
-      request.set("result", result);
-    }
+    ObjectNode request = Requests.complete(runnerId, result);
     calls.call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
   }
 
@@ -332,24 +328,59 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void fail(String leaseId, String runnerId, Outcome outcome) {
-    if (!(outcome instanceof Outcome.Failed failed)) {
-      throw new IllegalArgumentException("not a failure: " + outcome);
-    }
-    ObjectNode request = Requests.fail(runnerId, failed);
+    ObjectNode request = Requests.fail(runnerId, outcome);
     calls.call("POST", leasePath(leaseId) + "/fail", body(request), Retry.UNSENT);
+  }
+
+  /**
+   * Reports the activation's outcome and claims again in the same request (docs/api.md, "Complete
+   * and claim again"): once the report is durable the server makes the claim, as {@code runnerId},
+   * and answers it too, so a turn costs one request. The report stands whatever the claim answers.
+   *
+   * @param outcome a completion or a failure
+   * @param leaseSeconds null for the server's default
+   * @return the next claim's answer ({@code none} if the server made none)
+   * @throws RotaException.LeaseLost if the lease expired or was superseded (no claim was made)
+   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
+   */
+  public ClaimResult reportAndClaim(
+      String leaseId,
+      String runnerId,
+      Outcome outcome,
+      RunnerMode mode,
+      Set<String> capabilities,
+      int waitSeconds,
+      Integer leaseSeconds) {
+    ObjectNode request;
+    String action;
+    if (outcome instanceof Outcome.Completed completed) {
+      request = Requests.byRunner(runnerId);
+      if (completed.result() != null) {
+        request.set("result", completed.result());
+      }
+      action = "/complete";
+    } else if (outcome instanceof Outcome.Failed failed) {
+      request = Requests.fail(runnerId, failed);
+      action = "/fail";
+    } else {
+      throw new IllegalArgumentException("not an outcome to report: " + outcome);
+    }
+    request.set("next", Requests.next(mode, capabilities, waitSeconds, leaseSeconds));
+    Duration timeout = Duration.ofSeconds(waitSeconds).plus(readTimeout).plus(readTimeout);
+    byte[] answer =
+        calls.call("POST", leasePath(leaseId) + action, body(request), Retry.UNSENT, timeout);
+    JsonNode next = read(answer, JsonNode.class).get("next");
+    // A server that made no claim is answered as a claim that found nothing: the runner asks again.
+    return next == null || !next.isObject()
+        ? new ClaimResult("none", null)
+        : Json.MAPPER.convertValue(next, ClaimResult.class);
   }
 
   /** Closes every open event stream and subscription; later calls throw. */
   @Override
   public void close() {
     calls.close();
-    for (AutoCloseable stream : List.copyOf(open)) {
-      try {
-        stream.close();
-      } catch (Exception ignored) {
-        // closing is best effort
-      }
-    }
+    open.closeAll();
   }
 
   /** Settings of a {@link RotaClient}. */
@@ -361,6 +392,7 @@ public final class RotaClient implements AutoCloseable {
     private int retries = 4;
     private Duration initialBackoff = Duration.ofMillis(200);
     private Duration maxBackoff = Duration.ofSeconds(5);
+    private String tenant;
 
     private Builder(URI baseUri) {
       this.baseUri = baseUri;
@@ -369,6 +401,12 @@ public final class RotaClient implements AutoCloseable {
     /** The bearer token; null or empty for none (a node without tokens allows everything). */
     public Builder token(String token) {
       this.token = token;
+      return this;
+    }
+
+    /** The tenant of every agent call, sent as {@code ?tenant=}; null (default): none. */
+    public Builder tenant(String tenant) {
+      this.tenant = tenant;
       return this;
     }
 

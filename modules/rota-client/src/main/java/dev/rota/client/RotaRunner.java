@@ -6,21 +6,19 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An external runner: N slots, each a thread that long-polls {@code POST /v1/claims} for its mode
  * and capabilities, runs the {@link ActivationHandler} on the activation it gets, and reports the
- * handler's {@link Outcome}. While a handler runs its lease is heartbeated every third of the lease
- * (by default); if the server answers 410 or the lease runs out without a successful heartbeat, the
- * handler is stopped: its {@link CancellationToken} is cancelled and its thread interrupted, and
- * nothing is reported (another runner may hold the agent by then).
+ * handler's {@link Outcome} with its next claim in the same request (one request per turn). While a
+ * handler runs its lease is heartbeated every third of the lease (by default); if the server
+ * answers 410 or the lease runs out without a successful heartbeat, the handler is stopped: its
+ * {@link CancellationToken} is cancelled and its thread interrupted, and nothing is reported
+ * (another runner may hold the agent by then).
  *
  * <pre>{@code
  * RotaClient client = RotaClient.builder(URI.create("http://localhost:8080")).build();
@@ -73,8 +71,8 @@ public final class RotaRunner implements AutoCloseable {
   final CountDownLatch stopping = new CountDownLatch(1);
   final ScheduledExecutorService timers;
 
-  /** Sends the slots' reports while the slots claim again: a thread per slot at most. */
-  final ExecutorService reporters;
+  /** The node refused a report's {@code next} (it predates it): slots report and claim apart. */
+  volatile boolean nextRefused;
 
   private RotaRunner(Builder b) {
     this.client = b.client;
@@ -103,24 +101,6 @@ public final class RotaRunner implements AutoCloseable {
             });
     executor.setRemoveOnCancelPolicy(true);
     this.timers = executor;
-    AtomicInteger reporterThreads = new AtomicInteger();
-    ThreadPoolExecutor reporterPool =
-        new ThreadPoolExecutor(
-            slots,
-            slots,
-            30,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            task -> {
-              Thread t =
-                  new Thread(
-                      task,
-                      "rota-runner-" + instance + "-report-" + reporterThreads.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
-    reporterPool.allowCoreThreadTimeOut(true);
-    this.reporters = reporterPool;
     for (int i = 1; i <= slots; i++) {
       String slotId = slots == 1 ? runnerId : runnerId + "-" + i;
       slotIds.add(slotId);
@@ -197,10 +177,8 @@ public final class RotaRunner implements AutoCloseable {
             "stop", new IllegalStateException(t.getName() + ": its handler ignores cancellation"));
       }
     }
-    reporters.shutdown();
     timers.shutdownNow();
     try {
-      reporters.awaitTermination(30, TimeUnit.SECONDS);
       timers.awaitTermination(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

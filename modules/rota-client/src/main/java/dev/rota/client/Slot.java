@@ -1,14 +1,13 @@
 package dev.rota.client;
 
 import java.time.Duration;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One slot of a {@link RotaRunner}, on its own thread: claims, runs the handler on what it gets
- * while a {@link LeaseKeeper} keeps the lease, and reports the outcome (on a reporter thread, while
- * it claims again); waits as the server says when refused, and hands back what it gets once the
- * runner stops.
+ * while a {@link LeaseKeeper} keeps the lease, and reports the outcome with its next claim in the
+ * same request (docs/api.md, "Complete and claim again"), so a turn is one request; waits as the
+ * server says when refused, and hands back what it gets once the runner stops.
  */
 final class Slot {
   private static final Duration MAX_ERROR_BACKOFF = Duration.ofSeconds(10);
@@ -28,27 +27,35 @@ final class Slot {
 
   void loop() {
     Duration backoff = Duration.ofMillis(500);
+    ClaimResult next = null;
     while (!runner.isStopping()) {
-      ClaimResult result;
-      try {
-        result =
-            runner.client.claim(
-                slotId, runner.mode, runner.capabilities, runner.waitSeconds, runner.leaseSeconds);
-        backoff = Duration.ofMillis(500);
-      } catch (RuntimeException e) {
-        runner.listener.onError("claim", e);
-        pause(backoff);
-        backoff =
-            backoff.multipliedBy(2).compareTo(MAX_ERROR_BACKOFF) > 0
-                ? MAX_ERROR_BACKOFF
-                : backoff.multipliedBy(2);
-        continue;
+      ClaimResult result = next;
+      next = null;
+      if (result == null) {
+        try {
+          result =
+              runner.client.claim(
+                  slotId,
+                  runner.mode,
+                  runner.capabilities,
+                  runner.waitSeconds,
+                  runner.leaseSeconds);
+          backoff = Duration.ofMillis(500);
+        } catch (RuntimeException e) {
+          runner.listener.onError("claim", e);
+          pause(backoff);
+          backoff =
+              backoff.multipliedBy(2).compareTo(MAX_ERROR_BACKOFF) > 0
+                  ? MAX_ERROR_BACKOFF
+                  : backoff.multipliedBy(2);
+          continue;
+        }
       }
       if (result.assigned()) {
         if (runner.isStopping()) {
           handBack(slotId, result.assignment(), "runner stopping");
         } else {
-          run(slotId, result.assignment());
+          next = run(slotId, result.assignment());
         }
       } else if (result.paused()) {
         pause(Duration.ofSeconds(Math.max(1, Math.min(runner.waitSeconds, 5))));
@@ -60,9 +67,13 @@ final class Slot {
                 result.retryAfterSeconds() == null ? 5 : result.retryAfterSeconds()));
       }
     }
+    if (next != null && next.assigned()) {
+      handBack(slotId, next.assignment(), "runner stopping");
+    }
   }
 
-  private void run(String slotId, Assignment assignment) {
+  /** Runs one activation and reports it; the answer of the claim its report carried, if any. */
+  private ClaimResult run(String slotId, Assignment assignment) {
     long claimedAt = System.nanoTime();
     LeaseKeeper keeper =
         new LeaseKeeper(
@@ -79,7 +90,6 @@ final class Slot {
     synchronized (runner.running) {
       runner.running.add(keeper);
     }
-    boolean reporting = false;
     try {
       runner.listener.onClaimed(assignment);
       keeper.start();
@@ -96,52 +106,77 @@ final class Slot {
       }
       CancellationToken.Reason reason = keeper.token.reason();
       if (reason == null) {
-        reporting = reportWhileClaiming(keeper, outcome);
-      } else {
-        if (reason == CancellationToken.Reason.SHUTDOWN) {
-          handBack(slotId, assignment, "runner stopped before the activation finished");
+        if (runner.isStopping() || runner.nextRefused) {
+          report(keeper, outcome, false);
+          return null;
         }
-        runner.listener.onCancelled(assignment, reason);
+        return reportAndClaim(keeper, outcome);
       }
+      if (reason == CancellationToken.Reason.SHUTDOWN) {
+        handBack(slotId, assignment, "runner stopped before the activation finished");
+      }
+      runner.listener.onCancelled(assignment, reason);
+      return null;
     } finally {
-      if (!reporting) {
-        done(keeper);
+      synchronized (runner.running) {
+        runner.running.remove(keeper);
       }
     }
   }
 
   /**
-   * Reports on the runner's reporter threads while this slot claims its next activation, as the
-   * in-cluster runner does: a turn then waits for one round trip and one commit (the claim's), not
-   * two. The activation counts as running ({@link RotaRunner#busySlots()}, what stopping waits for)
-   * until its report is answered. Reports inline when the reporters are gone (stopping).
+   * Reports with the slot's next claim in the same request: one round trip per turn, the claim made
+   * by the server once the report is durable. The activation counts as running ({@link
+   * RotaRunner#busySlots()}, what stopping waits for) until the report is answered, so the claim it
+   * carries does not wait ({@code waitSeconds} 0, answered within the server's settle): when it
+   * finds nothing the slot long-polls as usual, so an idle slot is never counted as busy and
+   * stopping never waits out a long poll behind a report. A report whose answer was lost goes again
+   * without the claim (a lease granted to a lost answer expires and counts as a retry).
    */
-  private boolean reportWhileClaiming(LeaseKeeper keeper, Outcome outcome) {
-    try {
-      runner.reporters.execute(
-          () -> {
-            try {
-              report(keeper, outcome);
-            } finally {
-              done(keeper);
-            }
-          });
-      return true;
-    } catch (RejectedExecutionException e) {
-      report(keeper, outcome);
-      return false;
-    }
-  }
-
-  private void done(LeaseKeeper keeper) {
-    synchronized (runner.running) {
-      runner.running.remove(keeper);
-    }
-  }
-
-  private void report(LeaseKeeper keeper, Outcome outcome) {
+  private ClaimResult reportAndClaim(LeaseKeeper keeper, Outcome outcome) {
     Assignment assignment = keeper.assignment;
-    boolean answerLost = false;
+    try {
+      ClaimResult next =
+          runner.client.reportAndClaim(
+              assignment.leaseId(),
+              keeper.slotId,
+              outcome,
+              runner.mode,
+              runner.capabilities,
+              0,
+              runner.leaseSeconds);
+      runner.listener.onReported(assignment, outcome);
+      return next;
+    } catch (RotaException.LeaseLost e) {
+      runner.listener.onCancelled(assignment, CancellationToken.Reason.LEASE_LOST);
+    } catch (RotaException.Invalid e) {
+      if (e.getMessage() == null || !e.getMessage().contains("unknown field 'next'")) {
+        runner.listener.onError("report", e);
+        return null;
+      }
+      // A node from before "next": nothing was reported; report alone from now on.
+      runner.nextRefused = true;
+      report(keeper, outcome, false);
+    } catch (RotaException.Connection e) {
+      if (keeper.expired()) {
+        runner.listener.onError("report", e);
+      } else {
+        pause(Duration.ofMillis(500));
+        report(keeper, outcome, e.requestSent());
+      }
+    } catch (RuntimeException e) {
+      runner.listener.onError("report", e);
+    }
+    return null;
+  }
+
+  /**
+   * Reports alone, again while the connection fails and the lease lasts.
+   *
+   * @param answerLost whether an earlier try of this report may have reached the server
+   */
+  private void report(LeaseKeeper keeper, Outcome outcome, boolean answerLost) {
+    Assignment assignment = keeper.assignment;
     while (true) {
       try {
         if (outcome instanceof Outcome.Completed completed) {

@@ -86,6 +86,49 @@ class RotaRunnerTest {
     assertNoRunnerThreads();
   }
 
+  /**
+   * While work waits, a turn is one request: each report carries the slot's next claim, so the node
+   * sees one claim for the first activation and none for the next ones.
+   */
+  @Test
+  void whileWorkWaitsEachReportCarriesTheNextClaim() throws Exception {
+    List<String> agents =
+        List.of(agentWithMail(1), agentWithMail(1), agentWithMail(1), agentWithMail(1));
+    double claimsBefore = requests("/v1/claims");
+    double completionsBefore = requests("/v1/leases/{leaseId}/complete");
+    try (RotaRunner runner = runner(activation -> Outcome.complete()).waitSeconds(5).start()) {
+      Eventually.await(
+          "four activations reported", WAIT, () -> events.reported.size() >= 4 ? 1 : null);
+      // The first claim, and at most the long poll the slot began once the fourth report's claim
+      // found nothing; a claim per turn would be four.
+      double claims = requests("/v1/claims") - claimsBefore;
+      assertTrue(claims <= 2, claims + " claims for four turns");
+      assertEquals(4.0, requests("/v1/leases/{leaseId}/complete") - completionsBefore);
+    }
+    for (String agent : agents) {
+      assertEquals(1, client.getAgent(agent).activationCount(), agent);
+    }
+  }
+
+  /** Answered POST requests of an API route so far, from the node's {@code /metrics}. */
+  private static double requests(String route) throws Exception {
+    String metrics =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(RealNode.uri().resolve("/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    double count = 0;
+    for (String line : metrics.split("\n")) {
+      if (line.startsWith("rota_http_requests_seconds_count{")
+          && line.contains("method=\"POST\"")
+          && line.contains("route=\"" + route + "\"")) {
+        count += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return count;
+  }
+
   @Test
   void reportsTheHandlersFailureOutcome() {
     String id = agentWithMail(1);

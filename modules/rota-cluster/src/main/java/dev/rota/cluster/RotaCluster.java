@@ -1,5 +1,6 @@
 package dev.rota.cluster;
 
+import dev.rota.cluster.agent.AgentLeaseProbe;
 import dev.rota.cluster.agent.AgentSettings;
 import dev.rota.cluster.agent.AgentSharding;
 import dev.rota.cluster.agent.ShardHomes;
@@ -12,12 +13,15 @@ import dev.rota.cluster.health.HealthSettings;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.pool.PoolScaler;
 import dev.rota.cluster.pool.PoolScalerSettings;
-import dev.rota.cluster.readmodel.AgentScheduleProjection;
 import dev.rota.cluster.readmodel.JdbcPartitionLoader;
 import dev.rota.cluster.readmodel.JournalSink;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.rescue.LeaseRescuer;
 import dev.rota.cluster.system.SystemControl;
+import dev.rota.cluster.tenant.TenantCapSettings;
+import dev.rota.cluster.tenant.TenantDirectory;
+import dev.rota.cluster.tenant.TenantGate;
+import dev.rota.cluster.tenant.TenantUsage;
 import javax.sql.DataSource;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -25,10 +29,9 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 
 /**
  * Starts Rota's cluster parts on this node, in dependency order: where coordinators live, agents
- * (which push to them), coordinators (which load from the read model), the lease rescuer, the pause
- * switch, the pool scaler, and the node's dispatcher. The journal writes the read model in the
- * transaction of the events (decision 27); the read-model projection is started only when it does
- * not ({@code rota.read-model.writer = projection}, or another journal plugin: decision 75).
+ * (which push to them and whose journal writes the read model), coordinators (which load from it),
+ * the lease rescuer, the pause switch, the tenant directory, the pool scaler, and the node's
+ * dispatcher.
  *
  * @param readModel null when started without a database (tests with the in-memory journal)
  * @param dispatcher where runners and the HTTP claim route ask for work
@@ -36,6 +39,7 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
  * @param poolScaler the pool scaler's singleton proxy; null without a read model or with {@code
  *     rota.pools.enabled = off}
  * @param runnerHealth the runner health singleton's proxy
+ * @param tenantDirectory the tenant directory's singleton proxy
  */
 public record RotaCluster(
     ActorSystem<?> system,
@@ -46,7 +50,8 @@ public record RotaCluster(
     ActorRef<SystemControl.Command> systemControl,
     ActorRef<LeaseRescuer.Command> rescuer,
     ActorRef<PoolScaler.Command> poolScaler,
-    ActorRef<RunnerHealth.Command> runnerHealth) {
+    ActorRef<RunnerHealth.Command> runnerHealth,
+    ActorRef<TenantDirectory.Command> tenantDirectory) {
 
   /**
    * The production wiring: journal and read model in the database behind dataSource (and the
@@ -57,9 +62,13 @@ public record RotaCluster(
     PartitionLoader loader =
         new JdbcPartitionLoader(
             readModel, system.dispatchers().lookup(DispatcherSelector.blocking()));
-    AgentSettings agentSettings = AgentSettings.from(system.settings().config());
     if (!JournalSink.writesReadModelOf(system.settings().config())) {
-      AgentScheduleProjection.init(system, dataSource, agentSettings);
+      // The journal's sink is the read model's only writer (decision 97): without it nothing
+      // would keep agent_schedule, and coordinators, rescue and listings would read a stale one.
+      throw new IllegalStateException(
+          "the read model is written only by Rota's journal: pekko.persistence.journal.plugin"
+              + " must be rota-journal with rota-journal.read-model-sink = "
+              + JournalSink.class.getName());
     }
     return start(system, loader, readModel);
   }
@@ -75,11 +84,18 @@ public record RotaCluster(
     CoordinatorSettings coordinatorSettings = CoordinatorSettings.from(system.settings().config());
     Coordinators coordinators = Coordinators.track(system, agentSettings.partitions());
     AgentSharding.init(system, agentSettings, coordinators.pushingListener());
+    // Capped tenants' gates: their agents ask them before a grant (decision 99).
+    TenantGate.init(
+        system,
+        new AgentLeaseProbe(
+            system, TenantCapSettings.from(system.settings().config()).askTimeout()));
     ShardHomes.start(system);
     Coordinator.init(system, coordinatorSettings, loader);
     ActorRef<LeaseRescuer.Command> rescuer =
         readModel == null ? null : LeaseRescuer.init(system, readModel);
     ActorRef<SystemControl.Command> systemControl = SystemControl.init(system);
+    ActorRef<TenantDirectory.Command> tenantDirectory = TenantDirectory.init(system);
+    TenantUsage.init(system);
     ActorRef<RunnerHealth.Command> runnerHealth =
         RunnerHealth.init(system, HealthSettings.from(system.settings().config()));
     PoolScalerSettings poolSettings = PoolScalerSettings.from(system.settings().config());
@@ -98,6 +114,7 @@ public record RotaCluster(
         systemControl,
         rescuer,
         poolScaler,
-        runnerHealth);
+        runnerHealth,
+        tenantDirectory);
   }
 }

@@ -45,10 +45,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin resource of docs/api.md (role admin), {@code /admin}: stats, the system pause switch,
- * runners, pools ({@link PoolRoutes}), dead letters, their redrive and their discard. Stats,
- * runners and dead letters read the read model on the blocking dispatcher; a node started without
- * one (or a read model that fails) answers them 503 {@code unavailable}. Pause, resume, redrive and
- * discard need only the cluster.
+ * runners, pools ({@link PoolRoutes}), tenants ({@link TenantRoutes}), dead letters, their redrive
+ * and their discard. Stats, runners and dead letters read the read model on the blocking
+ * dispatcher; a node started without one (or a read model that fails) answers them 503 {@code
+ * unavailable}. Pause, resume, redrive and discard need only the cluster.
  */
 public final class AdminRoutes extends AllDirectives {
   private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
@@ -63,6 +63,7 @@ public final class AdminRoutes extends AllDirectives {
   private final Executor blocking;
   private final ApiAuth auth;
   private final PoolRoutes pools;
+  private final TenantRoutes tenantRoutes;
   private final Duration targetStaleness;
   private final TenantResolver tenants;
 
@@ -86,6 +87,7 @@ public final class AdminRoutes extends AllDirectives {
     this.blocking = blocking;
     this.auth = auth;
     this.pools = new PoolRoutes(cluster);
+    this.tenantRoutes = new TenantRoutes(cluster, readModel, blocking);
     this.targetStaleness = cluster.targetStaleness();
   }
 
@@ -114,7 +116,8 @@ public final class AdminRoutes extends AllDirectives {
                                     .slash(PathMatchers.segment())
                                     .slash("restore"),
                                 id -> post(() -> runnerChange(id, cluster::restoreRunner))),
-                            path("pools", () -> get(pools::route))))));
+                            path("pools", () -> get(pools::route)),
+                            pathPrefix("tenants", tenantRoutes::route)))));
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.rota.http;
 import dev.rota.cluster.assign.Claim;
 import dev.rota.cluster.assign.ClaimSettings;
 import dev.rota.cluster.assign.Dispatcher;
+import dev.rota.cluster.assign.WorkProtocol.NoWork;
 import dev.rota.http.api.ClaimRequest;
 import java.time.Duration;
 import java.util.Set;
@@ -82,14 +83,7 @@ public final class ClaimRoutes extends AllDirectives {
         body -> {
           ClaimRequest.Claim claim = body.validated(defaultLeaseSeconds);
           caller.requireRunner(claim.runnerId());
-          Claim.Request request =
-              new Claim.Request(
-                  claim.runnerId(),
-                  claim.mode(),
-                  claim.capabilities(),
-                  Duration.ofSeconds(claim.waitSeconds()),
-                  claim.leaseSeconds(),
-                  servedTenants(caller, claim.tenants()));
+          Claim.Request request = request(caller, claim);
           if (claim.waitSeconds() > 0) {
             return completeWithFuture(delivery.longPoll(waiting(request, caller.id())));
           }
@@ -100,6 +94,58 @@ public final class ClaimRoutes extends AllDirectives {
                   onSuccess(
                       answerNow(Claim.ask(system, dispatcher, claims, request)), this::complete));
         });
+  }
+
+  private static Claim.Request request(Caller caller, ClaimRequest.Claim claim) {
+    return new Claim.Request(
+        claim.runnerId(),
+        claim.mode(),
+        claim.capabilities(),
+        Duration.ofSeconds(claim.waitSeconds()),
+        claim.leaseSeconds(),
+        servedTenants(caller, claim.tenants()));
+  }
+
+  /** The lease length of a claim that names none. */
+  long defaultLeaseSeconds() {
+    return defaultLeaseSeconds;
+  }
+
+  /**
+   * The longest the answer of a report's next claim takes once the report is answered: a claim
+   * without a wait is answered within its settle and answer margin, a long poll within its first
+   * probe (then its body follows).
+   */
+  Duration longestNextAnswer() {
+    return Claim.answerWithin(Duration.ZERO, claims)
+        .plus(claims.probeInterval())
+        .plus(claims.requestTimeoutMargin());
+  }
+
+  /**
+   * The claim a completion or failure carries as {@code next}, made once that report is durable and
+   * answered inside its body (LeaseRoutes): exactly a claim of its runner, long poll included,
+   * except that it is never an error, because the report it rides on already happened. Where a
+   * claim would be 503 (this node holds too many long polls, or the dispatcher did not answer in
+   * time) the next claim answers {@code {"status": "none"}} and the runner asks again.
+   */
+  CompletionStage<HttpResponse> claimAfterReport(
+      Caller caller, ClaimRequest.Claim claim, GrantDelivery.Envelope envelope) {
+    Claim.Request request = request(caller, claim);
+    if (claim.waitSeconds() > 0) {
+      Claim waiting;
+      try {
+        waiting = waiting(request, caller.id());
+      } catch (ApiException full) {
+        return CompletableFuture.completedFuture(GrantDelivery.strict(new NoWork(), envelope));
+      }
+      return delivery.longPoll(waiting, envelope);
+    }
+    return Claim.ask(system, dispatcher, claims, request)
+        .answer()
+        .handle(
+            (reply, failure) ->
+                GrantDelivery.strict(failure == null ? reply : new NoWork(), envelope));
   }
 
   /**

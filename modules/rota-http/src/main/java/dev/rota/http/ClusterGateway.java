@@ -10,6 +10,12 @@ import dev.rota.cluster.pool.PoolsReport;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.system.SystemControl.PauseState;
+import dev.rota.cluster.tenant.TenantDirectory;
+import dev.rota.cluster.tenant.TenantGate;
+import dev.rota.cluster.tenant.TenantTables;
+import dev.rota.cluster.tenant.TenantUsage;
+import dev.rota.core.model.AgentExplanation;
+import dev.rota.core.tenant.TenantSpec;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -41,6 +47,7 @@ public final class ClusterGateway {
   private final ActorRef<SystemControl.Command> systemControl;
   private final ActorRef<PoolScaler.Command> poolScaler;
   private final ActorRef<RunnerHealth.Command> runnerHealth;
+  private final ActorRef<TenantDirectory.Command> tenantDirectory;
   private final int partitions;
   private final Duration askTimeout;
   private final Scheduler scheduler;
@@ -52,11 +59,33 @@ public final class ClusterGateway {
     this.systemControl = rota.systemControl();
     this.poolScaler = rota.poolScaler();
     this.runnerHealth = rota.runnerHealth();
+    this.tenantDirectory = rota.tenantDirectory();
     this.partitions = rota.agentSettings().partitions();
     this.askTimeout = askTimeout;
     this.scheduler = system.scheduler();
     this.nodes = new ClusterAsk(system, askTimeout);
     this.targetStaleness = system.settings().config().getDuration("rota.pools.target-staleness");
+  }
+
+  /**
+   * The caps of {@code tenant} as its gate counts them now; null when the tenant is not capped or
+   * its gate did not answer (explain then names no tenant reason).
+   */
+  public CompletionStage<AgentExplanation.TenantLoad> tenantLoad(String tenant) {
+    if (!TenantTables.get(system).current().specOf(tenant).capped()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return TenantGate.status(system, tenant, askTimeout)
+        .thenApply(
+            s ->
+                new AgentExplanation.TenantLoad(
+                    s.tenant(),
+                    s.held(),
+                    s.maxConcurrent(),
+                    s.lastMinute(),
+                    s.maxPerMinute(),
+                    s.rateUntil()))
+        .exceptionally(failure -> null);
   }
 
   public CompletionStage<PauseState> paused() {
@@ -137,6 +166,40 @@ public final class ClusterGateway {
                   .sorted(Comparator.comparing(RunnerSeen::runnerId))
                   .toList();
             });
+  }
+
+  /** The tenant directory's table, with its revision. */
+  public CompletionStage<TenantDirectory.Listing> tenants() {
+    return AskPattern.ask(tenantDirectory, TenantDirectory.GetTenants::new, askTimeout, scheduler);
+  }
+
+  /** Creates or changes a tenant. */
+  public CompletionStage<TenantDirectory.Stored> setTenant(TenantSpec spec) {
+    return AskPattern.ask(
+        tenantDirectory,
+        (ActorRef<TenantDirectory.Stored> replyTo) -> new TenantDirectory.SetTenant(spec, replyTo),
+        askTimeout,
+        scheduler);
+  }
+
+  /** Deletes a tenant (the caller checked it has no agents). */
+  public CompletionStage<TenantDirectory.Deleted> deleteTenant(String name) {
+    return AskPattern.ask(
+        tenantDirectory,
+        (ActorRef<TenantDirectory.Deleted> replyTo) ->
+            new TenantDirectory.DeleteTenant(name, replyTo),
+        askTimeout,
+        scheduler);
+  }
+
+  /** This node's tenant table (the directory's last publication it applied). */
+  public dev.rota.core.tenant.TenantTable tenantTable() {
+    return dev.rota.cluster.tenant.TenantTables.get(system).current();
+  }
+
+  /** What every node counted for each tenant over the last minute (a silent node left out). */
+  public CompletionStage<List<TenantUsage.Usage>> tenantUsage() {
+    return nodes.repliesOfEveryNode(TenantUsage.SERVICE_KEY, TenantUsage.GetUsage::new);
   }
 
   /** Every node's in-cluster runner pool: its runners and the size each pool is held at. */

@@ -24,9 +24,9 @@ import org.apache.pekko.http.javadsl.server.Route;
 /**
  * {@code GET /v1/agents/{agentId}/explain} (role producer): why an agent is or is not being picked.
  * The agent answers for itself (lease, snooze, pause, minimum interval), the system-control
- * singleton for the pause switch, the dispatchers and pools for the runners that would fit, and the
- * read model for its rank in each order of the rule among the agents of its capability set (as
- * fresh as the read model).
+ * singleton for the pause switch, its tenant's gate for the tenant's caps (a capped tenant only),
+ * the dispatchers and pools for the runners that would fit, and the read model for its rank in each
+ * order of the rule among the agents of its capability set (as fresh as the read model).
  */
 public final class ExplainRoutes extends AllDirectives {
   private final AgentGateway agents;
@@ -79,8 +79,9 @@ public final class ExplainRoutes extends AllDirectives {
     var paused = cluster.paused().toCompletableFuture();
     var seen = cluster.runnersSeen().toCompletableFuture();
     var pools = cluster.pools().toCompletableFuture();
+    var tenant = cluster.tenantLoad(AgentKeys.tenantOf(agentId)).toCompletableFuture();
     CompletableFuture<Explanation> answer =
-        CompletableFuture.allOf(agent, paused, seen, pools)
+        CompletableFuture.allOf(agent, paused, seen, pools, tenant)
             .thenCompose(
                 done -> {
                   AgentSummary summary =
@@ -93,7 +94,8 @@ public final class ExplainRoutes extends AllDirectives {
                               pools.join(),
                               now);
                   var blocked =
-                      AgentExplanation.blockedBy(summary, now, paused.join().paused(), fits);
+                      AgentExplanation.blockedBy(
+                          summary, now, paused.join().paused(), fits, tenant.join());
                   return ranked(agentId, summary, blocked, now);
                 });
     return onSuccess(answer, e -> complete(JsonSupport.response(StatusCodes.OK, e)));

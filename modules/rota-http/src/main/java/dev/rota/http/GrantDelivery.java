@@ -103,7 +103,42 @@ final class GrantDelivery {
 
   /** The strict 200 answer of a claim that did not wait. */
   static HttpResponse strict(WorkReply reply) {
-    return JsonSupport.response(StatusCodes.OK, body(reply));
+    return strict(reply, Envelope.NONE);
+  }
+
+  /** The strict 200 answer of a claim that did not wait, inside {@code envelope}. */
+  static HttpResponse strict(WorkReply reply, Envelope envelope) {
+    return HttpResponse.create()
+        .withStatus(StatusCodes.OK)
+        .withEntity(ContentTypes.APPLICATION_JSON, envelope.around(json(reply)).toArray());
+  }
+
+  /**
+   * What a claim's JSON answer is written inside: nothing for a claim, the report's fields for the
+   * {@code next} of a completion or failure ({@code {"completedAt": "...", "next": <answer>}}).
+   * While a long poll waits, its probes' spaces come after the prefix: whitespace before a JSON
+   * value, as in a claim's own body.
+   */
+  record Envelope(ByteString prefix, ByteString suffix) {
+    static final Envelope NONE =
+        new Envelope(ByteString.emptyByteString(), ByteString.emptyByteString());
+
+    /** The answer inside {@code report}'s JSON object, as its field {@code next}. */
+    static Envelope nextOf(Object report) {
+      byte[] json = JsonSupport.write(report);
+      if (json.length < 2 || json[json.length - 1] != '}') {
+        throw new IllegalStateException("a report is a JSON object: " + report);
+      }
+      ByteString fields = ByteString.fromArray(json, 0, json.length - 1);
+      String separator = json.length > 2 ? "," : "";
+      return new Envelope(
+          fields.concat(ByteString.fromString(separator + "\"next\":")),
+          ByteString.fromString("}"));
+    }
+
+    ByteString around(ByteString answer) {
+      return prefix.concat(answer).concat(suffix);
+    }
   }
 
   /**
@@ -116,6 +151,11 @@ final class GrantDelivery {
    * {"status": "none"}} when none came in time: the runner asks again).
    */
   CompletionStage<HttpResponse> longPoll(Claim claim) {
+    return longPoll(claim, Envelope.NONE);
+  }
+
+  /** A long poll whose answer is written inside {@code envelope}. */
+  CompletionStage<HttpResponse> longPoll(Claim claim, Envelope envelope) {
     CompletableFuture<HttpResponse> response = new CompletableFuture<>();
     AtomicBoolean decided = new AtomicBoolean();
     Cancellable late =
@@ -123,7 +163,7 @@ final class GrantDelivery {
             probeInterval,
             () -> {
               if (decided.compareAndSet(false, true)) {
-                response.complete(streamed(claim));
+                response.complete(streamed(claim, envelope));
               }
             },
             executor);
@@ -136,7 +176,7 @@ final class GrantDelivery {
               }
               late.cancel();
               try {
-                response.complete(quick(claim, reply));
+                response.complete(quick(claim, reply, envelope));
               } catch (RuntimeException e) {
                 response.completeExceptionally(e);
               }
@@ -145,19 +185,19 @@ final class GrantDelivery {
   }
 
   /** The strict answer of a long poll answered before its first probe. */
-  private static HttpResponse quick(Claim claim, WorkReply reply) {
+  private static HttpResponse quick(Claim claim, WorkReply reply, Envelope envelope) {
     WorkReply answer = reply instanceof Assigned && !claim.take() ? new NoWork() : reply;
     claim.ended();
-    return strict(answer);
+    return strict(answer, envelope);
   }
 
   /** A long poll that waited a probe interval: its answer follows in a streamed body. */
-  private HttpResponse streamed(Claim claim) {
+  private HttpResponse streamed(Claim claim, Envelope envelope) {
     Source<ByteString, NotUsed> result =
         Source.completionStage(claim.answer())
             .flatMapConcat(
                 r -> {
-                  ByteString json = ByteString.fromArray(JsonSupport.write(body(r)));
+                  ByteString json = json(r).concat(envelope.suffix());
                   return r instanceof Assigned
                       ? Source.lazySingle(() -> taken(claim, json))
                       : Source.single(json);
@@ -166,8 +206,9 @@ final class GrantDelivery {
         Source.tick(Duration.ZERO, probeInterval, SPACE)
             .mapMaterializedValue(cancellable -> NotUsed.getInstance());
     Source<ByteString, NotUsed> entity =
-        result
-            .merge(probes, true)
+        Source.single(envelope.prefix())
+            .filter(prefix -> !prefix.isEmpty())
+            .concat(result.merge(probes, true))
             .watchTermination(
                 (notUsed, done) -> {
                   CompletableFuture<Done> ended =
@@ -195,7 +236,12 @@ final class GrantDelivery {
     throw new IllegalStateException("the assignment was handed back");
   }
 
-  private static ClaimResponse body(WorkReply reply) {
+  private static ByteString json(WorkReply reply) {
+    return ByteString.fromArray(JsonSupport.write(body(reply)));
+  }
+
+  /** The claim answer's JSON object of docs/api.md. */
+  static ClaimResponse body(WorkReply reply) {
     if (reply instanceof Assigned assigned) {
       return ClaimResponse.assigned(ActivationJson.assignment(assigned.granted()));
     }

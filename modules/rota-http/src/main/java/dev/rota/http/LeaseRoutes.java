@@ -10,11 +10,15 @@ import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.core.model.Ids;
 import dev.rota.http.api.ActivationCompleted;
 import dev.rota.http.api.ActivationFailed;
+import dev.rota.http.api.ClaimRequest;
 import dev.rota.http.api.CompleteRequest;
 import dev.rota.http.api.FailRequest;
 import dev.rota.http.api.HeartbeatRequest;
 import dev.rota.http.api.LeaseExtended;
+import dev.rota.http.api.NextClaim;
+import java.time.Duration;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
@@ -33,16 +37,29 @@ import org.apache.pekko.http.javadsl.server.Route;
  *
  * <p>A runner token acts only under its own runner ids (403 {@code forbidden} for another) and sees
  * only the leases of its tenants' agents: another tenant's lease id is 404, as if it did not exist.
+ *
+ * <p>A completion or failure may carry the runner's next claim ({@code next}, docs/api.md "Complete
+ * and claim again"): once the agent has answered the report (it is durable), the claim is made as
+ * the lease's runner, for every tenant the token may serve, and its answer is written beside the
+ * report's ({@link ClaimRoutes#claimAfterReport}), so a turn over HTTP is one request. A refused
+ * report (404, 409, 410) makes no claim and carries no {@code next}.
  */
 public final class LeaseRoutes extends AllDirectives {
   private final AgentGateway agents;
+  private final ClaimRoutes claims;
   private final ApiAuth auth;
   private final long maxBodyBytes;
+  private final Duration askTimeout;
 
-  public LeaseRoutes(AgentGateway agents, ApiAuth auth, HttpSettings settings) {
+  /**
+   * @param claims where a report's next claim is made
+   */
+  public LeaseRoutes(AgentGateway agents, ClaimRoutes claims, ApiAuth auth, HttpSettings settings) {
     this.agents = agents;
+    this.claims = claims;
     this.auth = auth;
     this.maxBodyBytes = settings.maxBodyBytes();
+    this.askTimeout = settings.askTimeout();
   }
 
   public Route route() {
@@ -82,11 +99,19 @@ public final class LeaseRoutes extends AllDirectives {
         body -> {
           String runnerId = caller.requireRunner(body.validatedRunnerId());
           JsonNode result = body.validatedResult();
-          return ask(
-              caller,
-              leaseId,
-              replyTo -> new AgentEntity.Complete(leaseId, runnerId, result, replyTo),
-              reply -> json(new ActivationCompleted(expected(Done.class, reply).at())));
+          ClaimRequest.Claim next = next(body.next(), runnerId);
+          return withNextTimeout(
+              next,
+              () ->
+                  ask(
+                      caller,
+                      leaseId,
+                      replyTo -> new AgentEntity.Complete(leaseId, runnerId, result, replyTo),
+                      reply ->
+                          answer(
+                              caller,
+                              new ActivationCompleted(expected(Done.class, reply).at()),
+                              next)));
         });
   }
 
@@ -97,22 +122,52 @@ public final class LeaseRoutes extends AllDirectives {
         body -> {
           String runnerId = caller.requireRunner(body.validatedRunnerId());
           FailRequest.Failure failure = body.validated();
-          return ask(
-              caller,
-              leaseId,
-              replyTo ->
-                  new AgentEntity.Fail(
+          ClaimRequest.Claim next = next(body.next(), runnerId);
+          return withNextTimeout(
+              next,
+              () ->
+                  ask(
+                      caller,
                       leaseId,
-                      runnerId,
-                      failure.action(),
-                      failure.error(),
-                      failure.snoozeSeconds(),
-                      replyTo),
-              reply ->
-                  json(
-                      new ActivationFailed(
-                          failure.action().wireName(), expected(Done.class, reply).at())));
+                      replyTo ->
+                          new AgentEntity.Fail(
+                              leaseId,
+                              runnerId,
+                              failure.action(),
+                              failure.error(),
+                              failure.snoozeSeconds(),
+                              replyTo),
+                      reply ->
+                          answer(
+                              caller,
+                              new ActivationFailed(
+                                  failure.action().wireName(), expected(Done.class, reply).at()),
+                              next)));
         });
+  }
+
+  /** The report's next claim, checked before the report is made (a 400 changes nothing). */
+  private ClaimRequest.Claim next(NextClaim next, String runnerId) {
+    return next == null ? null : next.validated(runnerId, claims.defaultLeaseSeconds());
+  }
+
+  /**
+   * A report with a next claim may take its ask and then the claim's first answer: the server's
+   * request timeout is lifted to cover both, so that neither is cut short.
+   */
+  private Route withNextTimeout(ClaimRequest.Claim next, Supplier<Route> inner) {
+    return next == null
+        ? inner.get()
+        : withRequestTimeout(askTimeout.plus(claims.longestNextAnswer()), inner);
+  }
+
+  /** The report's answer, with its next claim's beside it when it carried one. */
+  private Route answer(Caller caller, Object report, ClaimRequest.Claim next) {
+    if (next == null) {
+      return json(report);
+    }
+    return completeWithFuture(
+        claims.claimAfterReport(caller, next, GrantDelivery.Envelope.nextOf(report)));
   }
 
   /** One ask of the lease's agent; refusals become 404, 409 or 410. */

@@ -4,12 +4,9 @@ import com.typesafe.config.Config;
 import dev.rota.cluster.RotaCluster;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.pool.PoolsReport;
-import dev.rota.cluster.readmodel.AgentScheduleProjection;
-import dev.rota.cluster.readmodel.ProjectionLag;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.readmodel.ReadModelStats;
 import dev.rota.cluster.runner.RunnerPool;
-import dev.rota.core.model.Partitions;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +17,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.stream.IntStream;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -31,10 +27,11 @@ import org.slf4j.LoggerFactory;
  * The cluster-wide gauges of {@code /metrics} (docs/operations.md): every {@code
  * rota.metrics.sample-interval} this node reads what {@code GET /admin/stats} shows — agents,
  * unread and oldest unread age, leases, dead letters, fairness, runners, the pause switch — plus
- * the read model's lag behind the journal, on the blocking dispatcher, and keeps the figures for
- * the next scrapes. A scrape never touches the database. Every node reports the same cluster-wide
- * values (aggregate them with {@code max}); {@code rota_read_model_up} is 0 while the read model
- * cannot be read, and the other figures then keep their last values.
+ * the read model's lag behind the journal, and the figures by tenant ({@link TenantGauges}), on the
+ * blocking dispatcher, and keeps the figures for the next scrapes. A scrape never touches the
+ * database. Every node reports the same cluster-wide values (aggregate them with {@code max});
+ * {@code rota_read_model_up} is 0 while the read model cannot be read, and the other figures then
+ * keep their last values.
  */
 public final class MetricsSampler {
   private static final Logger log = LoggerFactory.getLogger(MetricsSampler.class);
@@ -44,12 +41,10 @@ public final class MetricsSampler {
   private final ReadModel readModel;
   private final ClusterGateway cluster;
 
-  /** The projection's tags whose lag is sampled; none when the journal writes the read model. */
-  private List<String> tags;
-
   private final Duration askTimeout;
   private final Map<String, Double> values = new ConcurrentHashMap<>();
   private final Map<String, Double> poolDesired = new ConcurrentHashMap<>();
+  private final TenantGauges tenantGauges;
 
   MetricsSampler(
       RotaMetrics metrics, ReadModel readModel, ClusterGateway cluster, Duration askTimeout) {
@@ -57,7 +52,7 @@ public final class MetricsSampler {
     this.readModel = readModel;
     this.cluster = cluster;
     this.askTimeout = askTimeout;
-    this.tags = IntStream.range(0, cluster.partitions()).mapToObj(Partitions::tag).toList();
+    this.tenantGauges = new TenantGauges(metrics);
     register();
   }
 
@@ -78,9 +73,6 @@ public final class MetricsSampler {
             rota.readModel(),
             new ClusterGateway(rota, settings.askTimeout()),
             settings.askTimeout());
-    if (dev.rota.cluster.readmodel.JournalSink.writesReadModelOf(config)) {
-      sampler.tags = List.of(); // written with the events: never behind them (decision 27)
-    }
     return system
         .classicSystem()
         .scheduler()
@@ -118,14 +110,6 @@ public final class MetricsSampler {
           Tags.of("state", state));
     }
     gauge("rota.system.paused", "1 while the system is paused (admin pause)", Tags.empty());
-    gauge(
-        "rota.read.model.lag.events",
-        "Journal events the read-model projection has not applied yet",
-        Tags.empty());
-    gauge(
-        "rota.read.model.lag.seconds",
-        "Age of the oldest journal event the read-model projection has not applied yet",
-        Tags.empty());
     gauge(
         "rota.read.model.up",
         "1 when the last sample of the read model succeeded, 0 when it failed",
@@ -166,7 +150,6 @@ public final class MetricsSampler {
     set("rota.cluster.members.up", cluster.nodesUp());
     set("rota.cluster.partitions", cluster.partitions());
     ReadModelStats s = readModel.stats(now);
-    ProjectionLag lag = readModel.projectionLag(AgentScheduleProjection.NAME, tags);
     Map<String, String> leases = readModel.leasesByRunner();
     set("rota.agents", Tags.of("state", "registered"), s.registered());
     set("rota.agents", Tags.of("state", "with_inbox"), s.withInbox());
@@ -177,8 +160,6 @@ public final class MetricsSampler {
     set("rota.leases.active", s.leased());
     set("rota.dead.letters", s.deadLetters());
     set("rota.fairness.max.staleness.seconds", s.maxStaleness().toMillis() / 1000.0);
-    set("rota.read.model.lag.events", lag.events());
-    set("rota.read.model.lag.seconds", lag.age(now).toMillis() / 1000.0);
     set("rota.read.model.up", 1);
     set("rota.system.paused", join(cluster.paused()::toCompletableFuture).paused() ? 1 : 0);
     List<RunnerPool.Runners> pools = join(cluster.pools()::toCompletableFuture);
@@ -197,6 +178,7 @@ public final class MetricsSampler {
             s.registered(), metrics.meanActivationDuration(), runners.active()));
     // While the scaler does not answer (a failover), the pools keep their last numbers.
     report.ifPresent(this::setPoolGauges);
+    tenantGauges.set(cluster.tenantTable(), readModel.tenants(now, TenantRoutes.WINDOW), now);
   }
 
   /** {@code rota_pool_desired_runners{pool}}: one series per pool of the scaler's last round. */

@@ -66,7 +66,7 @@ public final class RotaRoutes extends AllDirectives {
                 tenants)
             ::route);
     add(claims::route);
-    add(new LeaseRoutes(agents, auth, settings)::route);
+    add(new LeaseRoutes(agents, claims, auth, settings)::route);
     add(
         new RunnerRoutes(
                 new ClusterGateway(rota, settings.askTimeout()),

@@ -9,15 +9,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
 import dev.rota.core.model.Ids;
 import dev.rota.http.testing.ApiCalls;
 import dev.rota.http.testing.JUnit5RouteTest;
+import dev.rota.http.testing.OpenApiContract;
 import dev.rota.http.testing.RotaTestCluster;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -32,9 +35,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The admin resource and {@code /metrics} on a one-node cluster with the whole production wiring on
- * H2: journal, projection, read model, and an in-cluster pool of two runners that offer only {@code
- * pool-only} (so they never take a test's agent). The read model trails the agents by the
- * projection's lag, so read-model figures are awaited.
+ * H2: journal, read model, and an in-cluster pool of two runners that offer only {@code pool-only}
+ * (so they never take a test's agent). Metrics trail the agents by their sampling interval, so
+ * their figures are awaited.
  */
 @ExtendWith(LogCapturingExtension.class)
 class AdminRoutesTest extends JUnit5RouteTest {
@@ -416,6 +419,34 @@ class AdminRoutesTest extends JUnit5RouteTest {
           "{\"paused\":false}", api.post("/admin/resume", "").assertStatusCode(200).entityString());
     }
     assertFalse(stats().get("paused").asBoolean());
+  }
+
+  @Test
+  void pauseResumeAndRedriveTakeTheOptionalEmptyJsonBodyTheDocumentDescribes() {
+    try {
+      assertEquals(
+          "{\"paused\":true}", api.post("/admin/pause", "{}").assertStatusCode(200).entityString());
+    } finally {
+      assertEquals(
+          "{\"paused\":false}",
+          api.post("/admin/resume", "{}").assertStatusCode(200).entityString());
+    }
+    assertError(api.post("/admin/dead-letters/garbage/redrive", "{}"), 404, "not_found", "garbage");
+
+    OpenApiContract contract = OpenApiContract.get();
+    for (String path :
+        List.of("/admin/pause", "/admin/resume", "/admin/dead-letters/{id}/redrive")) {
+      JsonNode requestBody =
+          contract.document().get("paths").get(path).get("post").get("requestBody");
+      assertEquals("#/components/requestBodies/NoFields", requestBody.get("$ref").asText(), path);
+    }
+    JsonNode noFields = contract.document().at("/components/requestBodies/NoFields");
+    assertFalse(noFields.get("required").asBoolean());
+    assertEquals(
+        Set.of(),
+        contract.validate(
+            "/components/requestBodies/NoFields/content/application~1json/schema",
+            new ObjectMapper().createObjectNode()));
   }
 
   @Test

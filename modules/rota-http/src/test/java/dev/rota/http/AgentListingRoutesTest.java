@@ -32,7 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code GET /v1/agents}: the order and pages come from the directory (here fed by every agent
- * change, as the projection feeds {@code agent_schedule}), the views from the agents themselves.
+ * change, as the journal writes {@code agent_schedule}), the views from the agents themselves.
  */
 @ExtendWith(LogCapturingExtension.class)
 class AgentListingRoutesTest extends JUnit5RouteTest {

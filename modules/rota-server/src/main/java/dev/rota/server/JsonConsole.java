@@ -13,12 +13,11 @@ import java.time.Instant;
 
 /**
  * With {@code ROTA_LOG_FORMAT=json}, every line the process prints is one JSON object, even lines a
- * library prints without a logger: pekko-projection-jdbc 1.0.0 prints {@code # stop <projection>}
- * to stdout on every shutdown, which breaks log shippers. {@link #install()} (first thing in {@link
- * Main}, before Scala's {@code Console} captures {@code System.out}) replaces {@code System.out}
- * and {@code System.err} with streams that pass JSON lines (the log encoder's) through unchanged
- * and wrap any other line as {@code {"@timestamp", "level", "logger_name", "message"}}, the fields
- * of the log encoder.
+ * library prints without a logger (a stray {@code println} breaks log shippers). {@link #install()}
+ * (first thing in {@link Main}, before Scala's {@code Console} captures {@code System.out})
+ * replaces {@code System.out} and {@code System.err} with streams that pass JSON lines (the log
+ * encoder's) through unchanged and wrap any other line as {@code {"@timestamp", "level",
+ * "logger_name", "message"}}, the fields of the log encoder.
  */
 final class JsonConsole extends OutputStream {
   private static final JsonFactory JSON = new JsonFactory();

@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Starts a Rota node in this process. Configuration: {@code application.conf}, or an overlay chosen
  * with {@code -Dconfig.file=config/postgres.conf}, plus {@code ROTA_*} environment variables
- * (docs/configuration.md).
+ * (docs/configuration.md). {@code java -jar rota-server.jar catch-up-read-model} runs the read
+ * model's one-time catch-up instead ({@link ReadModelCatchUpCommand}).
  *
  * <p>Exits with status 1 and a one-line reason if the node cannot start. SIGTERM stops the node
  * through CoordinatedShutdown; when the node stops for another reason the JVM exits too, with a
@@ -24,6 +25,10 @@ public final class Main {
     JsonConsole.install();
     Logger log = LoggerFactory.getLogger(Main.class);
     CommonPool.atLeastTwoThreads();
+    if (args.length == 1 && args[0].equals(ReadModelCatchUpCommand.NAME)) {
+      System.exit(ReadModelCatchUpCommand.run());
+      return;
+    }
     RotaNode node;
     try {
       node = RotaNode.start(ConfigFactory.empty());

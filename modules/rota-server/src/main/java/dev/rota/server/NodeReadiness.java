@@ -20,9 +20,9 @@ import scala.jdk.javaapi.FutureConverters;
  *
  * <ul>
  *   <li>{@link #clusterServing()}: it is an Up member and its shard regions (agents, partition
- *       coordinators, and read-model projections when they run) have registered with their
- *       coordinators. Until then the API answers 503 with {@code Retry-After} at once instead of
- *       letting requests hang on a node that cannot route them.
+ *       coordinators) have registered with their coordinators. Until then the API answers 503 with
+ *       {@code Retry-After} at once instead of letting requests hang on a node that cannot route
+ *       them.
  *   <li>{@link #ready()}: also the HTTP API is bound and the node is not shutting down. Pekko
  *       Management's {@code /ready} includes it through {@link Check}, so {@code /ready} is never
  *       200 before the API answers, and turns 503 as the first step of a shutdown.

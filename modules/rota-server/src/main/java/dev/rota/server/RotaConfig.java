@@ -88,14 +88,6 @@ public final class RotaConfig {
       }
       derived.put("pekko.remote.artery.transport", "tls-tcp");
     }
-    if (dev.rota.cluster.readmodel.JournalSink.writesReadModelOf(config)) {
-      // The journal writes the read model (decision 27): no projection's shards to wait for.
-      derived.put(
-          "pekko.cluster.sharding.healthcheck.names",
-          config.getStringList("pekko.cluster.sharding.healthcheck.names").stream()
-              .filter(name -> !name.equals("sharded-daemon-process-AgentScheduleProjection"))
-              .toList());
-    }
     if (SessionLimits.appliesTo(config.getString("rota.db.url"))) {
       // The persistence plugin's Slick pools get the same session bounds as the node's own.
       Map<String, String> session = SessionLimits.from(config).postgresProperties();

@@ -55,7 +55,7 @@ public final class RotaNode implements AutoCloseable {
     return startWith(RotaConfig.load(overrides));
   }
 
-  /** Fixed for the life of a database: events are tagged, read-model rows keyed by partition. */
+  /** Fixed for the life of a database: read-model rows and counters are keyed by partition. */
   private static final String PARTITIONS = "rota.partitions";
 
   /** Starts a node with an already loaded configuration (see {@link RotaConfig}). */

@@ -88,7 +88,6 @@ public record RotaSettings(
     DatabaseDialect dialect = DatabaseDialect.fromConfigName(config.getString("rota.db.dialect"));
     requireAgreement(
         config, "pekko-persistence-jdbc.shared-databases.slick.profile", dialect.slickProfile());
-    requireAgreement(config, "pekko.projection.jdbc.dialect", dialect.projectionDialect());
     return new DbSettings(
         dialect,
         config.getString("rota.db.driver"),

@@ -1,9 +1,12 @@
 package dev.rota.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import dev.rota.server.testing.Databases;
 import dev.rota.server.testing.NodeHttp;
 import dev.rota.server.testing.TestDatabase;
@@ -23,6 +26,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -105,10 +109,10 @@ class DashboardBrowserTest {
       WebDriver browser = browser(chromium, chromedriver, profile);
       try {
         WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        // The anonymous loopback mode (no tokens): the dashboard opens without asking for one.
         browser.get(api.base() + "/");
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("login")));
-        screenshot(browser, "login");
-        browser.findElement(By.id("login-button")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("main")));
+        assertFalse(browser.findElement(By.id("login")).isDisplayed(), "asked for a token");
 
         // Overview: the read model catches up, then the page shows what /admin/stats says.
         wait.until(ExpectedConditions.textToBe(By.id("stat-registered"), "5"));
@@ -218,6 +222,26 @@ class DashboardBrowserTest {
               return true;
             });
 
+        // Tenants: default and one an admin set, with the figures of /admin/tenants.
+        api.json("PUT", "/admin/tenants/acme", "{\"weight\":3,\"maxConcurrent\":2}", 201);
+        page(browser, wait, "tenants");
+        By acmeRow = By.xpath("//table[@id='tenants-table']//tr[td[1][text()='acme']]");
+        By defaultRow = By.xpath("//table[@id='tenants-table']//tr[td[1][text()='default']]");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(acmeRow));
+        JsonNode plain = api.json("GET", "/admin/tenants/default", null, 200);
+        List<String> defaultCells =
+            browser.findElement(defaultRow).findElements(By.tagName("td")).stream()
+                .map(WebElement::getText)
+                .toList();
+        assertEquals(text(plain.get("agents")), defaultCells.get(4), defaultCells.toString());
+        assertEquals(text(plain.get("unread")), defaultCells.get(5), defaultCells.toString());
+        List<String> acmeCells =
+            browser.findElement(acmeRow).findElements(By.tagName("td")).stream()
+                .map(WebElement::getText)
+                .toList();
+        assertEquals(List.of("acme", "3", "2", "–", "0", "0", "0"), acmeCells.subList(0, 7));
+        screenshot(browser, "tenants");
+
         // Dead letters: discard one after a confirmation; it is gone, and its agent's inbox too.
         page(browser, wait, "dead-letters");
         wait.until(
@@ -282,6 +306,44 @@ class DashboardBrowserTest {
                 .filter(e -> e.getLevel().intValue() >= Level.WARNING.intValue())
                 .toList();
         assertEquals(List.of(), errors, "console warnings or errors");
+      } finally {
+        browser.quit();
+      }
+    }
+  }
+
+  @Test
+  void aNodeWithTokensAsksForOneAndOpensWithAnAdminToken(@TempDir Path profile) throws Exception {
+    String chromium = executable("chromium", "chromium");
+    String chromedriver = executable("chromedriver", "chromium-driver");
+    Config tokens =
+        ConfigFactory.parseString(
+            "rota.http.tokens = [ { token = \"dash-admin\", roles = [admin] },"
+                + " { token = \"dash-producer\", roles = [producer] } ]");
+    try (TestDatabase database = Databases.h2();
+        RotaNode node =
+            RotaNode.startWith(
+                RotaConfig.load(
+                    tokens.withFallback(RotaNodeContract.TEST_NODE).withFallback(database.config()),
+                    Map.of()))) {
+      NodeHttp api = new NodeHttp(node.httpPort());
+      WebDriver browser = browser(chromium, chromedriver, profile);
+      try {
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        browser.get(api.base() + "/");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("login")));
+        assertFalse(browser.findElement(By.id("main")).isDisplayed(), "opened without a token");
+        screenshot(browser, "login");
+        browser.findElement(By.id("token")).sendKeys("dash-producer");
+        browser.findElement(By.id("login-button")).click();
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(
+                By.id("login-error"), "not accepted"));
+        browser.findElement(By.id("token")).clear();
+        browser.findElement(By.id("token")).sendKeys("dash-admin");
+        browser.findElement(By.id("login-button")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("main")));
+        wait.until(ExpectedConditions.textToBe(By.id("stat-registered"), "0"));
       } finally {
         browser.quit();
       }

@@ -77,10 +77,6 @@ class RotaConfigTest {
     assertEquals("s3cret", settings.db().password());
     assertEquals(4, settings.db().maxPoolSize());
     assertEquals(4, config.getInt("pekko-persistence-jdbc.shared-databases.slick.db.numThreads"));
-    assertEquals(
-        4,
-        config.getInt(
-            "pekko.projection.jdbc.blocking-jdbc-dispatcher.thread-pool-executor.fixed-pool-size"));
   }
 
   @Test
@@ -132,7 +128,7 @@ class RotaConfigTest {
   }
 
   @Test
-  void postgresOverlaySwitchesDriverPluginAndProjectionTogether() {
+  void postgresOverlaySwitchesDriverAndPluginTogether() {
     Config config =
         RotaConfig.load(
             overlay("postgres.conf"),

@@ -29,11 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -59,7 +55,7 @@ final class BenchNode implements AutoCloseable {
   private static final int SEED_CHUNK = 100;
 
   private static final ObjectNode EMPTY = JsonNodeFactory.instance.objectNode();
-  private static final Duration ASK_TIMEOUT = Duration.ofSeconds(60);
+  static final Duration ASK_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration READ_MODEL_TIMEOUT = Duration.ofMinutes(3);
 
   /** Large enough for burn-down's hottest agent; the API's maximum. */
@@ -94,7 +90,6 @@ final class BenchNode implements AutoCloseable {
     config.put("rota.db.password", database.password());
     config.put(
         "pekko-persistence-jdbc.shared-databases.slick.profile", "slick.jdbc.PostgresProfile$");
-    config.put("pekko.projection.jdbc.dialect", "postgres-dialect");
     config.put("rota.http.port", 0);
     config.put("rota.http.interface", "127.0.0.1");
     config.put("rota.management.port", 0);
@@ -139,7 +134,7 @@ final class BenchNode implements AutoCloseable {
   void registerAgents(int count) throws Exception {
     AgentConfigPatch patch =
         new AgentConfigPatch(null, null, null, null, MAX_INBOX_DEPTH, null, null);
-    Window window = new Window(SEED_WINDOW);
+    SeedWindow window = new SeedWindow(SEED_WINDOW);
     for (int i = 0; i < count; i++) {
       String id = AgentIds.id(i);
       window.submit(
@@ -159,7 +154,7 @@ final class BenchNode implements AutoCloseable {
   void registerKeys(List<String> keys) throws Exception {
     AgentConfigPatch patch =
         new AgentConfigPatch(null, null, null, null, MAX_INBOX_DEPTH, null, null);
-    Window window = new Window(SEED_WINDOW);
+    SeedWindow window = new SeedWindow(SEED_WINDOW);
     for (String key : keys) {
       window.submit(
           1,
@@ -198,7 +193,7 @@ final class BenchNode implements AutoCloseable {
    */
   void deliverNotifications(InboxSeed seed) throws Exception {
     int[] unread = seed.unreadPerAgent();
-    Window window = new Window(SEED_WINDOW);
+    SeedWindow window = new SeedWindow(SEED_WINDOW);
     // Round-robin over agents, a chunk each, so hot agents are fed from the start.
     int[] sent = new int[unread.length];
     boolean more = true;
@@ -238,7 +233,7 @@ final class BenchNode implements AutoCloseable {
     return apiBase;
   }
 
-  /** Unread notifications as the read model has them (the journal writes it with the events). */
+  /** Unread notifications as the read model has them (written with the events). */
   synchronized long unread() throws SQLException {
     return queryLong("select coalesce(sum(unread), 0) from agent_schedule");
   }
@@ -359,48 +354,6 @@ final class BenchNode implements AutoCloseable {
       paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (Exception ignored) {
       // a temporary directory; nothing of value is lost
-    }
-  }
-
-  /** At most {@code size} events in flight; the first failure fails the lot. */
-  private static final class Window {
-    private final Semaphore permits;
-    private final int size;
-    private final AtomicReference<Throwable> failure = new AtomicReference<>();
-
-    Window(int size) {
-      this.size = size;
-      this.permits = new Semaphore(size);
-    }
-
-    /** Starts an operation of {@code weight} events once the window has room for them. */
-    void submit(int weight, Supplier<CompletionStage<?>> operation) throws Exception {
-      permits.acquire(weight);
-      rethrow();
-      operation
-          .get()
-          .whenComplete(
-              (ok, error) -> {
-                if (error != null) {
-                  failure.compareAndSet(null, error);
-                }
-                permits.release(weight);
-              });
-    }
-
-    void await() throws Exception {
-      if (!permits.tryAcquire(size, ASK_TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("seeding did not finish in time");
-      }
-      permits.release(size);
-      rethrow();
-    }
-
-    private void rethrow() throws Exception {
-      Throwable t = failure.get();
-      if (t != null) {
-        throw new IllegalStateException("seeding failed: " + t, t);
-      }
     }
   }
 }

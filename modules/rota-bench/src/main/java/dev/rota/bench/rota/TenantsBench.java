@@ -8,7 +8,6 @@ import dev.rota.bench.system.Claim;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
 import dev.rota.cluster.assign.Dispatcher;
-import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.core.tenant.AgentKeys;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,9 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.actor.typed.receptionist.Receptionist;
 
 /**
  * The tenants workload: the rule across tenants on one node, on the bench's PostgreSQL, with four
@@ -224,7 +220,7 @@ public final class TenantsBench {
             httpRunners.add(t);
           }
         } else {
-          startPool(node);
+          NodeActors.startPool(node, RUNNERS);
         }
         Thread.sleep(WARM_UP.toMillis());
         turns.clear();
@@ -236,7 +232,7 @@ public final class TenantsBench {
         Thread.sleep(seconds * 1000L);
         counting.set(false);
         double window = (System.nanoTime() - start) / 1e9;
-        Dispatcher.TenantSharesView view = shares(node);
+        Dispatcher.TenantSharesView view = NodeActors.shares(node);
         publishers.shutdownNow();
         running.set(false);
         report(load, window, view);
@@ -339,55 +335,6 @@ public final class TenantsBench {
         }
       }
     }
-  }
-
-  private static void startPool(BenchNode node) throws Exception {
-    var system = node.system();
-    Duration ask = Duration.ofSeconds(30);
-    ActorRef<RunnerPool.Command> pool = null;
-    while (pool == null) {
-      Receptionist.Listing listing =
-          AskPattern.<Receptionist.Command, Receptionist.Listing>ask(
-                  system.receptionist(),
-                  replyTo -> Receptionist.find(RunnerPool.SERVICE_KEY, replyTo),
-                  ask,
-                  system.scheduler())
-              .toCompletableFuture()
-              .get(30, TimeUnit.SECONDS);
-      var pools = listing.getServiceInstances(RunnerPool.SERVICE_KEY);
-      if (pools.isEmpty()) {
-        Thread.sleep(20);
-      } else {
-        pool = pools.iterator().next();
-      }
-    }
-    ActorRef<RunnerPool.Command> p = pool;
-    AskPattern.<RunnerPool.Command, RunnerPool.SetDesiredReply>ask(
-            p,
-            replyTo -> new RunnerPool.SetDesired("bench", RUNNERS, replyTo),
-            ask,
-            system.scheduler())
-        .toCompletableFuture()
-        .get(30, TimeUnit.SECONDS);
-  }
-
-  private static Dispatcher.TenantSharesView shares(BenchNode node) throws Exception {
-    var system = node.system();
-    Duration ask = Duration.ofSeconds(10);
-    Receptionist.Listing listing =
-        AskPattern.<Receptionist.Command, Receptionist.Listing>ask(
-                system.receptionist(),
-                replyTo -> Receptionist.find(Dispatcher.SERVICE_KEY, replyTo),
-                ask,
-                system.scheduler())
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
-    ActorRef<Dispatcher.Command> dispatcher =
-        listing.getServiceInstances(Dispatcher.SERVICE_KEY).iterator().next();
-    return AskPattern.<Dispatcher.Command, Dispatcher.TenantSharesView>ask(
-            dispatcher, Dispatcher.GetTenantShares::new, ask, system.scheduler())
-        .toCompletableFuture()
-        .get(10, TimeUnit.SECONDS);
   }
 
   private void report(String load, double window, Dispatcher.TenantSharesView view) {

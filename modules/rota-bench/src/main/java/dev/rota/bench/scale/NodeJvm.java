@@ -65,7 +65,6 @@ final class NodeJvm implements AutoCloseable {
     p.put("rota.db.user", database.user());
     p.put("rota.db.password", database.password());
     p.put("pekko-persistence-jdbc.shared-databases.slick.profile", "slick.jdbc.PostgresProfile$");
-    p.put("pekko.projection.jdbc.dialect", "postgres-dialect");
     p.put("rota.http.interface", "127.0.0.1");
     p.put("rota.http.port", Integer.toString(httpPort));
     p.put("rota.cluster.host", "127.0.0.1");

@@ -331,8 +331,8 @@ public final class Scale implements Workload {
   }
 
   /**
-   * Until the read model holds at least {@code n} agents' rows (what a restart loads) and the count
-   * holds still; returns the count.
+   * Until the journal has written at least {@code n} agents' rows (what a restart loads) and the
+   * count holds still; returns the count.
    */
   private static long awaitReadModel(BenchDatabase database, long n) throws Exception {
     long deadline = System.nanoTime() + READ_MODEL_TIMEOUT.toNanos();

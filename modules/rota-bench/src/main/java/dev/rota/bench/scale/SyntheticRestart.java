@@ -21,12 +21,12 @@ import org.postgresql.core.BaseConnection;
 
 /**
  * {@code --scale-synthetic}: the restart half of {@link Scale} without registering. The node's
- * migrations create the schema, then N rows are copied into {@code agent_schedule} as the
- * read-model writer would have written them for agents that were registered and never ran, and the
- * node is started on them: restart to {@code /ready} and to every coordinator loaded, the heap
- * after, and the CPU an idle node spends on them (two reconciliations). Coordinators load only that
- * table, so this measures their start-up at any N in a minute or two instead of the hour a million
- * registrations take on a shared machine; it says nothing about registration or entities.
+ * migrations create the schema, then N rows are copied into {@code agent_schedule} as the journal
+ * would have written them for agents that were registered and never ran, and the node is started on
+ * them: restart to {@code /ready} and to every coordinator loaded, the heap after, and the CPU an
+ * idle node spends on them (two reconciliations). Coordinators load only that table, so this
+ * measures their start-up at any N in a minute or two instead of the hour a million registrations
+ * take on a shared machine; it says nothing about registration or entities.
  */
 final class SyntheticRestart {
 
@@ -128,7 +128,7 @@ final class SyntheticRestart {
     }
   }
 
-  /** Rows of agents 0..n-1 as the read-model writer writes a registration: capabilities sorted. */
+  /** Rows of agents 0..n-1 as the journal writes a registration: capabilities sorted. */
   private static void writeRows(BenchDatabase database, int n, int partitions) throws Exception {
     try (Connection c = database.connect()) {
       CopyManager copy = new CopyManager(c.unwrap(BaseConnection.class));

@@ -9,7 +9,9 @@ import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.Lease;
 import dev.rota.core.model.TextRules.Violation;
+import dev.rota.core.tenant.AgentKeys;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -83,11 +85,17 @@ final class AgentEffects {
       metrics.notificationAccepted(false);
     } else if (event instanceof LeaseGranted e) {
       metrics.leaseGranted(e.lease().kind());
+      metrics.tenants().leaseGranted(AgentKeys.tenantOf(agentId));
     } else if (event instanceof LeaseExpired e) {
       metrics.leaseExpired(e.deadLettered() == null ? 0 : e.deadLettered().size());
     } else if (event instanceof ActivationFailed e) {
       metrics.deadLettered(e.deadLettered() == null ? 0 : e.deadLettered().size());
     }
+  }
+
+  /** The runner held {@code lease} until {@code endedAt}: its tenant's runner time counts it. */
+  void leaseEnded(Lease lease, Instant endedAt) {
+    metrics.tenants().leaseEnded(AgentKeys.tenantOf(agentId), lease.grantedAt(), endedAt);
   }
 
   Rejected notFound() {

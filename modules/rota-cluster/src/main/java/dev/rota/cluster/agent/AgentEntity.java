@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.cluster.tenant.Permits;
+import dev.rota.cluster.tenant.TenantGate;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
@@ -11,7 +13,6 @@ import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
-import dev.rota.core.model.Partitions;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Clock;
@@ -59,6 +60,15 @@ public final class AgentEntity
 
   /** The reason of a claim denied because the claiming runner failed the last attempt. */
   public static final String AVOIDING_RUNNER = "avoiding_runner";
+
+  /** The reason of a claim denied because the agent's tenant holds its most leases at once. */
+  public static final String TENANT_CAP = Permits.TENANT_CAP;
+
+  /** The reason of a claim denied because the agent's tenant had its most grants this minute. */
+  public static final String TENANT_RATE = Permits.TENANT_RATE;
+
+  /** The reason of a claim denied because the tenant's gate did not answer in time. */
+  public static final String TENANT_GATE_UNAVAILABLE = TenantCaps.GATE_UNAVAILABLE;
 
   /** Every command of an agent. */
   public sealed interface Command extends CborSerializable {}
@@ -155,6 +165,13 @@ public final class AgentEntity
   /** Remove the dead letter for good: replies {@link Done}, or {@link Rejected} not found. */
   public record Discard(String deadLetterId, ActorRef<Reply> replyTo) implements Command {}
 
+  /**
+   * The tenant gate's answer to the agent's question for a permit for lease {@code leaseId} ({@link
+   * TenantCaps}); {@code answer} null when the gate did not answer in time. The agent's own
+   * message.
+   */
+  public record PermitAnswered(String leaseId, TenantGate.Answer answer) implements Command {}
+
   /** Every reply of an agent. */
   public sealed interface Reply extends CborSerializable {}
 
@@ -197,12 +214,26 @@ public final class AgentEntity
 
   /**
    * The agent cannot give this runner work now; the reason is for logs, the schedule and the
-   * sequence number for the coordinator's index (not the whole state: this crosses nodes).
+   * sequence number for the coordinator's index (not the whole state: this crosses nodes). A denial
+   * for the agent's tenant ({@link #TENANT_CAP}, {@link #TENANT_RATE}, {@link
+   * #TENANT_GATE_UNAVAILABLE}) says {@code until} when time alone ends it (null when unknown).
    */
-  public record Denied(String reason, AgentSchedule schedule, boolean registered, long seqNr)
+  public record Denied(
+      String reason, AgentSchedule schedule, boolean registered, long seqNr, Instant until)
       implements Reply {
+    public Denied(String reason, AgentSchedule schedule, boolean registered, long seqNr) {
+      this(reason, schedule, registered, seqNr, null);
+    }
+
     public Denied(String reason, AgentState state, long seqNr) {
       this(reason, AgentSchedule.of(state), state.registered(), seqNr);
+    }
+
+    /** Whether the agent's tenant, not the agent, turned the claim away. */
+    public boolean byTenant() {
+      return TENANT_CAP.equals(reason)
+          || TENANT_RATE.equals(reason)
+          || TENANT_GATE_UNAVAILABLE.equals(reason);
     }
   }
 
@@ -252,7 +283,6 @@ public final class AgentEntity
 
   private final String agentId;
   private final AgentSettings settings;
-  private final Set<String> tags;
   private final RotaMetrics metrics;
   private final LeaseTimer leaseTimer;
   private final AgentEffects effects;
@@ -276,13 +306,20 @@ public final class AgentEntity
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
     this.agentId = agentId;
     this.settings = settings;
-    this.tags = Set.of(Partitions.tag(settings.partitionOf(agentId)));
     this.metrics = RotaMetrics.get(context.getSystem());
     this.leaseTimer = new LeaseTimer(timers, nanoTime, settings.expiryGrace());
     this.effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
     this.admin = new AdminCommands(effects);
     this.inbox = new InboxCommands(effects, settings, metrics);
-    this.leases = new LeaseCommands(effects, leaseTimer, settings, metrics, context.getSystem());
+    this.leases =
+        new LeaseCommands(
+            effects,
+            leaseTimer,
+            settings,
+            metrics,
+            context.getSystem(),
+            new TenantCaps(context.getSystem(), agentId),
+            context);
   }
 
   /**
@@ -306,17 +343,10 @@ public final class AgentEntity
     return AgentState.empty(agentId);
   }
 
-  @Override
-  public Set<String> tagsFor(Event event) {
-    return tags;
-  }
-
   /**
-   * Snapshots keep recovery short; events are never deleted with them (decision 10). The journal
-   * writes the read model with the events, but the events stream reads them by tag, and the
-   * read-model projection, when it is the writer (decision 75), reads them by tag possibly well
-   * behind the entity: deleting an agent's events two snapshots back could delete events it has not
-   * read yet, and the read model would silently miss them.
+   * Snapshots keep recovery short; events are never deleted with them (decision 10): the events
+   * stream reads them in journal order, and a read model written before the journal wrote it is
+   * caught up from them.
    */
   @Override
   public RetentionCriteria retentionCriteria() {
@@ -338,8 +368,17 @@ public final class AgentEntity
 
   @Override
   public CommandHandlerWithReply<Command, Event, AgentState> commandHandler() {
-    var builder = newCommandHandlerWithReplyBuilder().forAnyState();
+    var handlers = newCommandHandlerWithReplyBuilder();
+    // While the tenant's gate is asked for a permit, other claims wait; everything else goes on
+    // (notifications are not held up by the gate), and the claim is decided again on the state
+    // the permit finds, under the permitted lease id: no other grant can come between.
+    handlers
+        .forState(s -> leases.awaitingPermit())
+        .onCommand(PermitAnswered.class, leases::onPermitAnswered)
+        .onCommand(Claim.class, (s, c) -> Effect().stash());
+    var builder = handlers.forAnyState();
     builder
+        .onCommand(PermitAnswered.class, (s, c) -> Effect().noReply())
         .onCommand(Register.class, admin::onRegister)
         .onCommand(Get.class, admin::onGet)
         .onCommand(GetState.class, (s, c) -> Effect().reply(c.replyTo(), new FullState(s)))
@@ -362,7 +401,7 @@ public final class AgentEntity
         .onCommand(Release.class, registered(Release::replyTo, leases::onRelease))
         .onCommand(Redrive.class, registered(Redrive::replyTo, admin::onRedrive))
         .onCommand(Discard.class, registered(Discard::replyTo, admin::onDiscard));
-    return builder.build();
+    return handlers.build();
   }
 
   /** {@code handler} for a registered agent; {@link ErrorCode#NOT_FOUND} for any other. */

@@ -12,6 +12,7 @@ import dev.rota.cluster.agent.AgentEntity.Granted;
 import dev.rota.cluster.agent.AgentEntity.Heartbeat;
 import dev.rota.cluster.agent.AgentEntity.LeaseGone;
 import dev.rota.cluster.agent.AgentEntity.LeaseLive;
+import dev.rota.cluster.agent.AgentEntity.PermitAnswered;
 import dev.rota.cluster.agent.AgentEntity.Rejected;
 import dev.rota.cluster.agent.AgentEntity.Release;
 import dev.rota.cluster.agent.AgentEntity.Reply;
@@ -24,19 +25,16 @@ import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.LeaseRenewed;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.cluster.tenant.TenantGate;
 import dev.rota.core.health.RunnerOutcome;
-import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
-import dev.rota.core.model.Notification;
-import dev.rota.core.model.ScheduleFire;
 import dev.rota.core.model.TextRules;
 import dev.rota.core.model.TextRules.Kind;
 import dev.rota.core.model.TextRules.Violation;
-import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -45,6 +43,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
 import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 
@@ -61,75 +60,110 @@ final class LeaseCommands {
   private final AgentSettings settings;
   private final RotaMetrics metrics;
   private final ActorSystem<?> system;
-  private final Duration retryAvoidWindow;
+  private final ClaimDecision decisions;
+  private final TenantCaps caps;
+  private final ActorContext<AgentEntity.Command> context;
+
+  /** The claim waiting for its tenant gate's permit; null when none does. */
+  private Claim awaiting;
+
+  /** The lease id {@link #awaiting} would be granted. */
+  private String awaitedLeaseId;
 
   LeaseCommands(
       AgentEffects entity,
       LeaseTimer timer,
       AgentSettings settings,
       RotaMetrics metrics,
-      ActorSystem<?> system) {
+      ActorSystem<?> system,
+      TenantCaps caps,
+      ActorContext<AgentEntity.Command> context) {
     this.entity = entity;
+    this.caps = caps;
+    this.context = context;
     this.timer = timer;
     this.settings = settings;
     this.metrics = metrics;
     this.system = system;
-    this.retryAvoidWindow =
-        system.settings().config().getDuration("rota.runner-health.retry-avoid-window");
+    this.decisions =
+        new ClaimDecision(
+            entity,
+            settings,
+            system.settings().config().getDuration("rota.runner-health.retry-avoid-window"));
   }
 
   ReplyEffect<Event, AgentState> onClaim(AgentState state, Claim cmd) {
-    if (TextRules.problem(cmd.runnerId(), Kind.NAME).isPresent()) {
-      return entity.effect().reply(cmd.replyTo(), denied("invalid_runner_id", state));
+    Object decided = decisions.decide(state, cmd, null);
+    if (decided instanceof Denied denied) {
+      return entity.effect().reply(cmd.replyTo(), denied);
     }
-    Instant now = entity.now();
-    AgentState.Eligibility eligibility = state.eligibility(cmd.mode(), cmd.capabilities(), now);
-    if (!eligibility.granted()) {
-      return entity.effect().reply(cmd.replyTo(), denied(eligibility.deniedReason(), state));
+    ClaimDecision.Grant grant = (ClaimDecision.Grant) decided;
+    if (caps.capped()) {
+      // The tenant's gate permits the grant first; meanwhile the agent stashes other claims.
+      awaiting = cmd;
+      awaitedLeaseId = grant.lease().leaseId();
+      caps.acquire(context, grant.lease());
+      return entity.effect().noReply();
     }
-    if (!retryAvoidWindow.isZero()
-        && state
-            .runnerToAvoid(now.minus(retryAvoidWindow))
-            .filter(cmd.runnerId()::equals)
-            .isPresent()) {
-      // This runner failed the agent's last attempt moments ago: another runner should try first.
-      return entity.effect().reply(cmd.replyTo(), denied(AgentEntity.AVOIDING_RUNNER, state));
-    }
-    long token = state.fencingCounter() + 1;
-    long leaseSeconds =
-        cmd.leaseSeconds() > 0 ? cmd.leaseSeconds() : settings.defaultLeaseSeconds();
-    List<Notification> carried =
-        state.nextCarried(settings.maxNotificationsPerActivation(), settings.maxActivationBytes());
-    boolean more = carried.size() < state.inbox().size();
-    // A scheduled turn serves the due fire (and the missed ones before it); only an agent without
-    // unread notifications is granted one, so it carries none.
-    ScheduleFire fire =
-        eligibility.kind() == ActivationKind.SCHEDULED ? state.dueFire(now).orElse(null) : null;
-    int attempt =
-        fire != null
-            ? state.nextScheduleAttempt()
-            : carried.stream().mapToInt(Notification::attempts).max().orElse(0) + 1;
-    Lease lease =
-        new Lease(
-            Ids.leaseId(entity.agentId(), token),
-            cmd.runnerId(),
-            eligibility.kind(),
-            token,
-            attempt,
-            now,
-            now.plusSeconds(leaseSeconds),
-            leaseSeconds,
-            carried.stream().map(Notification::notificationId).toList(),
-            fire);
-    return entity
-        .persist(new LeaseGranted(lease))
-        .thenRun(s -> timer.start(lease))
-        .thenReply(
-            cmd.replyTo(), s -> new Granted(lease, carried, s.config(), more, entity.seqNr()));
+    return persistGrant(grant).thenReply(cmd.replyTo(), s -> granted(grant, s));
   }
 
-  private Denied denied(String reason, AgentState state) {
-    return new Denied(reason, AgentSchedule.of(state), state.registered(), entity.seqNr());
+  /** Whether a claim waits for its tenant gate's permit: other claims wait for it. */
+  boolean awaitingPermit() {
+    return awaiting != null;
+  }
+
+  /**
+   * The tenant's gate answered (or did not in time): the claim is decided again on the state now
+   * (commands other than claims went on meanwhile) and granted under the permit, or denied with the
+   * gate's reason and the permit, if any, given back. Then the claims stashed meanwhile run.
+   */
+  ReplyEffect<Event, AgentState> onPermitAnswered(AgentState state, PermitAnswered answer) {
+    if (awaiting == null || !answer.leaseId().equals(awaitedLeaseId)) {
+      return entity.effect().noReply();
+    }
+    Claim cmd = awaiting;
+    awaiting = null;
+    awaitedLeaseId = null;
+    if (answer.answer() instanceof TenantGate.Permitted) {
+      Object decided = decisions.decide(state, cmd, answer.leaseId());
+      if (decided instanceof ClaimDecision.Grant grant) {
+        return withUnstash(persistGrant(grant).thenRun(s -> cmd.replyTo().tell(granted(grant, s))));
+      }
+      caps.release(answer.leaseId(), "not granted");
+      Denied denied =
+          decided instanceof Denied d
+              ? d
+              : decisions.denied(TenantCaps.GATE_UNAVAILABLE, state, null);
+      return withUnstash(entity.effect().none().thenRun(s -> cmd.replyTo().tell(denied)));
+    }
+    Denied denied;
+    if (answer.answer() instanceof TenantGate.Refused refused) {
+      denied = decisions.denied(refused.reason(), state, refused.until());
+    } else {
+      // The gate may have permitted after all: the permit is given back (or dropped when asked).
+      caps.release(answer.leaseId(), "gate did not answer in time");
+      denied = decisions.denied(TenantCaps.GATE_UNAVAILABLE, state, null);
+    }
+    return withUnstash(entity.effect().none().thenRun(s -> cmd.replyTo().tell(denied)));
+  }
+
+  /**
+   * Every effect Pekko builds is a reply effect too; one that unstashes has no typed way to reply
+   * after it, so its reply is sent by the effect's own side effect before the unstash.
+   */
+  @SuppressWarnings("unchecked")
+  private static ReplyEffect<Event, AgentState> withUnstash(EffectBuilder<Event, AgentState> b) {
+    return (ReplyEffect<Event, AgentState>) b.thenUnstashAll();
+  }
+
+  private EffectBuilder<Event, AgentState> persistGrant(ClaimDecision.Grant grant) {
+    return entity.persist(new LeaseGranted(grant.lease())).thenRun(s -> timer.start(grant.lease()));
+  }
+
+  private Granted granted(ClaimDecision.Grant grant, AgentState after) {
+    return new Granted(
+        grant.lease(), grant.carried(), after.config(), grant.more(), entity.seqNr());
   }
 
   ReplyEffect<Event, AgentState> onHeartbeat(AgentState state, Heartbeat cmd) {
@@ -245,7 +279,9 @@ final class LeaseCommands {
    */
   private void ended(Lease lease, Instant now, RunnerOutcome.Kind kind, String error) {
     timer.stop();
+    caps.release(lease.leaseId(), "lease ended");
     metrics.activationEnded(Duration.between(lease.grantedAt(), now));
+    entity.leaseEnded(lease, now);
     if (kind != null) {
       toRunnerHealth(lease, kind, now, error);
     }
@@ -265,6 +301,8 @@ final class LeaseCommands {
     Lease lease = state.lease();
     return entity
         .persist(expiredEvent(state, now))
+        .thenRun(s -> entity.leaseEnded(lease, now))
+        .thenRun(s -> caps.release(lease.leaseId(), LEASE_EXPIRED))
         .thenRun(s -> toRunnerHealth(lease, RunnerOutcome.Kind.EXPIRED, now, LEASE_EXPIRED));
   }
 

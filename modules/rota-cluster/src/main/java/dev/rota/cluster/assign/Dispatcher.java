@@ -11,6 +11,7 @@ import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.system.SystemControl;
+import dev.rota.cluster.tenant.TenantCapSettings;
 import dev.rota.cluster.tenant.TenantTables;
 import dev.rota.core.scheduling.HeadsBoard;
 import dev.rota.core.scheduling.TenantLoad;
@@ -136,7 +137,8 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   private enum Tick implements Command {
     CHECK_DIRECTORY,
     FORGET,
-    RECHECK_AVOIDED
+    RECHECK_AVOIDED,
+    TENANT_HOLDS
   }
 
   private record WaitOver(long requestId) implements Command {}
@@ -188,6 +190,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   private final PendingClaims claims = new PendingClaims();
   private final RunnersSeen runners = new RunnersSeen();
   private final RunnerBlocks blocks;
+  private final TenantHolds tenantHolds;
 
   private boolean paused;
   private boolean draining;
@@ -202,6 +205,8 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     this.timers = timers;
     this.settings = settings;
     this.blocks = new RunnerBlocks(settings.blockedRetryAfter());
+    this.tenantHolds =
+        new TenantHolds(TenantCapSettings.from(context.getSystem().settings().config()).hold());
     this.agents = new AgentClaims(context, coordinators, settings.agentTimeout());
     TenantTables tenantTables = TenantTables.get(context.getSystem());
     this.heads =
@@ -230,6 +235,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
         .onMessageEquals(Tick.CHECK_DIRECTORY, this::onCheckDirectory)
         .onMessageEquals(Tick.FORGET, this::onForget)
         .onMessageEquals(Tick.RECHECK_AVOIDED, this::onRecheckAvoided)
+        .onMessageEquals(Tick.TENANT_HOLDS, this::onTenantHoldsOver)
         .onMessage(WaitOver.class, this::onWaitOver)
         .onMessage(PauseChanged.class, this::onPauseChanged)
         .onMessage(BlocksChanged.class, this::onBlocksChanged)
@@ -288,7 +294,9 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
             work.mode(),
             work.capabilities(),
             Instant.now(),
-            head -> hidden.usable(head, work.runnerId(), nowNanos),
+            head ->
+                hidden.usable(head, work.runnerId(), nowNanos)
+                    && tenantHolds.usable(head.agent().agentId(), nowNanos),
             work.tenants().isEmpty() ? null : work::serves);
     if (decision instanceof HeadsBoard.Take take) {
       claim(p, take);
@@ -328,7 +336,12 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
       }
       return this;
     }
-    if (answer.reply() instanceof AgentEntity.Denied denied
+    if (answer.reply() instanceof AgentEntity.Denied denied && denied.byTenant()) {
+      // The agent is as eligible as before; its tenant is not now: rank other tenants meanwhile.
+      hidden.show(answer.agentId());
+      tenantHolds.hold(answer.agentId(), denied, Instant.now(), now);
+      timers.startSingleTimer(Tick.TENANT_HOLDS, Tick.TENANT_HOLDS, tenantHolds.forgetEnded(now));
+    } else if (answer.reply() instanceof AgentEntity.Denied denied
         && AgentEntity.AVOIDING_RUNNER.equals(denied.reason())
         && p != null) {
       // Only this runner is turned away: the agent stays visible to every other runner.
@@ -417,6 +430,16 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   private Behavior<Command> onRecheckAvoided() {
     if (hidden.forgetAvoidedBy(System.nanoTime())) {
       timers.startSingleTimer(Tick.RECHECK_AVOIDED, Tick.RECHECK_AVOIDED, settings.avoidRecheck());
+    }
+    serveWaiting();
+    return this;
+  }
+
+  /** A tenant's hold ended: waiting requests may be served its agents. */
+  private Behavior<Command> onTenantHoldsOver() {
+    Duration next = tenantHolds.forgetEnded(System.nanoTime());
+    if (next != null) {
+      timers.startSingleTimer(Tick.TENANT_HOLDS, Tick.TENANT_HOLDS, next);
     }
     serveWaiting();
     return this;

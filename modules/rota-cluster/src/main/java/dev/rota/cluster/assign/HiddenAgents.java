@@ -44,6 +44,13 @@ final class HiddenAgents {
     hide(agentId, Long.MAX_VALUE, nowNanos);
   }
 
+  /**
+   * Ranks the agent again: what it was hidden for does not hold (its tenant turned a claim away).
+   */
+  void show(String agentId) {
+    hidden.remove(agentId);
+  }
+
   /** The agent turned {@code runnerId} away: it stays visible to every other runner. */
   void avoid(String agentId, String runnerId, long untilNanos) {
     hidden.remove(agentId);

@@ -132,7 +132,7 @@ public final class RunnerHealth
     ActorRef<Command> proxy =
         ClusterSingleton.get(system)
             .init(SingletonActor.of(create(topic, settings, metrics), "rota-runner-health"));
-    Holder.get(system).proxy = proxy;
+    RunnerHealthRefs.get(system).proxy = proxy;
     return proxy;
   }
 
@@ -148,7 +148,7 @@ public final class RunnerHealth
    * agent's own tests).
    */
   public static void report(ActorSystem<?> system, String runnerId, RunnerOutcome outcome) {
-    ActorRef<Command> proxy = Holder.get(system).proxy;
+    ActorRef<Command> proxy = RunnerHealthRefs.get(system).proxy;
     if (proxy != null) {
       proxy.tell(new Outcome(runnerId, outcome));
     }
@@ -156,7 +156,7 @@ public final class RunnerHealth
 
   /** This node's handle on the blocks topic: dispatchers subscribe to it. */
   public static ActorRef<Topic.Command<Blocks>> topic(ActorSystem<?> system) {
-    return Holder.get(system).topic;
+    return RunnerHealthRefs.get(system).topic;
   }
 
   private final ActorRef<Topic.Command<Blocks>> topic;
@@ -385,33 +385,6 @@ public final class RunnerHealth
       metrics.runnerBlocked(metrics.poolLabel(e.runnerId()), Status.DEGRADED.wireName());
     } else if (event instanceof RunnerDraining e) {
       metrics.runnerBlocked(metrics.poolLabel(e.runnerId()), Status.DRAINING.wireName());
-    }
-  }
-
-  /** One topic actor per node, and the singleton's proxy once this node started it. */
-  private static final class Holder implements org.apache.pekko.actor.typed.Extension {
-    private final ActorRef<Topic.Command<Blocks>> topic;
-    private volatile ActorRef<Command> proxy;
-
-    private Holder(ActorSystem<?> system) {
-      topic =
-          system.systemActorOf(
-              Topic.create(Blocks.class, TOPIC),
-              "rota-runner-blocks-topic",
-              org.apache.pekko.actor.typed.Props.empty());
-    }
-
-    static Holder get(ActorSystem<?> system) {
-      return Id.INSTANCE.apply(system);
-    }
-
-    private static final class Id extends org.apache.pekko.actor.typed.ExtensionId<Holder> {
-      static final Id INSTANCE = new Id();
-
-      @Override
-      public Holder createExtension(ActorSystem<?> system) {
-        return new Holder(system);
-      }
     }
   }
 }

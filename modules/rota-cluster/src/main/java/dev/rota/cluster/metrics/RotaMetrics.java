@@ -30,10 +30,11 @@ import org.apache.pekko.actor.typed.ExtensionId;
  * This node's meters (Micrometer, exposed as Prometheus text on {@code /metrics}): claim latency,
  * inbox wait, assignments by kind, activation durations, journal write latency and batch sizes;
  * counters of what the agents hosted here accepted, refused, granted, expired and dead-lettered;
- * HTTP requests by route and status; the cluster-wide gauges a sampler sets ({@link #gauge}); and
- * the JVM and process binders. Every meter has a description, which Prometheus shows as HELP.
- * Percentiles are computed over a decaying window, so they describe recent behaviour rather than
- * all time. docs/operations.md lists every series.
+ * HTTP requests by route and status; activations and runner time by tenant ({@link TenantMeters});
+ * the cluster-wide gauges a sampler sets ({@link #gauge}); and the JVM and process binders. Every
+ * meter has a description, which Prometheus shows as HELP. Percentiles are computed over a decaying
+ * window, so they describe recent behaviour rather than all time. docs/operations.md lists every
+ * series.
  */
 public final class RotaMetrics implements Extension {
   private static final double[] PERCENTILES = {0.5, 0.99};
@@ -62,6 +63,8 @@ public final class RotaMetrics implements Extension {
   private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
   private final Map<String, Counter> runnerActivations = new ConcurrentHashMap<>();
   private final Map<String, Counter> runnerBlocks = new ConcurrentHashMap<>();
+
+  private final TenantMeters tenants = new TenantMeters(registry);
 
   /** The timers of {@link #httpRequest}: looked up once per series, not built per request. */
   private final Map<HttpSeries, Timer> httpRequests = new ConcurrentHashMap<>();
@@ -147,7 +150,7 @@ public final class RotaMetrics implements Extension {
     readModelSkipped =
         Counter.builder("rota.readmodel.skipped")
             .description(
-                "Events the read-model projection could not apply and skipped (recorded in"
+                "Events the read model could not hold and skipped (recorded in"
                     + " rota_skipped_event)")
             .register(registry);
     notificationsAccepted =
@@ -311,6 +314,11 @@ public final class RotaMetrics implements Extension {
         .increment();
   }
 
+  /** The meters by tenant: activations and runner time, the tenant label bounded. */
+  public TenantMeters tenants() {
+    return tenants;
+  }
+
   /** The lease rescuer had an expired lease expired. */
   public void leaseRescued() {
     leasesRescued.increment();
@@ -408,7 +416,7 @@ public final class RotaMetrics implements Extension {
     activationDuration.record(duration.isNegative() ? Duration.ZERO : duration);
   }
 
-  /** The read-model writer skipped an event it could not apply. */
+  /** The read model skipped an event it could not hold. */
   public void readModelEventSkipped() {
     readModelSkipped.increment();
   }

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Applies a group of agent events to {@code agent_schedule}, {@code dead_letter} and {@code
- * rota_counter} on one connection, inside the caller's transaction (the journal's, or the
- * projection's). Plain SQL that H2 and PostgreSQL both run: every change of an agent's row is an
+ * rota_counter} on one connection, inside the caller's transaction (the journal's, or the one-time
+ * catch-up's). Plain SQL that H2 and PostgreSQL both run: every change of an agent's row is an
  * {@code UPDATE ... WHERE seq_nr < ?} (or a {@code DELETE}), so an event that is not newer than the
  * row changes nothing, and its dead letters and counts are skipped with it. Only a registration
  * inserts, after its update found no row; on PostgreSQL it inserts first ({@code ON CONFLICT DO
@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * events are folded into as few statements as give the same row ({@link WritePlan}), and the
  * statements go in rounds (the first of every agent, then the second, ...), each round as one JDBC
  * batch per statement, so an agent's updates keep their order. A group commits whole with its
- * events (or its offset), so a row is never between the first and the last event of a group.
+ * events, so a row is never between the first and the last event of a group.
  *
  * <p>Rows of one agent are written only by the node that hosts it, and counter rows are keyed by
  * the writer's slot (or partition), so no two transactions race on a row: an update that finds no
@@ -41,9 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The guard cannot see past a deregistration, which deletes the row: applying an agent's events
  * from before it again would bring the row back. The journal applies each event once, in its own
- * transaction, and the projection's offsets do the same for it; to rebuild the read model with the
- * projection, empty {@code agent_schedule}, {@code dead_letter} and {@code rota_counter} together
- * with the offsets.
+ * transaction; the catch-up ({@link ReadModelCatchUp}) applies an agent's whole tail in order, so a
+ * deregistration it brings back is deleted again by the same tail.
  */
 final class AgentScheduleWriter implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AgentScheduleWriter.class);

@@ -10,37 +10,23 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * Installs the read model in Rota's journal (decision 27): named by {@code
  * rota-journal.read-model-sink}, it gives each journal a {@link ReadModelUpdate}, so the journal
  * writes {@code agent_schedule}, {@code dead_letter} and {@code rota_counter} in the transaction of
- * the events. With {@code rota.read-model.writer = projection} it gives none and the projection
- * keeps the read model instead (decision 75).
+ * the events. It is the read model's only writer (decision 97); a database written before it is
+ * brought up to date once by {@link ReadModelCatchUp}.
  */
 public final class JournalSink implements ReadModelSink.Provider {
 
   @Override
   public Optional<ReadModelSink> sinkFor(ActorSystem<?> system) {
     Config config = system.settings().config();
-    if (!journalWrites(config)) {
-      return Optional.empty();
-    }
     return Optional.of(
         new ReadModelUpdate(
             config.getInt("rota.partitions"), RotaMetrics.get(system)::readModelEventSkipped));
   }
 
-  /** Whether the read model is to be written by the journal: the default. */
-  static boolean journalWrites(Config config) {
-    return config.hasPath("rota.read-model.writer")
-        && "journal".equals(config.getString("rota.read-model.writer"));
-  }
-
-  /**
-   * Whether the node's configured journal writes the read model through this sink, so no projection
-   * needs to.
-   */
+  /** Whether the node's configured journal writes the read model through this sink. */
   public static boolean writesReadModelOf(Config config) {
     String plugin = config.getString("pekko.persistence.journal.plugin");
     String key = plugin + ".read-model-sink";
-    return journalWrites(config)
-        && config.hasPath(key)
-        && JournalSink.class.getName().equals(config.getString(key));
+    return config.hasPath(key) && JournalSink.class.getName().equals(config.getString(key));
   }
 }

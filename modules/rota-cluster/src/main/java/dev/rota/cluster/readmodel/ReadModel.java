@@ -305,6 +305,19 @@ public final class ReadModel {
         BacklogQuery::readGroups);
   }
 
+  /**
+   * Every tenant that has agents, by name ({@link TenantQuery#tenants}). Scans every agent row,
+   * like {@link #stats}.
+   */
+  public Map<String, TenantRow> tenants(Instant now, Duration window) {
+    return TenantQuery.tenants(queries, now, window);
+  }
+
+  /** How many agents {@code tenant} has. */
+  public long agentsOfTenant(String tenant) {
+    return TenantQuery.agentsOf(queries, tenant);
+  }
+
   /** The kind ({@code inbox}, {@code exploration}, ...) of every held lease, by runner. */
   public Map<String, String> leaseKindsByRunner() {
     return query(
@@ -324,16 +337,6 @@ public final class ReadModel {
         "select coalesce(max(ordering), 0) from event_journal",
         s -> {},
         rs -> rs.next() ? rs.getLong(1) : 0L);
-  }
-
-  /**
-   * How far the read-model projection trails the journal ({@link ProjectionLag#read}).
-   *
-   * @param projectionName the projection's name in the offset store
-   * @param tags the projection keys, one tag per partition
-   */
-  public ProjectionLag projectionLag(String projectionName, List<String> tags) {
-    return ProjectionLag.read(dataSource, projectionName, tags);
   }
 
   /**

@@ -19,14 +19,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Applies agent events to the read model ({@code agent_schedule}, {@code dead_letter}, {@code
  * rota_counter}) inside a transaction the caller commits: the journal's own write transaction
- * (decision 27; {@link JournalSink}) or, as the alternative writer, the projection's. A failure the
- * database would give again (a value a column cannot hold: SQLState class 22 or 23; or a bug in the
- * writer) must not stop the events: the changes are rolled back to a savepoint and applied again
- * one event at a time, and an event that still fails is skipped, logged at ERROR once, counted, and
- * recorded in {@code rota_skipped_event} within the same transaction; its agent's row is marked for
- * a rebuild from the entity ({@link RowRebuild}), so the agent does not drop out of {@code
- * agent_schedule} (its coordinator and the lease rescuer read it there). Any other failure (the
- * connection, the server) is thrown, and the caller's transaction fails as a whole.
+ * (decision 27; {@link JournalSink}) or the one-time catch-up's ({@link ReadModelCatchUp}). A
+ * failure the database would give again (a value a column cannot hold: SQLState class 22 or 23; or
+ * a bug in the writer) must not stop the events: the changes are rolled back to a savepoint and
+ * applied again one event at a time, and an event that still fails is skipped, logged at ERROR
+ * once, counted, and recorded in {@code rota_skipped_event} within the same transaction; its
+ * agent's row is marked for a rebuild from the entity ({@link RowRebuild}), so the agent does not
+ * drop out of {@code agent_schedule} (its coordinator and the lease rescuer read it there). Any
+ * other failure (the connection, the server) is thrown, and the caller's transaction fails as a
+ * whole.
  */
 public final class ReadModelUpdate implements ReadModelSink {
   private static final Logger log = LoggerFactory.getLogger(ReadModelUpdate.class);

@@ -721,6 +721,39 @@ abstract class ReadModelContract {
   }
 
   @Test
+  void tenantsGroupAgentsByTheTenantTheirKeysName() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0.plusSeconds(5)));
+    emit("acme/a1", registered("acme/a1", List.of(), 0, T0), notified("n2", T0.plusSeconds(3)));
+    emit("acme/a1", notified("n3", T0.plusSeconds(4)));
+    emit("acme/b2", registered("acme/b2", List.of(), 0, T0));
+    emit(
+        "acme/b2",
+        new AgentEvents.LeaseGranted(
+            lease("acme/b2", 1, ActivationKind.EXPLORATION, T0.plusSeconds(90), List.of())));
+    emit("acme-2/a1", registered("acme-2/a1", List.of(), 0, T0));
+
+    Instant now = T0.plusSeconds(100);
+    Map<String, TenantRow> tenants = readModel.tenants(now, Duration.ofMinutes(1));
+    assertEquals(Set.of("default", "acme", "acme-2"), tenants.keySet());
+    TenantRow acme = tenants.get("acme");
+    assertEquals(2, acme.agents());
+    assertEquals(2, acme.unread());
+    assertEquals(1, acme.leased());
+    assertEquals(T0.plusSeconds(3), acme.oldestUnreadAt());
+    assertEquals(10_000, acme.heldRunnerMillisLastMinute(), "b2 has held its lease for 10 s");
+    TenantRow plain = tenants.get("default");
+    assertEquals(1, plain.agents());
+    assertEquals(1, plain.unread());
+    assertEquals(0, plain.leased());
+    assertEquals(0, plain.heldRunnerMillisLastMinute());
+    assertNull(tenants.get("acme-2").oldestUnreadAt());
+    assertEquals(2, readModel.agentsOfTenant("acme"));
+    assertEquals(1, readModel.agentsOfTenant("acme-2"));
+    assertEquals(1, readModel.agentsOfTenant("default"));
+    assertEquals(0, readModel.agentsOfTenant("nobody"));
+  }
+
+  @Test
   void statsOfAnEmptyReadModelAreZero() {
     ReadModelStats stats = readModel.stats(T0);
     assertEquals(0, stats.registered());

@@ -29,9 +29,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The read model written by Rota's journal in the transaction of the events (decision 27): no
- * projection runs, and every row and count is there the moment the agent has answered — read with
- * no waiting — on H2 and on PostgreSQL.
+ * The read model written by Rota's journal in the transaction of the events (decisions 27 and 94):
+ * every row and count is there the moment the agent has answered — read with no waiting — on H2 and
+ * on PostgreSQL.
  */
 class ReadModelFromJournalTest {
 
@@ -107,6 +107,16 @@ class ReadModelFromJournalTest {
       agents.fail(id, lease, FailureAction.RETRY); // maxAttempts 1: dead at once
       assertEquals(1, readModel.deadLetters(id, 10).size());
       assertEquals(0, schedule(id).unread());
+      // Nothing reads agents' events by tag (decision 98): each is its journal row alone.
+      assertTrue(
+          db.queryLong("select count(*) from event_journal where persistence_id = ?", "Agent|" + id)
+              >= 8);
+      assertEquals(
+          0L,
+          db.queryLong(
+              "select count(*) from event_tag t join event_journal j on j.ordering = t.event_id"
+                  + " where j.persistence_id = ?",
+              "Agent|" + id));
     }
 
     @Test

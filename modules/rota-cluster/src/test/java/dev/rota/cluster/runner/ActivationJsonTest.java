@@ -50,7 +50,7 @@ class ActivationJsonTest {
     AgentEntity.Granted granted = granted();
     String expected =
         """
-        {"leaseId": "%s", "agentId": "a1", "kind": "inbox", "attempt": 2,
+        {"leaseId": "%s", "agentId": "a1", "tenant": "default", "kind": "inbox", "attempt": 2,
          "grantedAt": "2026-11-22T09:00:00Z", "expiresAt": "2026-11-22T09:05:00Z",
          "notifications": [
            {"notificationId": "n1", "type": "email", "payload": {"subject": "hi"},

@@ -24,7 +24,7 @@ public final class SingleNodeCluster {
             "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
             "pekko.coordinated-shutdown.exit-jvm = off",
             "pekko.cluster.sharding.distributed-data.durable.keys = []",
-            // Leaving hands over shards, singletons and projections; on a busy build machine
+            // Leaving hands over shards and singletons; on a busy build machine
             // that can take longer than the test kit's default 10 s.
             "pekko.actor.testkit.typed.system-shutdown-default = 30s"));
   }

@@ -20,24 +20,22 @@ import org.flywaydb.core.Flyway;
  * suites that run the same tests on both. The schema is built the way production builds it as far
  * does: Flyway applies this module's migrations ({@code db/migration/<dialect>}).
  *
- * <p>{@link #pekkoConfig()} points the journal, snapshot store, read journal and projection at it.
- * One embedded PostgreSQL serves the whole JVM; each {@link #postgres()} gets its own database.
+ * <p>{@link #pekkoConfig()} points the journal, snapshot store and read journal at it. One embedded
+ * PostgreSQL serves the whole JVM; each {@link #postgres()} gets its own database.
  */
 public final class TestDatabase implements AutoCloseable {
 
   /** The databases Rota supports; the name picks DDL and migration folders. */
   public enum Dialect {
-    H2("org.h2.Driver", "slick.jdbc.H2Profile$", "h2-dialect"),
-    POSTGRES("org.postgresql.Driver", "slick.jdbc.PostgresProfile$", "postgres-dialect");
+    H2("org.h2.Driver", "slick.jdbc.H2Profile$"),
+    POSTGRES("org.postgresql.Driver", "slick.jdbc.PostgresProfile$");
 
     final String driver;
     final String slickProfile;
-    final String projectionDialect;
 
-    Dialect(String driver, String slickProfile, String projectionDialect) {
+    Dialect(String driver, String slickProfile) {
       this.driver = driver;
       this.slickProfile = slickProfile;
-      this.projectionDialect = projectionDialect;
     }
 
     public String folder() {
@@ -134,7 +132,7 @@ public final class TestDatabase implements AutoCloseable {
   /**
    * Rota's journal, and the snapshot store and read journal through one shared Slick pool, on this
    * database; the read journal polling every 100 ms through Rota's tag-index DAO (as the server
-   * configures it), and the projection's dialect and dispatcher.
+   * configures it).
    */
   public Config pekkoConfig() {
     return ConfigFactory.parseString(
@@ -174,10 +172,7 @@ public final class TestDatabase implements AutoCloseable {
             "    maxConnections = 4",
             "    minConnections = 1",
             "  }",
-            "}",
-            "pekko.projection.jdbc.dialect = " + dialect.projectionDialect,
-            "pekko.projection.jdbc.blocking-jdbc-dispatcher.thread-pool-executor.fixed-pool-size"
-                + " = 8"));
+            "}"));
   }
 
   /** Empties the read model (not the journal), so each test starts from no agents. */

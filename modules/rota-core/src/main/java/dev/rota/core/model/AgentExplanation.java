@@ -14,16 +14,44 @@ public final class AgentExplanation {
   /** One reason the agent is not picked. */
   public record Block(String reason, Instant until, String detail) {}
 
+  /**
+   * The agent's tenant's caps as its gate counts them now: {@code held} leases against {@code
+   * maxConcurrent}, {@code lastMinute} grants against {@code maxPerMinute}, and when the rate cap
+   * lets a grant through again ({@code rateUntil}, null when it does now). Caps are null when
+   * unset.
+   */
+  public record TenantLoad(
+      String tenant,
+      int held,
+      Integer maxConcurrent,
+      int lastMinute,
+      Integer maxPerMinute,
+      Instant rateUntil) {}
+
   private AgentExplanation() {}
+
+  /**
+   * {@link #blockedBy(AgentSummary, Instant, boolean, boolean, TenantLoad)} of an uncapped tenant.
+   */
+  public static List<Block> blockedBy(
+      AgentSummary agent, Instant now, boolean systemPaused, boolean aRunnerFits) {
+    return blockedBy(agent, now, systemPaused, aRunnerFits, null);
+  }
 
   /**
    * @param agent the agent as it answered; null when it is not registered
    * @param systemPaused whether the whole system is paused
    * @param aRunnerFits whether some runner that asked for work lately (or runs in a pool) offers
    *     every capability the agent requires
+   * @param tenant its tenant's caps as its gate counts them; null when the tenant is not capped (or
+   *     its gate did not answer)
    */
   public static List<Block> blockedBy(
-      AgentSummary agent, Instant now, boolean systemPaused, boolean aRunnerFits) {
+      AgentSummary agent,
+      Instant now,
+      boolean systemPaused,
+      boolean aRunnerFits,
+      TenantLoad tenant) {
     List<Block> blocks = new ArrayList<>();
     if (agent == null || !agent.registered()) {
       blocks.add(new Block("not_registered", null, "no agent with this id is registered"));
@@ -65,6 +93,7 @@ public final class AgentExplanation {
                   + agent.config().minActivationIntervalSeconds()
                   + " s; a notification makes it eligible before then"));
     }
+    blocks.addAll(tenantBlocks(tenant, now));
     if (!aRunnerFits) {
       blocks.add(
           new Block(
@@ -74,6 +103,45 @@ public final class AgentExplanation {
                   ? "no runner has asked for work lately"
                   : "no runner that asked for work lately offers "
                       + String.join(", ", agent.config().capabilities())));
+    }
+    return blocks;
+  }
+
+  /**
+   * {@code tenant_cap} while the tenant holds its most leases at once ({@code until} null: a lease
+   * may end at any moment), {@code tenant_rate} while its last minute holds its most grants ({@code
+   * until} when the oldest of them leaves the minute).
+   */
+  public static List<Block> tenantBlocks(TenantLoad tenant, Instant now) {
+    List<Block> blocks = new ArrayList<>();
+    if (tenant == null) {
+      return blocks;
+    }
+    if (tenant.maxConcurrent() != null && tenant.held() >= tenant.maxConcurrent()) {
+      blocks.add(
+          new Block(
+              "tenant_cap",
+              null,
+              "tenant "
+                  + tenant.tenant()
+                  + " holds "
+                  + tenant.held()
+                  + " leases at once, its maxConcurrent is "
+                  + tenant.maxConcurrent()));
+    }
+    if (tenant.maxPerMinute() != null
+        && tenant.rateUntil() != null
+        && tenant.rateUntil().isAfter(now)) {
+      blocks.add(
+          new Block(
+              "tenant_rate",
+              tenant.rateUntil(),
+              "tenant "
+                  + tenant.tenant()
+                  + " was granted "
+                  + tenant.lastMinute()
+                  + " activations in the last minute, its maxActivationsPerMinute is "
+                  + tenant.maxPerMinute()));
     }
     return blocks;
   }

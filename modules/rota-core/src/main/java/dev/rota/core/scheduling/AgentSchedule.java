@@ -7,7 +7,7 @@ import java.util.Set;
 
 /**
  * Everything the assignment rule needs to know about one agent: the row a coordinator keeps in its
- * {@link SchedulingIndex} and the read model keeps in {@code agent_schedule}.
+ * {@link SchedulingIndex} and the journal keeps in {@code agent_schedule}.
  *
  * @param agentId entity id
  * @param capabilities capabilities the agent requires (a runner must offer all of them)

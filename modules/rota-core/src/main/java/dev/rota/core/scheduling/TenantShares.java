@@ -11,7 +11,7 @@ import java.util.Objects;
 /**
  * The rule across tenants, as a dispatcher applies it: among the tenants with work a request may
  * take, the one furthest below its weighted share of runner time goes first (start-time fair
- * queueing over runner time, decision 94).
+ * queueing over runner time, decision 100).
  *
  * <p>Each tenant has a virtual time: the runner time its agents have used, divided by its weight,
  * plus a lift (below). The tenant with the least virtual time is served. Runner time is what the

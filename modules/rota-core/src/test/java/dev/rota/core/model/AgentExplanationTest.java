@@ -153,4 +153,33 @@ class AgentExplanationTest {
     assertEquals(List.of("no_runner_with_capabilities"), reasons(blocks));
     assertTrue(blocks.get(0).detail().contains("code"), blocks.get(0).detail());
   }
+
+  @Test
+  void aTenantAtItsCapOrItsRateIsAReasonWithUntilOnlyForTheRate() {
+    var atCap = new AgentExplanation.TenantLoad("acme", 2, 2, 7, null, null);
+    List<Block> cap = AgentExplanation.blockedBy(idle(), NOW, false, true, atCap);
+    assertEquals(List.of("tenant_cap"), reasons(cap));
+    assertEquals(null, cap.get(0).until());
+    assertTrue(cap.get(0).detail().contains("acme"), cap.get(0).detail());
+
+    Instant until = NOW.plusSeconds(12);
+    var atRate = new AgentExplanation.TenantLoad("acme", 1, 2, 60, 60, until);
+    List<Block> rate = AgentExplanation.blockedBy(idle(), NOW, false, true, atRate);
+    assertEquals(List.of("tenant_rate"), reasons(rate));
+    assertEquals(until, rate.get(0).until());
+
+    var both = new AgentExplanation.TenantLoad("acme", 2, 2, 60, 60, until);
+    assertEquals(
+        List.of("tenant_cap", "tenant_rate"),
+        reasons(AgentExplanation.blockedBy(idle(), NOW, false, true, both)));
+  }
+
+  @Test
+  void aTenantBelowItsCapsOrUncappedIsNoReason() {
+    var below = new AgentExplanation.TenantLoad("acme", 1, 2, 59, 60, null);
+    assertEquals(List.of(), AgentExplanation.blockedBy(idle(), NOW, false, true, below));
+    assertEquals(List.of(), AgentExplanation.blockedBy(idle(), NOW, false, true, null));
+    var rateOver = new AgentExplanation.TenantLoad("acme", 0, null, 3, 3, NOW.minusSeconds(1));
+    assertEquals(List.of(), AgentExplanation.blockedBy(idle(), NOW, false, true, rateOver));
+  }
 }

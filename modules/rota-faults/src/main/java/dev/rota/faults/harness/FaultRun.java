@@ -1,5 +1,6 @@
 package dev.rota.faults.harness;
 
+import dev.rota.faults.check.CapChecker;
 import dev.rota.faults.check.HistoryChecker;
 import dev.rota.faults.check.Verdict;
 import dev.rota.faults.history.Event.ClockSkew;
@@ -8,6 +9,9 @@ import dev.rota.faults.history.Event.Outcome;
 import dev.rota.faults.history.Event.Placement;
 import dev.rota.faults.history.Event.Published;
 import dev.rota.faults.history.History;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -82,12 +86,54 @@ public final class FaultRun {
       Verdict verdict,
       String exitStatus,
       String note,
-      Path dir) {}
+      Path dir,
+      CapChecker.Result caps) {}
 
   private final Settings settings;
 
+  /** The default tenant's max-concurrent on every node; null: none (the nodes' configuration). */
+  private final Integer defaultTenantCap;
+
   public FaultRun(Settings settings) {
+    this(settings, null);
+  }
+
+  private FaultRun(Settings settings, Integer defaultTenantCap) {
     this.settings = settings;
+    this.defaultTenantCap = defaultTenantCap;
+  }
+
+  /**
+   * The same runs with the default tenant (every agent of the workload) capped at {@code cap}
+   * leases at once across the cluster; each run's history is then checked against the cap too
+   * ({@link CapChecker}).
+   */
+  public FaultRun withDefaultTenantCap(int cap) {
+    return new FaultRun(settings, cap);
+  }
+
+  /**
+   * The nodes' configuration file: the suite's, or one that includes it and caps the default
+   * tenant.
+   */
+  private Path nodeConfig(Path dir) {
+    if (defaultTenantCap == null) {
+      return settings.config();
+    }
+    try {
+      Files.createDirectories(dir);
+      Path capped = dir.resolve("capped-node.conf");
+      Files.writeString(
+          capped,
+          "include file(\""
+              + settings.config().toAbsolutePath()
+              + "\")\nrota.tenants { default { max-concurrent = "
+              + defaultTenantCap
+              + " } }\n");
+      return capped.toAbsolutePath();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the capped node configuration in " + dir, e);
+    }
   }
 
   /**
@@ -116,7 +162,7 @@ public final class FaultRun {
             FaultCluster.start(
                 3,
                 settings.jar(),
-                settings.config(),
+                nodeConfig(dir),
                 db,
                 dir.resolve("nodes"),
                 new FaultCluster.Layout(network, offsets))) {
@@ -235,7 +281,18 @@ public final class FaultRun {
       note += "; " + back(verdict);
     }
     int node = kind == FaultKind.POSTGRES_RESTART ? 0 : target;
-    return new Result(kind, run, node, verdict, exitStatus, note, dir);
+    CapChecker.Result caps =
+        defaultTenantCap == null
+            ? null
+            : CapChecker.check(
+                history.events(), Map.of(CapChecker.DEFAULT_TENANT, defaultTenantCap));
+    if (caps != null) {
+      log(
+          kind,
+          run,
+          "leases held at once, most: " + caps.maxHeld() + "; excesses: " + caps.excesses().size());
+    }
+    return new Result(kind, run, node, verdict, exitStatus, note, dir, caps);
   }
 
   /**

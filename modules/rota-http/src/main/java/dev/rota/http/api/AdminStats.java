@@ -2,8 +2,8 @@ package dev.rota.http.api;
 
 /**
  * The answer of {@code GET /admin/stats}. Agent, inbox, activation and dead-letter figures come
- * from the read model (cluster-wide, as of the committed events); latency and {@code perSecond1m}
- * are this node's meters; runners are what the nodes' dispatchers and pools report.
+ * from the read model (cluster-wide, written with the events); latency and {@code perSecond1m} are
+ * this node's meters; runners are what the nodes' dispatchers and pools report.
  */
 public record AdminStats(
     boolean paused,
@@ -65,9 +65,9 @@ public record AdminStats(
   public record Runners(long active, long busy, long desired) {}
 
   /**
-   * @param skippedEvents events the read-model writer could not apply (a value a column cannot
-   *     hold): skipped so that their partition keeps moving, logged at ERROR and listed in the
-   *     table {@code rota_skipped_event}; anything but 0 needs an operator's look
+   * @param skippedEvents events the read model could not hold (a value a column cannot hold):
+   *     skipped so that their partition keeps moving, logged at ERROR and listed in the table
+   *     {@code rota_skipped_event}; anything but 0 needs an operator's look
    */
   public record ReadModel(long skippedEvents) {}
 

@@ -8,8 +8,9 @@ import dev.rota.http.ApiException;
  *
  * @param runnerId the runner that claimed the lease
  * @param result what the activation produced, a JSON object; kept in the agent's journal
+ * @param next the claim to make once the completion is durable, answered beside it; optional
  */
-public record CompleteRequest(String runnerId, JsonNode result) {
+public record CompleteRequest(String runnerId, JsonNode result, NextClaim next) {
 
   /** The result to store, null when none was given; a 400 naming the field otherwise. */
   public JsonNode validatedResult() {

@@ -11,8 +11,10 @@ import dev.rota.http.ApiException;
  *
  * @param runnerId the runner that claimed the lease
  * @param error what went wrong, for the agent's history and dead letters; optional
+ * @param next the claim to make once the failure is durable, answered beside it; optional
  */
-public record FailRequest(String runnerId, String error, String action, Long snoozeSeconds) {
+public record FailRequest(
+    String runnerId, String error, String action, Long snoozeSeconds, NextClaim next) {
   public static final long MAX_SNOOZE_SECONDS = 86_400;
   public static final int MAX_ERROR_LENGTH = 4096;
   public static final String NO_ERROR = "no error given";

@@ -300,6 +300,24 @@
     ], p ? 'no pools' : 'the pool scaler has not reported yet');
   }
 
+  const percent = (x) => (x === null || x === undefined ? '–' : (Math.round(x * 1000) / 10).toFixed(1) + ' %');
+
+  async function tenants() {
+    const t = await api('GET', '/admin/tenants');
+    rows('tenants-table', t.tenants, (x) => {
+      const row = [
+        cell(x.tenant), cell(fmt(x.weight)), cell(x.maxConcurrent === null ? '–' : fmt(x.maxConcurrent)),
+        cell(x.maxActivationsPerMinute === null ? '–' : fmt(x.maxActivationsPerMinute)),
+        cell(fmt(x.agents)), cell(fmt(x.unread)), cell(fmt(x.leased)), cell(fmt(x.activationsPerMinute)),
+        cell(percent(x.share.actual)), cell(percent(x.share.fair)),
+        cell(x.unread > 0 ? duration(x.oldestUnreadAgeSeconds) : '–'),
+      ];
+      row[0].className = 'tenant';
+      row[0].dataset.tenant = x.tenant;
+      return row;
+    }, 'no tenants');
+  }
+
   // Activations often take less than a second: show hundredths below ten seconds.
   function activationTime(seconds) {
     if (seconds === null || seconds === undefined) return '–';
@@ -391,6 +409,7 @@
     agents: { load: () => agents(false) },
     agent: { load: agent },
     runners: { load: runners, poll: true },
+    tenants: { load: tenants, poll: true },
     'dead-letters': { load: deadLetters },
     system: { load: system, poll: true },
   };
@@ -437,6 +456,22 @@
       showLogin(error.status === 401 || error.status === 403 ? 'This token is not accepted: ' + error.message : error.message);
       return;
     }
+    openDashboard();
+  }
+
+  // A node without tokens (the anonymous loopback mode) answers without one: open at once, and
+  // ask for a token only when the node wants one.
+  async function openWithoutToken() {
+    try {
+      await api('GET', '/admin/stats');
+    } catch (error) {
+      showLogin(error.status === 401 || error.status === 403 ? '' : error.message);
+      return;
+    }
+    openDashboard();
+  }
+
+  function openDashboard() {
     $('login').classList.add('hidden');
     $('main').classList.remove('hidden');
     route();
@@ -478,7 +513,7 @@
     });
     window.addEventListener('hashchange', route);
     const token = sessionStorage.getItem(TOKEN_KEY);
-    if (token === null) showLogin();
+    if (token === null) openWithoutToken();
     else signIn(token);
   });
 

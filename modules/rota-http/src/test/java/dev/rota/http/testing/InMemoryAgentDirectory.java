@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A read model in memory for route tests: it hears every agent change (as the projection would) and
- * lists agents in the directory's orders, paging by offset. {@link #scopedTo} gives a test its own
- * agents only, since one cluster serves a whole test class.
+ * A read model in memory for route tests: it hears every agent change (as the journal writes it)
+ * and lists agents in the directory's orders, paging by offset. {@link #scopedTo} gives a test its
+ * own agents only, since one cluster serves a whole test class.
  */
 public final class InMemoryAgentDirectory implements AgentDirectory, AgentChangeListener {
   private static final Comparator<Instant> NULLS_FIRST =

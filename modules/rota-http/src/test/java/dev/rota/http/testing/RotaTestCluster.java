@@ -25,9 +25,9 @@ import org.apache.pekko.persistence.testkit.PersistenceTestKitSnapshotPlugin;
 /**
  * A single-node cluster with all of Rota started by the production {@code RotaCluster.start}:
  * agents, coordinators, dispatcher, pause switch — either on the in-memory journal without a read
- * model ({@link #inMemory}), or on an H2 database with the projection, read model and lease rescuer
- * ({@link #withDatabase}). It waits until every partition's coordinator is known, so no agent
- * change is pushed into the void. Start one per test class; it is not cheap.
+ * model ({@link #inMemory}), or on an H2 database with the read model and lease rescuer ({@link
+ * #withDatabase}). It waits until every partition's coordinator is known, so no agent change is
+ * pushed into the void. Start one per test class; it is not cheap.
  */
 public final class RotaTestCluster {
   private static final String COMMON =
@@ -35,7 +35,6 @@ public final class RotaTestCluster {
       pekko.loggers = ["org.apache.pekko.event.slf4j.Slf4jLogger"]
       pekko.logging-filter = "org.apache.pekko.event.slf4j.Slf4jLoggingFilter"
       rota.partitions = 4
-      rota.projection.group-after-duration = 50ms
       """;
 
   private final ActorTestKit testKit;
@@ -88,7 +87,7 @@ public final class RotaTestCluster {
     return new RotaTestCluster(name, null);
   }
 
-  /** An H2 database behind journal, projection and read model. */
+  /** An H2 database behind journal and read model. */
   public static RotaTestCluster withDatabase(String name) {
     return new RotaTestCluster(name, TestDatabase.h2());
   }

@@ -83,7 +83,6 @@ public final class Databases {
     settings.put("rota.db.user", "postgres");
     settings.put("rota.db.password", "");
     settings.put("pekko-persistence-jdbc.shared-databases.slick.profile", dialect.slickProfile());
-    settings.put("pekko.projection.jdbc.dialect", dialect.projectionDialect());
     return new TestDatabase(
         "PostgreSQL",
         TestDatabase.configOf(settings),

@@ -14,7 +14,7 @@ import java.util.Optional;
 
 /**
  * Where the {@code http} executor may send an activation: {@code rota.runners.http.allowed-targets}
- * (decision 50). An entry is one of
+ * (decision 50). An entry ({@link WebhookTargetEntry}) is one of
  *
  * <ul>
  *   <li>a host name, optionally with a port: {@code hooks.example.com}, {@code
@@ -42,9 +42,9 @@ public final class WebhookTargets {
 
   private static final WebhookTargets NONE = new WebhookTargets(List.of());
 
-  private final List<Entry> entries;
+  private final List<WebhookTargetEntry> entries;
 
-  private WebhookTargets(List<Entry> entries) {
+  private WebhookTargets(List<WebhookTargetEntry> entries) {
     this.entries = List.copyOf(entries);
   }
 
@@ -65,9 +65,9 @@ public final class WebhookTargets {
    *     or http(s) URL
    */
   public static WebhookTargets of(List<String> entries) {
-    List<Entry> parsed = new ArrayList<>();
+    List<WebhookTargetEntry> parsed = new ArrayList<>();
     for (String entry : entries) {
-      parsed.add(Entry.parse(entry.strip()));
+      parsed.add(WebhookTargetEntry.parse(entry.strip()));
     }
     return new WebhookTargets(parsed);
   }
@@ -226,19 +226,19 @@ public final class WebhookTargets {
     return Optional.of(out);
   }
 
-  private static String host(URI uri) {
+  static String host(URI uri) {
     String host = uri.getHost().toLowerCase(Locale.ROOT);
     return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
   }
 
-  private static int port(URI uri) {
+  static int port(URI uri) {
     if (uri.getPort() >= 0) {
       return uri.getPort();
     }
     return "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
   }
 
-  private static String path(URI uri) {
+  static String path(URI uri) {
     return uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
   }
 
@@ -252,161 +252,6 @@ public final class WebhookTargets {
       return Optional.of(InetAddress.getByName(host));
     } catch (UnknownHostException e) {
       return Optional.empty();
-    }
-  }
-
-  /**
-   * One entry; {@code scheme} and {@code pathPrefix} are null unless it is a URL, {@code port} is
-   * -1 for any, {@code network} is set for an address or CIDR block.
-   */
-  private record Entry(
-      String scheme,
-      String host,
-      int port,
-      List<String> pathPrefix,
-      byte[] network,
-      int prefixBits) {
-
-    static Entry parse(String text) {
-      if (text.isEmpty()) {
-        throw new IllegalArgumentException(KEY + ": an entry is empty");
-      }
-      if (text.contains("://")) {
-        return url(text);
-      }
-      int slash = text.indexOf('/');
-      if (slash > 0) {
-        return cidr(text, slash);
-      }
-      String host = text;
-      int port = -1;
-      int colon = text.lastIndexOf(':');
-      boolean bracketed = text.startsWith("[");
-      if (bracketed ? text.contains("]:") : colon > 0 && text.indexOf(':') == colon) {
-        host = text.substring(0, colon);
-        port = portOf(text, text.substring(colon + 1));
-      }
-      return host(text, host, port, null, null);
-    }
-
-    private static Entry url(String text) {
-      URI uri;
-      try {
-        uri = new URI(text).normalize();
-      } catch (URISyntaxException e) {
-        throw new IllegalArgumentException(KEY + ": '" + text + "' is not a URL");
-      }
-      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-      if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
-        throw new IllegalArgumentException(KEY + ": '" + text + "' is not an http(s) URL");
-      }
-      List<String> prefix =
-          segments(path(uri))
-              .orElseThrow(
-                  () ->
-                      new IllegalArgumentException(
-                          KEY + ": '" + text + "' has an encoded dot segment or separator"));
-      return host(text, WebhookTargets.host(uri), WebhookTargets.port(uri), scheme, prefix);
-    }
-
-    private static Entry host(
-        String text, String host, int port, String scheme, List<String> path) {
-      String name = host.toLowerCase(Locale.ROOT);
-      if (name.startsWith("[") && name.endsWith("]")) {
-        name = name.substring(1, name.length() - 1);
-      }
-      Optional<InetAddress> address = literal(name);
-      if (address.isPresent()) {
-        byte[] bytes = address.get().getAddress();
-        return new Entry(scheme, null, port, path, bytes, bytes.length * 8);
-      }
-      if (!name.matches(
-          "(\\*\\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")) {
-        throw new IllegalArgumentException(
-            KEY + ": '" + text + "' is not a host, IP address, CIDR block or http(s) URL");
-      }
-      return new Entry(scheme, name, port, path, null, 0);
-    }
-
-    /**
-     * {@code a.b.c.d/n}, {@code a.b.c.d/n:port}, {@code v6/n}, {@code [v6]/n}, {@code [v6]/n:port}.
-     */
-    private static Entry cidr(String text, int slash) {
-      String network = text.substring(0, slash);
-      if (network.startsWith("[") && network.endsWith("]")) {
-        network = network.substring(1, network.length() - 1);
-      }
-      Optional<InetAddress> address = literal(network);
-      String rest = text.substring(slash + 1);
-      int port = -1;
-      int colon = rest.indexOf(':');
-      if (colon >= 0) {
-        port = portOf(text, rest.substring(colon + 1));
-        rest = rest.substring(0, colon);
-      }
-      int bits;
-      try {
-        bits = Integer.parseInt(rest);
-      } catch (NumberFormatException e) {
-        bits = -1;
-      }
-      if (address.isEmpty() || bits < 0 || bits > address.get().getAddress().length * 8) {
-        throw new IllegalArgumentException(KEY + ": '" + text + "' is not a CIDR block");
-      }
-      return new Entry(null, null, port, null, address.get().getAddress(), bits);
-    }
-
-    private static int portOf(String text, String port) {
-      try {
-        int value = Integer.parseInt(port);
-        if (value >= 1 && value <= 65535) {
-          return value;
-        }
-      } catch (NumberFormatException e) {
-        // answered below
-      }
-      throw new IllegalArgumentException(KEY + ": '" + text + "' has an invalid port");
-    }
-
-    boolean allows(String urlScheme, String urlHost, int urlPort, List<String> urlPath) {
-      if (scheme != null && !scheme.equals(urlScheme)) {
-        return false;
-      }
-      if (port >= 0 && port != urlPort) {
-        return false;
-      }
-      if (pathPrefix != null
-          && (urlPath.size() < pathPrefix.size()
-              || !urlPath.subList(0, pathPrefix.size()).equals(pathPrefix))) {
-        return false;
-      }
-      if (network != null) {
-        return literal(urlHost).map(this::names).orElse(false);
-      }
-      if (host.startsWith("*.")) {
-        return urlHost.endsWith(host.substring(1));
-      }
-      return host.equals(urlHost);
-    }
-
-    /** Whether this is an address or CIDR entry that contains {@code address}. */
-    boolean names(InetAddress address) {
-      byte[] bytes = address.getAddress();
-      if (network == null || bytes.length != network.length) {
-        return false;
-      }
-      int full = prefixBits / 8;
-      for (int i = 0; i < full; i++) {
-        if (bytes[i] != network[i]) {
-          return false;
-        }
-      }
-      int rest = prefixBits % 8;
-      if (rest == 0) {
-        return true;
-      }
-      int mask = (0xff << (8 - rest)) & 0xff;
-      return (bytes[full] & mask) == (network[full] & mask);
     }
   }
 }

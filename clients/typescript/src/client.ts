@@ -1,0 +1,304 @@
+import { EventStream, type EventStreamOptions } from "./events.js";
+import { DEFAULT_RETRY, Transport, segment, type Call, type RetryPolicy } from "./transport.js";
+import type {
+  ActivationCompleted,
+  ActivationFailed,
+  AdminStats,
+  AgentHistory,
+  AgentList,
+  AgentView,
+  ClaimResponse,
+  DeadLetter,
+  Explanation,
+  FailAction,
+  HistoryEvent,
+  LeaseExtended,
+  NotificationAccepted,
+  Pool,
+  PoolList,
+  Redriven,
+  RegisterAgentRequest,
+  RunnerHealthState,
+  RunnerList,
+  RunnerMode,
+  RunnerView,
+} from "./types.js";
+
+export interface RotaOptions {
+  /** `Authorization: Bearer` token; without one the node must run without tokens (loopback). */
+  token?: string;
+  /** Per-request timeout in milliseconds (a claim adds its `waitSeconds`); default 30 s. */
+  timeoutMs?: number;
+  /** How failed calls are repeated; see {@link RetryPolicy}. */
+  retry?: Partial<RetryPolicy>;
+}
+
+/** Options every call takes: an `AbortSignal` that abandons it. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface ClaimOptions extends CallOptions {
+  mode?: RunnerMode;
+  capabilities?: Iterable<string>;
+  /** Long poll: 0 to 60 seconds; default 20. */
+  waitSeconds?: number;
+  /** 5 to 7200 seconds; default the node's. */
+  leaseSeconds?: number;
+}
+
+export interface FailOptions extends CallOptions {
+  action?: FailAction;
+  error?: string;
+  /** Required with `snooze` (0 to 86400), refused with any other action. */
+  snoozeSeconds?: number;
+}
+
+export interface HealthOptions extends CallOptions {
+  reason?: string;
+  /** Required when degraded: 1 s to the node's `rota.runner-health.max-report-seconds`. */
+  seconds?: number;
+}
+
+/**
+ * A client of one Rota node (or a load balancer in front of several) for producers, admins and
+ * runners. Every method maps to one route of the API and returns its JSON answer, typed from the
+ * node's OpenAPI document; an error answer is thrown as the {@link RotaError} subclass of its code.
+ *
+ * Calls that cannot duplicate anything are retried on 503, 429 and connection failures (see
+ * {@link RetryPolicy}): reads, `PUT`s, deletions, pausing, and notifications, which always carry a
+ * dedupe key (one is generated when the caller gives none) so that a retry after a lost answer is
+ * answered `duplicate: true` instead of storing the notification twice.
+ */
+export class Rota {
+  readonly baseUrl: string;
+  /** @internal */
+  readonly transport: Transport;
+
+  constructor(baseUrl: string, options: RotaOptions = {}) {
+    this.baseUrl = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
+    this.transport = new Transport(
+      this.baseUrl,
+      options.token,
+      options.timeoutMs ?? 30_000,
+      { ...DEFAULT_RETRY, ...options.retry },
+    );
+  }
+
+  // ---- agents (role producer) ----
+
+  /** Registers the agent, or updates the fields given; `created` tells which (201 or 200). */
+  async registerAgent(
+    agentId: string,
+    spec: RegisterAgentRequest = {},
+    options: CallOptions = {},
+  ): Promise<{ agent: AgentView; created: boolean }> {
+    const answer = await this.transport.send({ method: "PUT", path: agentPath(agentId), safe: true, body: spec, signal: options.signal });
+    return { agent: answer.body as AgentView, created: answer.status === 201 };
+  }
+
+  getAgent(agentId: string, options: CallOptions = {}): Promise<AgentView> {
+    return this.json({ method: "GET", path: agentPath(agentId), safe: true, signal: options.signal });
+  }
+
+  /** One page of agents; pass the answer's `next` as `after` for the following one. */
+  listAgents(
+    query: { order?: "stalest" | "inbox"; limit?: number; after?: string } = {},
+    options: CallOptions = {},
+  ): Promise<AgentList> {
+    return this.json({ method: "GET", path: "v1/agents", safe: true, query: { order: query.order, limit: query.limit, after: query.after }, signal: options.signal });
+  }
+
+  /** Every agent, page after page. */
+  async *agents(query: { order?: "stalest" | "inbox"; pageSize?: number } = {}, options: CallOptions = {}): AsyncGenerator<AgentView> {
+    let after: string | undefined;
+    do {
+      const page = await this.listAgents({ order: query.order, limit: query.pageSize, after }, options);
+      yield* page.agents;
+      after = page.next ?? undefined;
+    } while (after !== undefined);
+  }
+
+  /** Deregisters the agent; 409 {@link Conflict} while it holds a lease. */
+  async deleteAgent(agentId: string, options: CallOptions = {}): Promise<void> {
+    await this.transport.send({ method: "DELETE", path: agentPath(agentId), safe: true, signal: options.signal });
+  }
+
+  pauseAgent(agentId: string, options: CallOptions = {}): Promise<AgentView> {
+    return this.json({ method: "POST", path: `${agentPath(agentId)}/pause`, safe: true, signal: options.signal });
+  }
+
+  resumeAgent(agentId: string, options: CallOptions = {}): Promise<AgentView> {
+    return this.json({ method: "POST", path: `${agentPath(agentId)}/resume`, safe: true, signal: options.signal });
+  }
+
+  /** The agent's recent events, newest first. */
+  async history(agentId: string, query: { limit?: number } = {}, options: CallOptions = {}): Promise<HistoryEvent[]> {
+    const page = await this.json<AgentHistory>({ method: "GET", path: `${agentPath(agentId)}/history`, safe: true, query: { limit: query.limit }, signal: options.signal });
+    return page.events;
+  }
+
+  /** Why the agent is or is not being picked. */
+  explain(agentId: string, options: CallOptions = {}): Promise<Explanation> {
+    return this.json({ method: "GET", path: `${agentPath(agentId)}/explain`, safe: true, signal: options.signal });
+  }
+
+  // ---- notifications (role producer) ----
+
+  /**
+   * Puts a notification into the agent's inbox. Without a `dedupeKey` one is generated, so that
+   * the retries this client makes (503, lost answers) never store it twice; give your own to make
+   * your retries, or another producer's, safe too.
+   */
+  notify(
+    agentId: string,
+    type: string,
+    payload?: unknown,
+    options: CallOptions & { dedupeKey?: string } = {},
+  ): Promise<NotificationAccepted> {
+    const body: Record<string, unknown> = { type, dedupeKey: options.dedupeKey ?? generatedDedupeKey() };
+    if (payload !== undefined) {
+      body.payload = payload;
+    }
+    return this.json({ method: "POST", path: `${agentPath(agentId)}/notifications`, safe: true, body, signal: options.signal });
+  }
+
+  // ---- admin (role admin) ----
+
+  stats(query: { targetStalenessSeconds?: number } = {}, options: CallOptions = {}): Promise<AdminStats> {
+    return this.json({ method: "GET", path: "admin/stats", safe: true, query: { targetStalenessSeconds: query.targetStalenessSeconds }, signal: options.signal });
+  }
+
+  async pools(options: CallOptions = {}): Promise<Pool[]> {
+    return (await this.json<PoolList>({ method: "GET", path: "admin/pools", safe: true, signal: options.signal })).pools;
+  }
+
+  async runners(options: CallOptions = {}): Promise<RunnerView[]> {
+    return (await this.json<RunnerList>({ method: "GET", path: "admin/runners", safe: true, signal: options.signal })).runners;
+  }
+
+  /** No new work for the runner until {@link restoreRunner}; its current lease runs on. */
+  drainRunner(runnerId: string, options: CallOptions = {}): Promise<RunnerHealthState> {
+    return this.json({ method: "POST", path: `admin/runners/${segment(runnerId)}/drain`, safe: true, signal: options.signal });
+  }
+
+  /** Clears the runner's degradation and drain. */
+  restoreRunner(runnerId: string, options: CallOptions = {}): Promise<RunnerHealthState> {
+    return this.json({ method: "POST", path: `admin/runners/${segment(runnerId)}/restore`, safe: true, signal: options.signal });
+  }
+
+  /** Pauses the whole system: running activations finish, claims answer `paused`. */
+  async pause(options: CallOptions = {}): Promise<boolean> {
+    return (await this.json<{ paused: boolean }>({ method: "POST", path: "admin/pause", safe: true, body: {}, signal: options.signal })).paused;
+  }
+
+  /** Ends a system pause; answers whether the system is still paused (false). */
+  async resume(options: CallOptions = {}): Promise<boolean> {
+    return (await this.json<{ paused: boolean }>({ method: "POST", path: "admin/resume", safe: true, body: {}, signal: options.signal })).paused;
+  }
+
+  /** Dead letters, newest first. */
+  async deadLetters(query: { agentId?: string; limit?: number } = {}, options: CallOptions = {}): Promise<DeadLetter[]> {
+    const page = await this.json<{ deadLetters: DeadLetter[] }>({ method: "GET", path: "admin/dead-letters", safe: true, query: { agentId: query.agentId, limit: query.limit }, signal: options.signal });
+    return page.deadLetters;
+  }
+
+  /** Puts the dead letter back into its agent's inbox with fresh attempts (not retried: a second
+   * redrive of a lost answer would find the letter gone). */
+  redrive(deadLetterId: string, options: CallOptions = {}): Promise<Redriven> {
+    return this.json({ method: "POST", path: `admin/dead-letters/${segment(deadLetterId)}/redrive`, safe: false, body: {}, signal: options.signal });
+  }
+
+  /** Removes the dead letter for good. */
+  async discardDeadLetter(deadLetterId: string, options: CallOptions = {}): Promise<void> {
+    await this.transport.send({ method: "DELETE", path: `admin/dead-letters/${segment(deadLetterId)}`, safe: true, signal: options.signal });
+  }
+
+  /**
+   * The event stream (role admin) from now, or after the event `since`. Iterate it with
+   * `for await`; it reconnects by itself after a dropped connection, resuming after the last event
+   * it gave (`Last-Event-ID`). `close()`, the `signal`, or leaving the loop ends it.
+   */
+  events(options: EventStreamOptions = {}): EventStream {
+    return new EventStream(this.transport, options);
+  }
+
+  // ---- runners (role runner); Runner uses these ----
+
+  /** Asks for work, waiting up to `waitSeconds` (long poll). */
+  claim(runnerId: string, options: ClaimOptions = {}): Promise<ClaimResponse> {
+    const waitSeconds = options.waitSeconds ?? 20;
+    const body: Record<string, unknown> = {
+      runnerId,
+      mode: options.mode ?? "hybrid",
+      capabilities: [...new Set(options.capabilities ?? [])].sort(),
+      waitSeconds,
+    };
+    if (options.leaseSeconds !== undefined) {
+      body.leaseSeconds = options.leaseSeconds;
+    }
+    return this.json({ method: "POST", path: "v1/claims", safe: false, body, timeoutMs: waitSeconds * 1000 + this.transport.timeoutMs, signal: options.signal });
+  }
+
+  /** Extends the lease by its own length from now; {@link LeaseLost} once it is gone. */
+  heartbeat(leaseId: string, runnerId: string, options: CallOptions = {}): Promise<LeaseExtended> {
+    return this.json({ method: "POST", path: `${leasePath(leaseId)}/heartbeat`, safe: false, body: { runnerId }, signal: options.signal });
+  }
+
+  /** Ends the turn: every notification the lease carried is read; `result` (an object) is kept. */
+  complete(leaseId: string, runnerId: string, result?: Record<string, unknown>, options: CallOptions = {}): Promise<ActivationCompleted> {
+    const body: Record<string, unknown> = { runnerId };
+    if (result !== undefined) {
+      body.result = result;
+    }
+    return this.json({ method: "POST", path: `${leasePath(leaseId)}/complete`, safe: false, body, signal: options.signal });
+  }
+
+  /** Ends the turn as failed: retry (the default), cancel, discard or snooze. */
+  fail(leaseId: string, runnerId: string, options: FailOptions = {}): Promise<ActivationFailed> {
+    const action = options.action ?? "retry";
+    const body: Record<string, unknown> = { runnerId, action };
+    if (options.error !== undefined) {
+      body.error = options.error;
+    }
+    if (action === "snooze") {
+      body.snoozeSeconds = Math.max(0, Math.round(options.snoozeSeconds ?? 0));
+    }
+    return this.json({ method: "POST", path: `${leasePath(leaseId)}/fail`, safe: false, body, signal: options.signal });
+  }
+
+  /**
+   * Reports the runner degraded for `seconds` (with a `reason`), so that its claims are answered
+   * `none` with reason `degraded` meanwhile; or healthy again (`degraded` false).
+   */
+  reportHealth(runnerId: string, degraded: boolean, options: HealthOptions = {}): Promise<RunnerHealthState> {
+    let body: Record<string, unknown> = { degraded: false };
+    if (degraded) {
+      if (options.seconds === undefined) {
+        throw new TypeError("seconds is required when reporting degraded");
+      }
+      body = { degraded: true, seconds: Math.max(1, Math.ceil(options.seconds)) };
+      if (options.reason !== undefined) {
+        body.reason = options.reason;
+      }
+    }
+    return this.json({ method: "POST", path: `v1/runners/${segment(runnerId)}/health`, safe: true, body, signal: options.signal });
+  }
+
+  private async json<T>(call: Call): Promise<T> {
+    return (await this.transport.send(call)).body as T;
+  }
+}
+
+function agentPath(agentId: string): string {
+  return `v1/agents/${segment(agentId)}`;
+}
+
+function leasePath(leaseId: string): string {
+  return `v1/leases/${segment(leaseId)}`;
+}
+
+function generatedDedupeKey(): string {
+  return `rota-ts-${crypto.randomUUID()}`;
+}
+

@@ -1,0 +1,29 @@
+export { Rota, type RotaOptions, type CallOptions, type ClaimOptions, type FailOptions, type HealthOptions } from "./client.js";
+export {
+  RotaError,
+  InvalidRequest,
+  Unauthenticated,
+  Forbidden,
+  NotFound,
+  Conflict,
+  LeaseNotHeld,
+  LeaseLost,
+  TooLarge,
+  InboxFull,
+  Unavailable,
+  ConnectionFailed,
+} from "./errors.js";
+export { EventStream, SseDecoder, type RotaEvent, type EventStreamOptions } from "./events.js";
+export { Outcome } from "./outcome.js";
+export {
+  Runner,
+  TurnCancelled,
+  type CancelReason,
+  type Handler,
+  type RunnerListener,
+  type RunnerOptions,
+  type TurnContext,
+} from "./runner.js";
+export { DEFAULT_RETRY, type RetryPolicy } from "./transport.js";
+export type * from "./types.js";
+export type { components, paths, operations } from "./generated/openapi.js";

@@ -1,0 +1,517 @@
+import type { Rota } from "./client.js";
+import { ConnectionFailed, LeaseLost, LeaseNotHeld, NotFound, RotaError, Unavailable } from "./errors.js";
+import { Outcome } from "./outcome.js";
+import { sleep } from "./transport.js";
+import type { Activation, RunnerHealthState, RunnerMode } from "./types.js";
+
+/** Why a turn's signal fired. */
+export type CancelReason = "lease_lost" | "lease_expired" | "shutdown";
+
+/** The reason of an aborted turn signal (`signal.reason`), thrown by `signal.throwIfAborted()`. */
+export class TurnCancelled extends Error {
+  override name = "TurnCancelled";
+
+  constructor(readonly reason: CancelReason) {
+    super(`the turn was cancelled: ${reason}`);
+  }
+}
+
+/** What a handler gets beside its activation. */
+export interface TurnContext {
+  /** The runner id this turn was claimed as (the slot's). */
+  readonly runnerId: string;
+  readonly leaseId: string;
+  /**
+   * Fires when the lease is lost (the node answered a heartbeat 410, or 409/404), when its deadline
+   * passes without a successful heartbeat, or when the runner stops and the grace is over. Pass it
+   * to every call the turn makes (fetch, model SDKs) and stop when it fires: nothing is reported
+   * for a cancelled turn.
+   */
+  readonly signal: AbortSignal;
+  /** Milliseconds left before the lease would run out without another heartbeat. */
+  remainingMs(): number;
+}
+
+export type Handler = (activation: Activation, context: TurnContext) => Outcome | void | Promise<Outcome | void>;
+
+/** Hooks into a runner's life; every one is optional. Errors thrown here are ignored. */
+export interface RunnerListener {
+  onClaimed?(activation: Activation): void;
+  onHeartbeat?(activation: Activation): void;
+  onReported?(activation: Activation, outcome: Outcome): void;
+  onCancelled?(activation: Activation, reason: CancelReason): void;
+  /** A claim was answered `none` with a reason (`degraded`, `draining`): the slot waits. */
+  onRefused?(runnerId: string, reason: string): void;
+  onError?(what: string, error: unknown): void;
+}
+
+export interface RunnerOptions {
+  /** The runner's identity; slot i of several claims as `<runnerId>-i`. Default `runner-<random>`. */
+  runnerId?: string;
+  mode?: RunnerMode;
+  capabilities?: Iterable<string>;
+  /** How many turns run at once (one slot each); default 1. */
+  concurrency?: number;
+  /** The lease asked for, 5 to 7200 seconds; default the node's. */
+  leaseSeconds?: number;
+  /** The claim's long poll, 0 to 60 seconds; default 20. */
+  waitSeconds?: number;
+  /** Heartbeats every this fraction of the lease; default 1/3. */
+  heartbeatFraction?: number;
+  /** Heartbeats every this many milliseconds instead (tests). */
+  heartbeatIntervalMs?: number;
+  /** How long stop() lets running turns finish before cancelling them; default 30 s. */
+  shutdownGraceMs?: number;
+  listener?: RunnerListener;
+}
+
+const MAX_ERROR_BACKOFF_MS = 10_000;
+const MIN_EMPTY_CLAIM_MS = 1_000;
+/** How long a slot waits after a refusal that names no `retryAfterSeconds`. */
+const REFUSED_WAIT_MS = 5_000;
+
+/**
+ * Claims activations and runs `handler` on each, `concurrency` at a time: the loop of the Java and
+ * Python runners.
+ *
+ * Each slot long-polls `POST /v1/claims` for the runner's `mode` and `capabilities`. While a handler
+ * runs, its lease is heartbeated every `heartbeatFraction` of the lease on the monotonic clock
+ * (`performance.now()`); when the node answers that the lease is lost, or the deadline passes
+ * without a successful heartbeat, the turn's `signal` fires and nothing is reported for it.
+ * Otherwise the handler's outcome is reported while the slot claims again: nothing returned
+ * completes, an {@link Outcome} says how, a thrown error retries with its text.
+ *
+ * A runner that cannot do good work says so with {@link reportHealth}: its claims are answered
+ * `none` with reason `degraded` until it reports healthy; on such an answer (also when the node
+ * degraded it after failures in a row, or an admin drained it) a slot waits `retryAfterSeconds`.
+ *
+ * {@link stop} (or SIGTERM / SIGINT with `handleSignals`) stops claiming, gives running turns
+ * `shutdownGraceMs` to finish and report, then fires their signals and hands their leases back with
+ * a snooze of 0 s, which uses up no attempt.
+ */
+export class Runner {
+  readonly runnerId: string;
+  readonly concurrency: number;
+  private readonly options: Required<Pick<RunnerOptions, "waitSeconds" | "heartbeatFraction" | "shutdownGraceMs">> & RunnerOptions;
+  private readonly listener: RunnerListener;
+  private readonly stopping = new AbortController();
+  private grace: number | undefined;
+  private readonly claims = new Map<string, AbortController>();
+  private readonly running = new Map<string, Turn>();
+  private readonly reports = new Set<Promise<void>>();
+  private healthy = new AbortController();
+  private finished: Promise<void> | undefined;
+
+  constructor(
+    readonly client: Rota,
+    readonly handler: Handler,
+    options: RunnerOptions = {},
+  ) {
+    const concurrency = options.concurrency ?? 1;
+    const heartbeatFraction = options.heartbeatFraction ?? 1 / 3;
+    const waitSeconds = options.waitSeconds ?? 20;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new RangeError("concurrency must be a whole number of at least 1");
+    }
+    if (!(heartbeatFraction > 0 && heartbeatFraction < 1)) {
+      throw new RangeError("heartbeatFraction must be in (0, 1)");
+    }
+    if (options.leaseSeconds !== undefined && !(options.leaseSeconds >= 5 && options.leaseSeconds <= 7200)) {
+      throw new RangeError("leaseSeconds must be 5 to 7200 (the API's range)");
+    }
+    if (!(waitSeconds >= 0 && waitSeconds <= 60)) {
+      throw new RangeError("waitSeconds must be 0 to 60 (the API's range)");
+    }
+    this.runnerId = options.runnerId ?? `runner-${crypto.randomUUID().slice(0, 8)}`;
+    this.concurrency = concurrency;
+    this.options = { ...options, waitSeconds, heartbeatFraction, shutdownGraceMs: options.shutdownGraceMs ?? 30_000 };
+    this.listener = options.listener ?? {};
+  }
+
+  /** The runner ids the slots claim as: `runnerId`, or `<runnerId>-i` for several. */
+  get slotIds(): string[] {
+    if (this.concurrency === 1) {
+      return [this.runnerId];
+    }
+    return Array.from({ length: this.concurrency }, (_, i) => `${this.runnerId}-${i + 1}`);
+  }
+
+  /** How many turns are running now. */
+  get busy(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Reports every slot degraded for `seconds` (with a `reason`), so that the node gives it no work
+   * meanwhile; or healthy again (`degraded` false), which also wakes the slots waiting out a
+   * refusal. Callable before {@link run}, from a handler, or from a health probe.
+   */
+  async reportHealth(degraded: boolean, options: { reason?: string; seconds?: number } = {}): Promise<RunnerHealthState[]> {
+    const states: RunnerHealthState[] = [];
+    for (const slot of this.slotIds) {
+      states.push(await this.client.reportHealth(slot, degraded, options));
+    }
+    if (!degraded) {
+      const healthy = this.healthy;
+      this.healthy = new AbortController();
+      healthy.abort();
+    }
+    return states;
+  }
+
+  /**
+   * Runs until {@link stop}; with `handleSignals` SIGTERM and SIGINT stop it too. Resolves once the
+   * runner has stopped and handed back what it held.
+   */
+  run(options: { handleSignals?: boolean } = {}): Promise<void> {
+    if (this.finished) {
+      throw new Error("this runner has already been started");
+    }
+    this.finished = this.main(options.handleSignals ?? false);
+    return this.finished;
+  }
+
+  /** Asks the runner to stop, giving running turns `graceMs` (default `shutdownGraceMs`); resolves once it has. */
+  async stop(graceMs?: number): Promise<void> {
+    if (graceMs !== undefined) {
+      this.grace = graceMs;
+    }
+    this.stopping.abort(new TurnCancelled("shutdown"));
+    await this.finished;
+  }
+
+  private async main(handleSignals: boolean): Promise<void> {
+    const onSignal = (): void => void this.stop();
+    if (handleSignals) {
+      process.on("SIGTERM", onSignal);
+      process.on("SIGINT", onSignal);
+    }
+    try {
+      const slots = this.slotIds.map((id) => this.slot(id));
+      await untilAborted(this.stopping.signal);
+      await this.shutDown(slots);
+    } finally {
+      if (handleSignals) {
+        process.off("SIGTERM", onSignal);
+        process.off("SIGINT", onSignal);
+      }
+    }
+  }
+
+  private async shutDown(slots: Promise<void>[]): Promise<void> {
+    // A claim in flight is abandoned: the node hands back whatever it grants to a closed connection
+    // without using an attempt.
+    for (const claim of this.claims.values()) {
+      claim.abort(new TurnCancelled("shutdown"));
+    }
+    const grace = Math.max(0, this.grace ?? this.options.shutdownGraceMs);
+    const allSlots = Promise.all(slots);
+    await within(allSlots, grace);
+    if (this.reports.size > 0) {
+      // Reports sent while their slots claimed again: a finished turn is reported.
+      await within(Promise.all(this.reports), Math.max(1_000, grace));
+    }
+    const left = [...this.running.values()];
+    for (const turn of left) {
+      turn.cancel("shutdown");
+    }
+    await Promise.all(left.map((turn) => this.handBack(turn, "runner stopped")));
+    if (!(await within(allSlots, 10_000))) {
+      this.notify("onError", "stop", new Error("a handler ignores its turn's signal"));
+    }
+  }
+
+  // ---- one slot ----
+
+  private async slot(slotId: string): Promise<void> {
+    let backoff = 500;
+    while (!this.stopping.signal.aborted) {
+      // Taken before the claim: a healthy report made while it is answered still wakes the slot.
+      const healthy = this.healthy.signal;
+      const claim = new AbortController();
+      this.claims.set(slotId, claim);
+      const sent = performance.now();
+      let answer;
+      try {
+        answer = await this.client.claim(slotId, {
+          mode: this.options.mode ?? "hybrid",
+          capabilities: this.options.capabilities ?? [],
+          waitSeconds: this.options.waitSeconds,
+          leaseSeconds: this.options.leaseSeconds,
+          signal: claim.signal,
+        });
+        backoff = 500;
+      } catch (error) {
+        if (this.stopping.signal.aborted) {
+          return;
+        }
+        this.notify("onError", "claim", error);
+        const retryAfter = error instanceof RotaError ? error.retryAfter : undefined;
+        await this.pause(retryAfter !== undefined ? retryAfter * 1000 : backoff);
+        backoff = Math.min(backoff * 2, MAX_ERROR_BACKOFF_MS);
+        continue;
+      } finally {
+        this.claims.delete(slotId);
+      }
+      const received = performance.now();
+      if (answer.status === "assigned") {
+        const activation = answer.assignment;
+        if (this.stopping.signal.aborted) {
+          await this.handBackLease(activation, slotId, "runner stopping");
+          return;
+        }
+        await this.runTurn(slotId, activation, received);
+      } else if (answer.status === "paused") {
+        await this.pause(Math.max(1_000, Math.min(this.options.waitSeconds * 1000, 5_000)));
+      } else if ("reason" in answer) {
+        // Degraded or draining: ask again when told, or at once after reporting healthy.
+        this.notify("onRefused", slotId, answer.reason);
+        await this.pause(answer.retryAfterSeconds ? answer.retryAfterSeconds * 1000 : REFUSED_WAIT_MS, healthy);
+      } else if (received - sent < MIN_EMPTY_CLAIM_MS) {
+        // Nothing, at once (no long poll, or a node that is shutting down): asking again at once would spin.
+        await this.pause(MIN_EMPTY_CLAIM_MS - (received - sent));
+      }
+    }
+  }
+
+  /** Waits, ending early when the runner stops (or `wake` fires). */
+  private async pause(ms: number, wake?: AbortSignal): Promise<void> {
+    const signal = wake ? AbortSignal.any([this.stopping.signal, wake]) : this.stopping.signal;
+    await sleep(ms, signal).catch(() => undefined);
+  }
+
+  private leaseLengthMs(activation: Activation): number {
+    const granted = Date.parse(activation.grantedAt);
+    const expires = Date.parse(activation.expiresAt);
+    let length = expires - granted;
+    if (!Number.isFinite(length) || length <= 0) {
+      length = (this.options.leaseSeconds ?? 300) * 1000;
+    }
+    return Math.max(1_000, length);
+  }
+
+  private async runTurn(slotId: string, activation: Activation, received: number): Promise<void> {
+    const length = this.leaseLengthMs(activation);
+    // The grant happened before the answer arrived: the local deadline keeps a small margin so that
+    // it never falls after the node's expiry.
+    const turn = new Turn(slotId, activation, received + length - Math.min(500, length / 20));
+    this.running.set(slotId, turn);
+    let settled: { value: Outcome | void } | { error: unknown };
+    try {
+      this.notify("onClaimed", activation);
+      const keeper = this.keep(turn, length);
+      try {
+        settled = await Promise.resolve()
+          .then(() => this.handler(activation, turn.context))
+          .then(
+            (value) => ({ value }),
+            (error: unknown) => ({ error }),
+          );
+      } finally {
+        turn.settle();
+        await keeper;
+      }
+    } catch (error) {
+      // A bug (here or in a listener) must not end the slot, nor keep the lease.
+      this.running.delete(slotId);
+      this.notify("onError", "run", error);
+      await this.handBack(turn, `runner error: ${String(error)}`);
+      return;
+    }
+    this.running.delete(slotId);
+    const reason = turn.reason;
+    if (reason === undefined) {
+      // Reported while the slot claims again, as the Java and Python runners do: a turn then waits
+      // for one round trip and one commit, not two. Stopping waits for it.
+      const report = this.report(turn, outcomeOf(settled)).catch((error: unknown) => this.notify("onError", "report", error));
+      this.reports.add(report);
+      void report.finally(() => this.reports.delete(report));
+      return;
+    }
+    if (reason === "shutdown") {
+      await this.handBack(turn, "runner stopped before the turn finished");
+    }
+    this.notify("onCancelled", activation, reason);
+  }
+
+  // ---- the lease ----
+
+  /** Heartbeats the lease and fires the turn's signal when it is lost or runs out. */
+  private async keep(turn: Turn, length: number): Promise<void> {
+    const interval = this.options.heartbeatIntervalMs ?? length * this.options.heartbeatFraction;
+    let nextBeat = performance.now() + interval;
+    while (!turn.isSettled) {
+      const now = performance.now();
+      if (now >= turn.deadline) {
+        turn.cancel("lease_expired");
+        return;
+      }
+      if (now >= nextBeat) {
+        const sent = performance.now();
+        try {
+          await this.client.heartbeat(turn.activation.leaseId, turn.slotId, {
+            signal: AbortSignal.timeout(Math.max(50, Math.ceil(turn.deadline - sent))),
+          });
+          turn.deadline = sent + length;
+          nextBeat = performance.now() + interval;
+          this.notify("onHeartbeat", turn.activation);
+        } catch (error) {
+          if (error instanceof LeaseLost || error instanceof LeaseNotHeld || error instanceof NotFound) {
+            turn.cancel("lease_lost");
+            return;
+          }
+          this.notify("onError", "heartbeat", error);
+          nextBeat = performance.now() + Math.min(interval, 1_000);
+        }
+        continue;
+      }
+      await turn.sleep(Math.min(nextBeat, turn.deadline) - performance.now());
+    }
+  }
+
+  private async report(turn: Turn, outcome: Outcome): Promise<void> {
+    const { activation, slotId } = turn;
+    let answerLost = false;
+    for (;;) {
+      try {
+        if (outcome.action === "complete") {
+          await this.client.complete(activation.leaseId, slotId, outcome.result);
+        } else if (outcome.action === "snooze") {
+          await this.client.fail(activation.leaseId, slotId, { action: "snooze", snoozeSeconds: outcome.seconds, error: outcome.error });
+        } else {
+          await this.client.fail(activation.leaseId, slotId, { action: outcome.action, error: outcome.error });
+        }
+        this.notify("onReported", activation, outcome);
+        return;
+      } catch (error) {
+        if (error instanceof LeaseLost || error instanceof LeaseNotHeld) {
+          // After an answer was lost, 410 most likely means the first report went through.
+          if (!answerLost) {
+            this.notify("onCancelled", activation, "lease_lost");
+          }
+          return;
+        }
+        if (error instanceof ConnectionFailed || error instanceof Unavailable) {
+          answerLost ||= error instanceof ConnectionFailed && error.requestSent;
+          const remaining = turn.context.remainingMs();
+          if (remaining <= 0) {
+            this.notify("onError", "report", error);
+            return;
+          }
+          await sleep(Math.min(error.retryAfter !== undefined ? error.retryAfter * 1000 : 500, Math.max(50, remaining)));
+          continue;
+        }
+        this.notify("onError", "report", error);
+        return;
+      }
+    }
+  }
+
+  private async handBack(turn: Turn, why: string): Promise<void> {
+    if (turn.handedBack) {
+      return;
+    }
+    turn.handedBack = true;
+    await this.handBackLease(turn.activation, turn.slotId, why);
+  }
+
+  private async handBackLease(activation: Activation, slotId: string, why: string): Promise<void> {
+    try {
+      await this.client.fail(activation.leaseId, slotId, { action: "snooze", snoozeSeconds: 0, error: why });
+    } catch (error) {
+      if (!(error instanceof LeaseLost || error instanceof LeaseNotHeld || error instanceof NotFound)) {
+        this.notify("onError", "hand back", error);
+      }
+    }
+  }
+
+  private notify<K extends keyof RunnerListener>(hook: K, ...args: Parameters<NonNullable<RunnerListener[K]>>): void {
+    const call = this.listener[hook] as ((...a: unknown[]) => void) | undefined;
+    try {
+      call?.apply(this.listener, args);
+    } catch {
+      // a listener's failure is its own
+    }
+  }
+}
+
+/** One running turn: its lease's deadline on the monotonic clock and the signal the handler sees. */
+class Turn {
+  deadline: number;
+  reason: CancelReason | undefined;
+  handedBack = false;
+  isSettled = false;
+  readonly context: TurnContext;
+  private readonly abort = new AbortController();
+  private readonly settled = new AbortController();
+
+  constructor(
+    readonly slotId: string,
+    readonly activation: Activation,
+    deadline: number,
+  ) {
+    this.deadline = deadline;
+    this.context = {
+      runnerId: slotId,
+      leaseId: activation.leaseId,
+      signal: this.abort.signal,
+      remainingMs: () => Math.max(0, this.deadline - performance.now()),
+    };
+  }
+
+  cancel(reason: CancelReason): void {
+    if (this.reason === undefined && !this.isSettled) {
+      this.reason = reason;
+      this.abort.abort(new TurnCancelled(reason));
+    }
+  }
+
+  settle(): void {
+    this.isSettled = true;
+    this.settled.abort();
+  }
+
+  /** Sleeps, waking early when the handler settles. */
+  async sleep(ms: number): Promise<void> {
+    await sleep(Math.max(0, ms), this.settled.signal).catch(() => undefined);
+  }
+}
+
+function outcomeOf(settled: { value: Outcome | void } | { error: unknown }): Outcome {
+  if ("error" in settled) {
+    const error = settled.error;
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return Outcome.retry(text.slice(0, 2000));
+  }
+  const value = settled.value;
+  if (value === undefined || value === null) {
+    return Outcome.complete();
+  }
+  if (typeof value === "object" && "action" in value) {
+    return value;
+  }
+  return Outcome.retry(`the handler returned ${typeof value}, not an Outcome`);
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+    } else {
+      signal.addEventListener("abort", () => resolve(), { once: true });
+    }
+  });
+}
+
+/** True when `promise` settled within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
