@@ -1,7 +1,5 @@
 package dev.rota.bench.rota;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rota.bench.postgres.BenchPostgres;
 import dev.rota.bench.system.BenchDatabase;
 import dev.rota.bench.system.Claim;
@@ -9,10 +7,6 @@ import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.core.tenant.AgentKeys;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -214,7 +208,11 @@ public final class TenantsBench {
         if (http) {
           for (int r = 0; r < RUNNERS; r++) {
             String runnerId = "bench-http-" + r;
-            Thread t = new Thread(() -> httpRunner(node.apiBase(), runnerId, running));
+            Thread t =
+                new Thread(
+                    () ->
+                        TenantsHttpRunner.run(
+                            node.apiBase(), runnerId, TURN, running, this::claimed));
             t.setDaemon(true);
             t.start();
             httpRunners.add(t);
@@ -284,54 +282,6 @@ public final class TenantsBench {
         Long accepted = acceptedAtMicros.remove(token);
         if (accepted != null) {
           quietAfterAcceptMicros.add(claimedAtMicros - accepted);
-        }
-      }
-    }
-  }
-
-  private void httpRunner(URI api, String runnerId, AtomicBoolean running) {
-    HttpClient client = HttpClient.newHttpClient();
-    ObjectMapper json = new ObjectMapper();
-    String claim = "{\"runnerId\": \"" + runnerId + "\", \"mode\": \"hybrid\", \"waitSeconds\": 5}";
-    while (running.get()) {
-      try {
-        HttpResponse<String> answer =
-            client.send(
-                HttpRequest.newBuilder(api.resolve("v1/claims"))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(claim))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        JsonNode body = json.readTree(answer.body().trim());
-        JsonNode assignment = body.get("assignment");
-        if (assignment == null || assignment.isNull()) {
-          continue;
-        }
-        List<Long> found = new ArrayList<>();
-        for (JsonNode n : assignment.path("notifications")) {
-          JsonNode token = n.path("payload").get(BenchNode.TOKEN);
-          if (token != null && token.canConvertToLong()) {
-            found.add(token.asLong());
-          }
-        }
-        long[] carried = found.stream().mapToLong(Long::longValue).toArray();
-        claimed(
-            assignment.get("agentId").asText(),
-            carried,
-            dev.rota.bench.system.BenchClock.nowMicros());
-        Thread.sleep(TURN.toMillis());
-        client.send(
-            HttpRequest.newBuilder(
-                    api.resolve("v1/leases/" + assignment.get("leaseId").asText() + "/complete"))
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        "{\"runnerId\": \"" + runnerId + "\", \"result\": {}}"))
-                .build(),
-            HttpResponse.BodyHandlers.discarding());
-      } catch (Exception e) {
-        if (running.get()) {
-          System.err.println("http runner " + runnerId + ": " + e);
         }
       }
     }
