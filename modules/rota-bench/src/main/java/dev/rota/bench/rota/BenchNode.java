@@ -166,9 +166,9 @@ final class BenchNode implements AutoCloseable {
     awaitReadModel("registered agents", "select count(*) from agent_schedule", keys.size());
   }
 
-  /** One notification through the agent itself, not waiting for its acknowledgement. */
-  void notifyAsync(String key, long token) {
-    ask(
+  /** One notification through the agent itself; completes with the agent's answer. */
+  CompletionStage<AgentEntity.Reply> notifyAsync(String key, long token) {
+    return ask(
         key,
         replyTo ->
             new AgentEntity.Notify(

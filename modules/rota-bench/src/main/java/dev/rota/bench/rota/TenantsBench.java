@@ -1,7 +1,5 @@
 package dev.rota.bench.rota;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rota.bench.postgres.BenchPostgres;
 import dev.rota.bench.system.BenchDatabase;
 import dev.rota.bench.system.Claim;
@@ -9,10 +7,6 @@ import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.core.tenant.AgentKeys;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,8 +35,9 @@ import java.util.concurrent.atomic.LongAdder;
  *       them every 200 ms); quiet's notification → claim p50/p99/max and every tenant's turns.
  *       {@code --single-tenant} puts both groups in the default tenant: the rule before tenants.
  *   <li>{@code weights}: tenants {@code acme} (weight 3) and {@code beta} (weight 1), 100 agents
- *       each, both flooded (300/s each), so both always have work; each tenant's activations over
- *       the measured window against 75/25.
+ *       each, both always with work: staleness work (every agent is eligible whenever it is not
+ *       leased), or with {@code --rate N} inbox work too, N notifications/s to each tenant; each
+ *       tenant's activations over the measured window against 75/25.
  * </ul>
  *
  * <pre>
@@ -59,8 +54,14 @@ public final class TenantsBench {
   private final int seconds;
   private final boolean singleTenant;
   private final boolean http;
+  private final int rate;
 
   private final Map<Long, Long> publishedAtMicros = new ConcurrentHashMap<>();
+  private final Map<Long, Long> acceptedAtMicros = new ConcurrentHashMap<>();
+  private final List<Long> quietAcceptMicros =
+      java.util.Collections.synchronizedList(new ArrayList<>());
+  private final List<Long> quietAfterAcceptMicros =
+      java.util.Collections.synchronizedList(new ArrayList<>());
   private final Map<Long, String> tokenTenant = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> turns = new ConcurrentHashMap<>();
   private final List<Long> quietLatencyMicros =
@@ -69,7 +70,8 @@ public final class TenantsBench {
   private final AtomicBoolean counting = new AtomicBoolean();
   private final LongAdder published = new LongAdder();
 
-  private TenantsBench(String scenario, int seconds, boolean singleTenant, boolean http) {
+  private TenantsBench(String scenario, int seconds, boolean singleTenant, boolean http, int rate) {
+    this.rate = rate;
     this.scenario = scenario;
     this.seconds = seconds;
     this.singleTenant = singleTenant;
@@ -79,7 +81,7 @@ public final class TenantsBench {
   public static void main(String[] args) throws Exception {
     if (args.length == 0 || !(args[0].equals("noisy") || args[0].equals("weights"))) {
       System.err.println(
-          "usage: TenantsBench noisy|weights [--seconds 60] [--single-tenant] [--http]");
+          "usage: TenantsBench noisy|weights [--seconds 60] [--single-tenant] [--http] [--rate N]");
       System.exit(2);
     }
     List<String> rest = Arrays.asList(args).subList(1, args.length);
@@ -88,7 +90,13 @@ public final class TenantsBench {
     if (i >= 0) {
       seconds = Integer.parseInt(rest.get(i + 1));
     }
-    new TenantsBench(args[0], seconds, rest.contains("--single-tenant"), rest.contains("--http"))
+    int rate = 0;
+    int r = rest.indexOf("--rate");
+    if (r >= 0) {
+      rate = Integer.parseInt(rest.get(r + 1));
+    }
+    new TenantsBench(
+            args[0], seconds, rest.contains("--single-tenant"), rest.contains("--http"), rate)
         .run();
     System.exit(0);
   }
@@ -183,10 +191,10 @@ public final class TenantsBench {
               0,
               200,
               TimeUnit.MILLISECONDS);
-        } else {
+        } else if (rate > 0) {
           publishers.scheduleAtFixedRate(
               () -> {
-                for (int k = 0; k < 3; k++) {
+                for (int k = 0; k < rate / 100; k++) {
                   publish(node, group1.get(random.nextInt(group1.size())), "acme");
                   publish(node, group2.get(random.nextInt(group2.size())), "beta");
                 }
@@ -200,7 +208,11 @@ public final class TenantsBench {
         if (http) {
           for (int r = 0; r < RUNNERS; r++) {
             String runnerId = "bench-http-" + r;
-            Thread t = new Thread(() -> httpRunner(node.apiBase(), runnerId, running));
+            Thread t =
+                new Thread(
+                    () ->
+                        TenantsHttpRunner.run(
+                            node.apiBase(), runnerId, TURN, running, this::claimed));
             t.setDaemon(true);
             t.start();
             httpRunners.add(t);
@@ -211,6 +223,8 @@ public final class TenantsBench {
         Thread.sleep(WARM_UP.toMillis());
         turns.clear();
         quietLatencyMicros.clear();
+        quietAcceptMicros.clear();
+        quietAfterAcceptMicros.clear();
         counting.set(true);
         long start = System.nanoTime();
         Thread.sleep(seconds * 1000L);
@@ -239,7 +253,18 @@ public final class TenantsBench {
       publishedAtMicros.put(token, dev.rota.bench.system.BenchClock.nowMicros());
     }
     published.increment();
-    node.notifyAsync(key, token);
+    var reply = node.notifyAsync(key, token);
+    if (tenant.equals("quiet")) {
+      reply.thenRun(
+          () -> {
+            long at = dev.rota.bench.system.BenchClock.nowMicros();
+            acceptedAtMicros.put(token, at);
+            Long sent = publishedAtMicros.get(token);
+            if (counting.get() && sent != null) {
+              quietAcceptMicros.add(at - sent);
+            }
+          });
+    }
   }
 
   private void claimed(String agentId, long[] carried, long claimedAtMicros) {
@@ -254,52 +279,9 @@ public final class TenantsBench {
       Long at = publishedAtMicros.remove(token);
       if (at != null) {
         quietLatencyMicros.add(claimedAtMicros - at);
-      }
-    }
-  }
-
-  private void httpRunner(URI api, String runnerId, AtomicBoolean running) {
-    HttpClient client = HttpClient.newHttpClient();
-    ObjectMapper json = new ObjectMapper();
-    String claim = "{\"runnerId\": \"" + runnerId + "\", \"mode\": \"hybrid\", \"waitSeconds\": 5}";
-    while (running.get()) {
-      try {
-        HttpResponse<String> answer =
-            client.send(
-                HttpRequest.newBuilder(api.resolve("v1/claims"))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(claim))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        JsonNode body = json.readTree(answer.body().trim());
-        JsonNode assignment = body.get("assignment");
-        if (assignment == null || assignment.isNull()) {
-          continue;
-        }
-        long[] carried =
-            BenchExecutor.tokensOf(
-                json.convertValue(
-                    assignment.get("notifications"),
-                    json.getTypeFactory()
-                        .constructCollectionType(
-                            List.class, dev.rota.core.model.Notification.class)));
-        claimed(
-            assignment.get("agentId").asText(),
-            carried,
-            dev.rota.bench.system.BenchClock.nowMicros());
-        Thread.sleep(TURN.toMillis());
-        client.send(
-            HttpRequest.newBuilder(
-                    api.resolve("v1/leases/" + assignment.get("leaseId").asText() + "/complete"))
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        "{\"runnerId\": \"" + runnerId + "\", \"result\": {}}"))
-                .build(),
-            HttpResponse.BodyHandlers.discarding());
-      } catch (Exception e) {
-        if (running.get()) {
-          System.err.println("http runner " + runnerId + ": " + e);
+        Long accepted = acceptedAtMicros.remove(token);
+        if (accepted != null) {
+          quietAfterAcceptMicros.add(claimedAtMicros - accepted);
         }
       }
     }
@@ -308,8 +290,9 @@ public final class TenantsBench {
   private void report(String load, double window, Dispatcher.TenantSharesView view) {
     long total = turns.values().stream().mapToLong(LongAdder::sum).sum();
     System.out.printf(
-        "tenants %s%s%s: %d runners (hybrid, %d ms turns), %.1f s measured after %d s warm-up%n",
+        "tenants %s%s%s%s: %d runners (hybrid, %d ms turns), %.1f s measured after %d s warm-up%n",
         scenario,
+        rate > 0 ? " (" + rate + " notifications/s per tenant)" : "",
         singleTenant ? " (single tenant)" : "",
         http ? " over HTTP" : " in-cluster",
         RUNNERS,
@@ -340,6 +323,16 @@ public final class TenantsBench {
           pct(latencies, 0.99),
           latencies.isEmpty() ? Double.NaN : latencies.get(latencies.size() - 1) / 1e6,
           unclaimed);
+      for (var part :
+          List.of(
+              Map.entry("  of which publish -> accepted (persisted)", quietAcceptMicros),
+              Map.entry("  of which accepted -> claim", quietAfterAcceptMicros))) {
+        List<Long> sorted = new ArrayList<>(part.getValue());
+        sorted.sort(Long::compare);
+        System.out.printf(
+            "%s: n=%d p50 %.3f s p99 %.3f s%n",
+            part.getKey(), sorted.size(), pct(sorted, 0.50), pct(sorted, 0.99));
+      }
     }
     System.out.printf("dispatcher's shares over %.0f s:%n", view.windowSeconds());
     for (Dispatcher.TenantShareView s : view.tenants()) {

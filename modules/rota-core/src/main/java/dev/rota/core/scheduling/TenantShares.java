@@ -11,7 +11,7 @@ import java.util.Objects;
 /**
  * The rule across tenants, as a dispatcher applies it: among the tenants with work a request may
  * take, the one furthest below its weighted share of runner time goes first (start-time fair
- * queueing over runner time, decision 93).
+ * queueing over runner time, decision 103).
  *
  * <p>Each tenant has a virtual time: the runner time its agents have used, divided by its weight,
  * plus a lift (below). The tenant with the least virtual time is served. Runner time is what the
@@ -21,9 +21,10 @@ import java.util.Objects;
  * Grants this dispatcher made since its partition last published are charged one mean turn each.
  *
  * <p>A tenant that comes back with work (it has no lease in flight) starts no earlier than the
- * virtual time at which the last lease was granted (the start of the turn being served): it gets
- * its share from now on, not the turns it "missed" while it had nothing to do (or had only work of
- * a kind that ranked after the others'), so its return costs the others at most one round.
+ * virtual time at which the last lease was granted (the start of the turn being served), or the
+ * least virtual time of the active tenants competing with it if that is lower: it gets its share
+ * from now on, not the turns it "missed" while it had nothing to do (or had only work of a kind
+ * that ranked after the others'), so its return costs the others at most one round.
  *
  * <p>Everything here is per dispatcher, on the cluster-wide counts every dispatcher receives, so
  * every node's dispatcher ranks tenants the same way up to the lag of a publication. Not
@@ -188,23 +189,41 @@ public final class TenantShares {
 
   /**
    * The tenant to serve among {@code candidates} (distinct, at least one), which have work of the
-   * same kind: the least virtual time, a returning tenant lifted first; ties go to the name first
-   * in order.
+   * same kind: the least virtual time, a returning tenant lifted first; ties go to the tenant with
+   * fewer leases in flight, then to the name first in order.
    */
   public String choose(List<String> candidates, long nowMillis) {
+    // A returning tenant is lifted to the floor, but never past a tenant that is active (has a
+    // lease in flight) and has work now: the floor follows measured runner time, which a
+    // publication's lag can overstate for a moment, and a lift past the others would make the
+    // returning tenant wait for them.
+    double activeMin = Double.POSITIVE_INFINITY;
+    for (String name : candidates) {
+      Tenant t = tenant(name);
+      if (t.leased + t.local > 0) {
+        activeMin = Math.min(activeMin, virtualTime(name, t, nowMillis));
+      }
+    }
+    double target = Math.min(floor, activeMin);
     String best = null;
     double bestTime = 0;
+    long bestLeased = 0;
     for (String name : candidates) {
       Tenant t = tenant(name);
       double v = virtualTime(name, t, nowMillis);
-      if (t.leased + t.local <= 0 && v < floor) {
+      long leased = t.leased + t.local;
+      if (leased <= 0 && v < target) {
         // Back with work after none (nothing in flight): it starts level with the others.
-        t.lift += floor - v;
-        v = floor;
+        t.lift += target - v;
+        v = target;
       }
-      if (best == null || v < bestTime || (v == bestTime && name.compareTo(best) < 0)) {
+      if (best == null
+          || v < bestTime
+          || (v == bestTime
+              && (leased < bestLeased || (leased == bestLeased && name.compareTo(best) < 0)))) {
         best = name;
         bestTime = v;
+        bestLeased = leased;
       }
     }
     raiseFloor(best, tenant(best), nowMillis);
