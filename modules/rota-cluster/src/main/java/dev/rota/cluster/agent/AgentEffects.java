@@ -15,9 +15,14 @@ import dev.rota.core.tenant.AgentKeys;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
 import org.apache.pekko.persistence.typed.javadsl.EffectFactories;
+import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 
 /**
  * What an agent's command groups share: its effects, its clock and its one way of writing, after
@@ -96,6 +101,31 @@ final class AgentEffects {
   /** The runner held {@code lease} until {@code endedAt}: its tenant's runner time counts it. */
   void leaseEnded(Lease lease, Instant endedAt) {
     metrics.tenants().leaseEnded(AgentKeys.tenantOf(agentId), lease.grantedAt(), endedAt);
+  }
+
+  /** {@code handler} for a registered agent; {@link ErrorCode#NOT_FOUND} for any other. */
+  <C extends AgentEntity.Command>
+      BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> registered(
+          Function<C, ActorRef<AgentEntity.Reply>> replyTo,
+          BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> handler) {
+    return registered(replyTo, handler, c -> 0);
+  }
+
+  /** {@link #registered} for a command of {@code notifications}, counted as refused if not. */
+  <C extends AgentEntity.Command>
+      BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> registered(
+          Function<C, ActorRef<AgentEntity.Reply>> replyTo,
+          BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> handler,
+          ToIntFunction<C> notifications) {
+    return (state, cmd) -> {
+      if (state.registered()) {
+        return handler.apply(state, cmd);
+      }
+      for (int i = notifications.applyAsInt(cmd); i > 0; i--) {
+        metrics.notificationRefused("not_found");
+      }
+      return effect().reply(replyTo.apply(cmd), notFound());
+    };
   }
 
   Rejected notFound() {

@@ -20,10 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import java.util.function.BiFunction;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
-import java.util.function.ToIntFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
@@ -37,7 +34,6 @@ import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
-import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
@@ -50,7 +46,8 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * <p>This file holds the agent's protocol and wiring; its commands are handled by group: {@link
  * AdminCommands} (the agent's own life and dead letters), {@link InboxCommands} (notifications) and
  * {@link LeaseCommands} (claims and the reports on a lease), with the lease's time kept by {@link
- * LeaseTimer}. The events and how they apply are in {@link AgentEvents}.
+ * LeaseTimer}; {@link AgentCommandHandler} routes each command to its group. The events and how
+ * they apply are in {@link AgentEvents}.
  */
 public final class AgentEntity
     extends EventSourcedBehaviorWithEnforcedReplies<AgentEntity.Command, Event, AgentState> {
@@ -283,12 +280,8 @@ public final class AgentEntity
 
   private final String agentId;
   private final AgentSettings settings;
-  private final RotaMetrics metrics;
   private final LeaseTimer leaseTimer;
-  private final AgentEffects effects;
-  private final AdminCommands admin;
-  private final InboxCommands inbox;
-  private final LeaseCommands leases;
+  private final AgentCommandHandler commands;
 
   private AgentEntity(
       String agentId,
@@ -306,20 +299,10 @@ public final class AgentEntity
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
     this.agentId = agentId;
     this.settings = settings;
-    this.metrics = RotaMetrics.get(context.getSystem());
     this.leaseTimer = new LeaseTimer(timers, nanoTime, settings.expiryGrace());
-    this.effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
-    this.admin = new AdminCommands(effects);
-    this.inbox = new InboxCommands(effects, settings, metrics);
-    this.leases =
-        new LeaseCommands(
-            effects,
-            leaseTimer,
-            settings,
-            metrics,
-            context.getSystem(),
-            new TenantCaps(context.getSystem(), agentId),
-            context);
+    RotaMetrics metrics = RotaMetrics.get(context.getSystem());
+    AgentEffects effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
+    this.commands = new AgentCommandHandler(effects, leaseTimer, settings, metrics, context);
   }
 
   /**
@@ -368,63 +351,7 @@ public final class AgentEntity
 
   @Override
   public CommandHandlerWithReply<Command, Event, AgentState> commandHandler() {
-    var handlers = newCommandHandlerWithReplyBuilder();
-    // While the tenant's gate is asked for a permit, other claims wait; everything else goes on
-    // (notifications are not held up by the gate), and the claim is decided again on the state
-    // the permit finds, under the permitted lease id: no other grant can come between.
-    handlers
-        .forState(s -> leases.awaitingPermit())
-        .onCommand(PermitAnswered.class, leases::onPermitAnswered)
-        .onCommand(Claim.class, (s, c) -> Effect().stash());
-    var builder = handlers.forAnyState();
-    builder
-        .onCommand(PermitAnswered.class, (s, c) -> Effect().noReply())
-        .onCommand(Register.class, admin::onRegister)
-        .onCommand(Get.class, admin::onGet)
-        .onCommand(GetState.class, (s, c) -> Effect().reply(c.replyTo(), new FullState(s)))
-        .onCommand(
-            GetRow.class,
-            (s, c) ->
-                Effect().reply(c.replyTo(), new RowState(AgentSummary.of(s), effects.seqNr())))
-        .onCommand(Claim.class, leases::onClaim)
-        .onCommand(ExpireLease.class, leases::onExpireLease);
-    builder
-        .onCommand(Deregister.class, registered(Deregister::replyTo, admin::onDeregister))
-        .onCommand(Notify.class, registered(Notify::replyTo, inbox::onNotify, c -> 1))
-        .onCommand(
-            NotifyAll.class,
-            registered(NotifyAll::replyTo, inbox::onNotifyAll, c -> c.items().size()))
-        .onCommand(SetPaused.class, registered(SetPaused::replyTo, admin::onSetPaused))
-        .onCommand(Heartbeat.class, registered(Heartbeat::replyTo, leases::onHeartbeat))
-        .onCommand(Complete.class, registered(Complete::replyTo, leases::onComplete))
-        .onCommand(Fail.class, registered(Fail::replyTo, leases::onFail))
-        .onCommand(Release.class, registered(Release::replyTo, leases::onRelease))
-        .onCommand(Redrive.class, registered(Redrive::replyTo, admin::onRedrive))
-        .onCommand(Discard.class, registered(Discard::replyTo, admin::onDiscard));
-    return handlers.build();
-  }
-
-  /** {@code handler} for a registered agent; {@link ErrorCode#NOT_FOUND} for any other. */
-  private <C extends Command> BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> registered(
-      Function<C, ActorRef<Reply>> replyTo,
-      BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> handler) {
-    return registered(replyTo, handler, c -> 0);
-  }
-
-  /** {@link #registered} for a command of {@code notifications}, counted as refused if not. */
-  private <C extends Command> BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> registered(
-      Function<C, ActorRef<Reply>> replyTo,
-      BiFunction<AgentState, C, ReplyEffect<Event, AgentState>> handler,
-      ToIntFunction<C> notifications) {
-    return (state, cmd) -> {
-      if (state.registered()) {
-        return handler.apply(state, cmd);
-      }
-      for (int i = notifications.applyAsInt(cmd); i > 0; i--) {
-        metrics.notificationRefused("not_found");
-      }
-      return Effect().reply(replyTo.apply(cmd), effects.notFound());
-    };
+    return commands.build(newCommandHandlerWithReplyBuilder());
   }
 
   @Override
