@@ -94,6 +94,20 @@ final class Requests {
     return request;
   }
 
+  /** The path of {@code GET /v1/agents} for {@code query}: its order, limit and cursor. */
+  static String agentsPath(AgentQuery query) {
+    StringBuilder path =
+        new StringBuilder("v1/agents?order=")
+            .append(encode(query.order() == null ? "stalest" : query.order()));
+    if (query.limit() != null) {
+      path.append("&limit=").append(query.limit());
+    }
+    if (query.after() != null) {
+      path.append("&after=").append(encode(query.after()));
+    }
+    return path.toString();
+  }
+
   /**
    * @param agentId null for every agent's
    * @param limit null for the server's default

@@ -2,14 +2,11 @@ package dev.rota.client;
 
 import static dev.rota.client.Calls.agentPath;
 import static dev.rota.client.Calls.body;
-import static dev.rota.client.Calls.encode;
 import static dev.rota.client.Calls.eventsPath;
-import static dev.rota.client.Calls.leasePath;
 import static dev.rota.client.Calls.read;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rota.client.Calls.Retry;
 import java.net.URI;
 import java.time.Duration;
@@ -47,23 +44,25 @@ public final class RotaClient implements AutoCloseable {
   /** The start of the dedupeKey {@link #notify} generates for a notification sent without one. */
   public static final String GENERATED_KEY_PREFIX = "sdk-";
 
-  private static final TypeReference<Map<String, List<DeadLetter>>> DEAD_LETTERS =
-      new TypeReference<>() {};
   private static final TypeReference<Map<String, List<JsonNode>>> HISTORY =
       new TypeReference<>() {};
 
   private final HttpTransport http;
   final Duration readTimeout;
   final Calls calls;
+  private final RunnerCalls runner;
+  private final AdminCalls admin;
   private final OpenStreams open = new OpenStreams();
 
   private RotaClient(Builder builder) {
     this.http = new HttpTransport(builder.baseUri, builder.token, builder.connectTimeout);
-    this.readTimeout = builder.readTimeout;
     Calls shared =
         new Calls(
             http, builder.readTimeout, builder.retries, builder.initialBackoff, builder.maxBackoff);
     this.calls = shared.forTenant(builder.tenant);
+    this.readTimeout = builder.readTimeout;
+    this.runner = new RunnerCalls(calls, builder.readTimeout);
+    this.admin = new AdminCalls(calls);
   }
 
   /** A client of the node (or load balancer) at {@code baseUri}, e.g. {@code http://host:8080}. */
@@ -92,16 +91,8 @@ public final class RotaClient implements AutoCloseable {
 
   /** One page of agents; follow {@link AgentPage#next()} with {@link AgentQuery#after}. */
   public AgentPage listAgents(AgentQuery query) {
-    StringBuilder path =
-        new StringBuilder("v1/agents?order=")
-            .append(encode(query.order() == null ? "stalest" : query.order()));
-    if (query.limit() != null) {
-      path.append("&limit=").append(query.limit());
-    }
-    if (query.after() != null) {
-      path.append("&after=").append(encode(query.after()));
-    }
-    return read(calls.call("GET", path.toString(), null, Retry.ANY), AgentPage.class);
+    String path = Requests.agentsPath(query);
+    return read(calls.call("GET", path, null, Retry.ANY), AgentPage.class);
   }
 
   /**
@@ -160,20 +151,16 @@ public final class RotaClient implements AutoCloseable {
   // ---- admin ----
 
   public Stats stats() {
-    return read(calls.call("GET", "admin/stats", null, Retry.ANY), Stats.class);
+    return admin.stats();
   }
 
   /** Pauses the whole system: running activations finish, claims answer {@code paused}. */
   public boolean pause() {
-    return read(calls.call("POST", "admin/pause", null, Retry.ANY), JsonNode.class)
-        .path("paused")
-        .asBoolean();
+    return admin.setPaused(true);
   }
 
   public boolean resume() {
-    return read(calls.call("POST", "admin/resume", null, Retry.ANY), JsonNode.class)
-        .path("paused")
-        .asBoolean();
+    return admin.setPaused(false);
   }
 
   /**
@@ -183,15 +170,12 @@ public final class RotaClient implements AutoCloseable {
    * @param limit at most this many; null for the server's default
    */
   public List<DeadLetter> deadLetters(String agentId, Integer limit) {
-    String path = Requests.deadLettersPath(agentId, limit);
-    return read(calls.call("GET", path, null, Retry.ANY), DEAD_LETTERS)
-        .getOrDefault("deadLetters", List.of());
+    return admin.deadLetters(agentId, limit);
   }
 
   /** Puts a dead letter back into its agent's inbox with fresh attempts. */
   public void redrive(String deadLetterId) {
-    calls.call(
-        "POST", "admin/dead-letters/" + encode(deadLetterId) + "/redrive", null, Retry.UNSENT);
+    admin.redrive(deadLetterId);
   }
 
   /**
@@ -201,7 +185,7 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.NotFound if there is no such dead letter
    */
   public void discard(String deadLetterId) {
-    calls.call("DELETE", "admin/dead-letters/" + encode(deadLetterId), null, Retry.ANY_DELETE);
+    admin.discard(deadLetterId);
   }
 
   /** The tenant admin calls: list, view, set and delete tenants. */
@@ -211,7 +195,7 @@ public final class RotaClient implements AutoCloseable {
 
   /** {@code GET /admin/pools} as the server's JSON. */
   public JsonNode pools() {
-    return read(calls.call("GET", "admin/pools", null, Retry.ANY), JsonNode.class);
+    return admin.get("pools");
   }
 
   /**
@@ -222,29 +206,22 @@ public final class RotaClient implements AutoCloseable {
    */
   public JsonNode reportHealth(
       String runnerId, boolean degraded, String reason, Duration duration) {
-    ObjectNode request = Requests.health(degraded, reason, duration);
-    return read(
-        calls.call("POST", "v1/runners/" + encode(runnerId) + "/health", body(request), Retry.ANY),
-        JsonNode.class);
+    return runner.reportHealth(runnerId, degraded, reason, duration);
   }
 
   /** Gives the runner no new work until it is restored; its current lease runs on. */
   public JsonNode drainRunner(String runnerId) {
-    return read(
-        calls.call("POST", "admin/runners/" + encode(runnerId) + "/drain", null, Retry.ANY),
-        JsonNode.class);
+    return admin.runner(runnerId, "drain");
   }
 
   /** Clears a runner's degradation or drain. */
   public JsonNode restoreRunner(String runnerId) {
-    return read(
-        calls.call("POST", "admin/runners/" + encode(runnerId) + "/restore", null, Retry.ANY),
-        JsonNode.class);
+    return admin.runner(runnerId, "restore");
   }
 
   /** {@code GET /admin/runners} as the server's JSON. */
   public JsonNode runners() {
-    return read(calls.call("GET", "admin/runners", null, Retry.ANY), JsonNode.class);
+    return admin.get("runners");
   }
 
   /**
@@ -286,10 +263,7 @@ public final class RotaClient implements AutoCloseable {
       Set<String> capabilities,
       int waitSeconds,
       Integer leaseSeconds) {
-    ObjectNode request = Requests.claim(runnerId, mode, capabilities, waitSeconds, leaseSeconds);
-    Duration timeout = Duration.ofSeconds(waitSeconds).plus(readTimeout);
-    return read(
-        calls.call("POST", "v1/claims", body(request), Retry.UNSENT, timeout), ClaimResult.class);
+    return runner.claim(runnerId, mode, capabilities, waitSeconds, leaseSeconds);
   }
 
   /**
@@ -312,8 +286,7 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void complete(String leaseId, String runnerId, JsonNode result) {
-    ObjectNode request = Requests.complete(runnerId, result);
-    calls.call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
+    runner.complete(leaseId, runnerId, result);
   }
 
   /**
@@ -326,8 +299,7 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void fail(String leaseId, String runnerId, Outcome outcome) {
-    ObjectNode request = Requests.fail(runnerId, outcome);
-    calls.call("POST", leasePath(leaseId) + "/fail", body(request), Retry.UNSENT);
+    runner.fail(leaseId, runnerId, outcome);
   }
 
   /**
@@ -349,29 +321,8 @@ public final class RotaClient implements AutoCloseable {
       Set<String> capabilities,
       int waitSeconds,
       Integer leaseSeconds) {
-    ObjectNode request;
-    String action;
-    if (outcome instanceof Outcome.Completed completed) {
-      request = Requests.byRunner(runnerId);
-      if (completed.result() != null) {
-        request.set("result", completed.result());
-      }
-      action = "/complete";
-    } else if (outcome instanceof Outcome.Failed failed) {
-      request = Requests.fail(runnerId, failed);
-      action = "/fail";
-    } else {
-      throw new IllegalArgumentException("not an outcome to report: " + outcome);
-    }
-    request.set("next", Requests.next(mode, capabilities, waitSeconds, leaseSeconds));
-    Duration timeout = Duration.ofSeconds(waitSeconds).plus(readTimeout).plus(readTimeout);
-    byte[] answer =
-        calls.call("POST", leasePath(leaseId) + action, body(request), Retry.UNSENT, timeout);
-    JsonNode next = read(answer, JsonNode.class).get("next");
-    // A server that made no claim is answered as a claim that found nothing: the runner asks again.
-    return next == null || !next.isObject()
-        ? new ClaimResult("none", null)
-        : Json.MAPPER.convertValue(next, ClaimResult.class);
+    return runner.reportAndClaim(
+        leaseId, runnerId, outcome, mode, capabilities, waitSeconds, leaseSeconds);
   }
 
   /** Closes every open event stream and subscription; later calls throw. */

@@ -47,7 +47,8 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * <p>This file holds the agent's protocol and wiring; its commands are handled by group: {@link
  * AdminCommands} (the agent's own life and dead letters), {@link InboxCommands} (notifications) and
  * {@link LeaseCommands} (claims and the reports on a lease), with the lease's time kept by {@link
- * LeaseTimer}. The events and how they apply are in {@link AgentEvents}.
+ * LeaseTimer}; {@link AgentCommandHandler} routes each command to its group. The events and how
+ * they apply are in {@link AgentEvents}.
  */
 public final class AgentEntity
     extends EventSourcedBehaviorWithEnforcedReplies<AgentEntity.Command, Event, AgentState> {
@@ -303,13 +304,8 @@ public final class AgentEntity
 
   private final String agentId;
   private final AgentSettings settings;
-  private final RotaMetrics metrics;
   private final LeaseTimer leaseTimer;
-  private final AgentEffects effects;
-  private final AdminCommands admin;
-  private final InboxCommands inbox;
-  private final LeaseCommands leases;
-  private final TurnInput turnInput;
+  private final AgentCommandHandler commands;
 
   private AgentEntity(
       String agentId,
@@ -327,22 +323,11 @@ public final class AgentEntity
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
     this.agentId = agentId;
     this.settings = settings;
-    this.metrics = RotaMetrics.get(context.getSystem());
     this.leaseTimer = new LeaseTimer(timers, nanoTime, settings.expiryGrace());
-    this.effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
-    this.admin = new AdminCommands(effects);
-    this.turnInput = new TurnInput(effects, leaseTimer, timers, metrics);
-    this.inbox = new InboxCommands(effects, settings, metrics, turnInput);
-    this.leases =
-        new LeaseCommands(
-            effects,
-            leaseTimer,
-            settings,
-            metrics,
-            context.getSystem(),
-            new TenantCaps(context.getSystem(), agentId),
-            context,
-            turnInput);
+    RotaMetrics metrics = RotaMetrics.get(context.getSystem());
+    AgentEffects effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
+    this.commands =
+        new AgentCommandHandler(effects, leaseTimer, timers, settings, metrics, context);
   }
 
   /**
@@ -391,42 +376,7 @@ public final class AgentEntity
 
   @Override
   public CommandHandlerWithReply<Command, Event, AgentState> commandHandler() {
-    var handlers = newCommandHandlerWithReplyBuilder();
-    // While the tenant's gate is asked for a permit, other claims wait; everything else goes on
-    // (notifications are not held up by the gate), and the claim is decided again on the state
-    // the permit finds, under the permitted lease id: no other grant can come between.
-    handlers
-        .forState(s -> leases.awaitingPermit())
-        .onCommand(PermitAnswered.class, leases::onPermitAnswered)
-        .onCommand(Claim.class, (s, c) -> Effect().stash());
-    var builder = handlers.forAnyState();
-    builder
-        .onCommand(PermitAnswered.class, (s, c) -> Effect().noReply())
-        .onCommand(Register.class, admin::onRegister)
-        .onCommand(Get.class, admin::onGet)
-        .onCommand(GetState.class, (s, c) -> Effect().reply(c.replyTo(), new FullState(s)))
-        .onCommand(
-            GetRow.class,
-            (s, c) ->
-                Effect().reply(c.replyTo(), new RowState(AgentSummary.of(s), effects.seqNr())))
-        .onCommand(Claim.class, leases::onClaim)
-        .onCommand(ExpireLease.class, leases::onExpireLease)
-        .onCommand(AwaitInput.class, turnInput::onAwaitInput)
-        .onCommand(InputWaitOver.class, turnInput::onWaitOver);
-    builder
-        .onCommand(Deregister.class, effects.registered(Deregister::replyTo, admin::onDeregister))
-        .onCommand(Notify.class, effects.registered(Notify::replyTo, inbox::onNotify, c -> 1))
-        .onCommand(
-            NotifyAll.class,
-            effects.registered(NotifyAll::replyTo, inbox::onNotifyAll, c -> c.items().size()))
-        .onCommand(SetPaused.class, effects.registered(SetPaused::replyTo, admin::onSetPaused))
-        .onCommand(Heartbeat.class, effects.registered(Heartbeat::replyTo, leases::onHeartbeat))
-        .onCommand(Complete.class, effects.registered(Complete::replyTo, leases::onComplete))
-        .onCommand(Fail.class, effects.registered(Fail::replyTo, leases::onFail))
-        .onCommand(Release.class, effects.registered(Release::replyTo, leases::onRelease))
-        .onCommand(Redrive.class, effects.registered(Redrive::replyTo, admin::onRedrive))
-        .onCommand(Discard.class, effects.registered(Discard::replyTo, admin::onDiscard));
-    return handlers.build();
+    return commands.build(newCommandHandlerWithReplyBuilder());
   }
 
   @Override

@@ -5,9 +5,7 @@ import dev.rota.faults.check.HistoryChecker;
 import dev.rota.faults.check.Verdict;
 import dev.rota.faults.history.Event.ClockSkew;
 import dev.rota.faults.history.Event.Fault;
-import dev.rota.faults.history.Event.Outcome;
 import dev.rota.faults.history.Event.Placement;
-import dev.rota.faults.history.Event.Published;
 import dev.rota.faults.history.History;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -216,7 +214,7 @@ public final class FaultRun {
           network.heal();
           fault(history, kind.label(), Fault.HEALED, target, "");
           workload.stopStray();
-          note = "isolated node: " + answers(history, target, at);
+          note = "isolated node: " + RunNotes.answers(history, target, at);
           exitStatus = awaitDowned(history, kind, node);
           restart(history, cluster, node);
         }
@@ -232,7 +230,7 @@ public final class FaultRun {
           workload.startStray(node);
           FaultCluster.sleep(kind.length());
           workload.stopStray();
-          note = "survivor: " + answers(history, target, at);
+          note = "survivor: " + RunNotes.answers(history, target, at);
           exitStatus = exit(node.awaitExit(Duration.ZERO));
           fault(history, kind.label(), Fault.HEALED, 0, "");
           restartAll(history, cluster);
@@ -281,7 +279,7 @@ public final class FaultRun {
     history.write(dir.resolve("history.jsonl"));
     Verdict verdict = HistoryChecker.check(history.events());
     if (kind == FaultKind.TWO_NODES_LOST) {
-      note += "; " + back(verdict);
+      note += "; " + RunNotes.back(verdict);
     }
     int node = kind == FaultKind.POSTGRES_RESTART ? 0 : target;
     CapChecker.Result caps =
@@ -312,55 +310,12 @@ public final class FaultRun {
     return exitStatus;
   }
 
-  /** How long after the nodes were started again every agent was served. */
-  private static String back(Verdict verdict) {
-    return verdict.windows().stream()
-        .filter(w -> w.kind().equals("restart"))
-        .findFirst()
-        .map(
-            w ->
-                "every agent served again "
-                    + FaultTable.seconds(w.maxWindowMs())
-                    + " s after the nodes were started again")
-        .orElse("not started again");
-  }
-
   /** Records which node hosts which agent, just before a fault. */
   private static void placement(History history, FaultCluster cluster, Workload workload) {
     long now = System.currentTimeMillis();
     cluster
         .placement(workload.agents())
         .forEach((index, agents) -> history.add(new Placement(index, agents, now)));
-  }
-
-  /**
-   * What a node answered the stray producer since {@code since}: how many it acknowledged (and when
-   * the last), then the other outcomes by status or failure, e.g. {@code 503 ×12, ConnectException
-   * ×180}.
-   */
-  private static String answers(History history, int node, long since) {
-    int acknowledged = 0;
-    long lastAcknowledged = -1;
-    Map<String, Integer> others = new java.util.TreeMap<>();
-    for (var event : history.events()) {
-      if (event instanceof Published p
-          && p.key().startsWith("stray-")
-          && p.node() == node
-          && p.startMs() >= since) {
-        if (p.outcome() == Outcome.OK) {
-          acknowledged++;
-          lastAcknowledged = Math.max(lastAcknowledged, p.endMs() - since);
-        } else {
-          others.merge(p.detail(), 1, Integer::sum);
-        }
-      }
-    }
-    StringBuilder out = new StringBuilder().append(acknowledged).append(" acknowledged");
-    if (lastAcknowledged >= 0) {
-      out.append(String.format(" (the last %.1f s after the fault)", lastAcknowledged / 1000.0));
-    }
-    others.forEach((detail, count) -> out.append(", ").append(detail).append(" ×").append(count));
-    return out.toString();
   }
 
   /**

@@ -1,0 +1,98 @@
+package dev.rota.client;
+
+import static dev.rota.client.Calls.body;
+import static dev.rota.client.Calls.encode;
+import static dev.rota.client.Calls.leasePath;
+import static dev.rota.client.Calls.read;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.rota.client.Calls.Retry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
+
+/**
+ * The calls a runner makes through a {@link RotaClient} (role runner; {@link RotaRunner} uses
+ * them): claim, the reports on a lease, report-and-claim again, and its own health. A claim or
+ * report is not retried once it may have reached the server ({@link Retry#UNSENT}: a repeat could
+ * grant or report twice), and one that waits for work at the server may take that wait longer than
+ * the read timeout.
+ */
+final class RunnerCalls {
+  private final Calls calls;
+  private final Duration readTimeout;
+
+  RunnerCalls(Calls calls, Duration readTimeout) {
+    this.calls = calls;
+    this.readTimeout = readTimeout;
+  }
+
+  JsonNode reportHealth(String runnerId, boolean degraded, String reason, Duration duration) {
+    ObjectNode request = Requests.health(degraded, reason, duration);
+    return read(
+        calls.call("POST", "v1/runners/" + encode(runnerId) + "/health", body(request), Retry.ANY),
+        JsonNode.class);
+  }
+
+  ClaimResult claim(
+      String runnerId,
+      RunnerMode mode,
+      Set<String> capabilities,
+      int waitSeconds,
+      Integer leaseSeconds) {
+    ObjectNode request = Requests.claim(runnerId, mode, capabilities, waitSeconds, leaseSeconds);
+    Duration timeout = Duration.ofSeconds(waitSeconds).plus(readTimeout);
+    return read(
+        calls.call("POST", "v1/claims", body(request), Retry.UNSENT, timeout), ClaimResult.class);
+  }
+
+  Instant heartbeat(String leaseId, String runnerId) {
+    ObjectNode request = Requests.byRunner(runnerId);
+    return Requests.expiresAt(
+        calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT));
+  }
+
+  void complete(String leaseId, String runnerId, JsonNode result) {
+    ObjectNode request = Requests.complete(runnerId, result);
+    calls.call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
+  }
+
+  void fail(String leaseId, String runnerId, Outcome outcome) {
+    ObjectNode request = Requests.fail(runnerId, outcome);
+    calls.call("POST", leasePath(leaseId) + "/fail", body(request), Retry.UNSENT);
+  }
+
+  ClaimResult reportAndClaim(
+      String leaseId,
+      String runnerId,
+      Outcome outcome,
+      RunnerMode mode,
+      Set<String> capabilities,
+      int waitSeconds,
+      Integer leaseSeconds) {
+    ObjectNode request;
+    String action;
+    if (outcome instanceof Outcome.Completed completed) {
+      request = Requests.byRunner(runnerId);
+      if (completed.result() != null) {
+        request.set("result", completed.result());
+      }
+      action = "/complete";
+    } else if (outcome instanceof Outcome.Failed failed) {
+      request = Requests.fail(runnerId, failed);
+      action = "/fail";
+    } else {
+      throw new IllegalArgumentException("not an outcome to report: " + outcome);
+    }
+    request.set("next", Requests.next(mode, capabilities, waitSeconds, leaseSeconds));
+    Duration timeout = Duration.ofSeconds(waitSeconds).plus(readTimeout).plus(readTimeout);
+    byte[] answer =
+        calls.call("POST", leasePath(leaseId) + action, body(request), Retry.UNSENT, timeout);
+    JsonNode next = read(answer, JsonNode.class).get("next");
+    // A server that made no claim is answered as a claim that found nothing: the runner asks again.
+    return next == null || !next.isObject()
+        ? new ClaimResult("none", null)
+        : Json.MAPPER.convertValue(next, ClaimResult.class);
+  }
+}

@@ -1,0 +1,110 @@
+package dev.rota.cluster.agent;
+
+import dev.rota.cluster.agent.AgentEntity.Claim;
+import dev.rota.cluster.agent.AgentEntity.Command;
+import dev.rota.cluster.agent.AgentEntity.Complete;
+import dev.rota.cluster.agent.AgentEntity.Deregister;
+import dev.rota.cluster.agent.AgentEntity.Discard;
+import dev.rota.cluster.agent.AgentEntity.ExpireLease;
+import dev.rota.cluster.agent.AgentEntity.Fail;
+import dev.rota.cluster.agent.AgentEntity.FullState;
+import dev.rota.cluster.agent.AgentEntity.Get;
+import dev.rota.cluster.agent.AgentEntity.GetRow;
+import dev.rota.cluster.agent.AgentEntity.GetState;
+import dev.rota.cluster.agent.AgentEntity.Heartbeat;
+import dev.rota.cluster.agent.AgentEntity.Notify;
+import dev.rota.cluster.agent.AgentEntity.NotifyAll;
+import dev.rota.cluster.agent.AgentEntity.PermitAnswered;
+import dev.rota.cluster.agent.AgentEntity.Redrive;
+import dev.rota.cluster.agent.AgentEntity.Register;
+import dev.rota.cluster.agent.AgentEntity.Release;
+import dev.rota.cluster.agent.AgentEntity.RowState;
+import dev.rota.cluster.agent.AgentEntity.SetPaused;
+import dev.rota.cluster.agent.AgentEvents.Event;
+import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.core.model.AgentState;
+import dev.rota.core.model.AgentSummary;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
+import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReplyBuilder;
+
+/**
+ * An agent's command handler: which group handles each command ({@link AdminCommands}, {@link
+ * InboxCommands}, {@link LeaseCommands}, and {@link TurnInput} for new input during a turn), the
+ * guard that answers {@link AgentEntity.ErrorCode#NOT_FOUND} for an agent not registered ({@link
+ * AgentEffects#registered}), and the stash that holds claims while a capped tenant's gate is asked
+ * for a permit (decision 99).
+ */
+final class AgentCommandHandler {
+  private final AgentEffects effects;
+  private final AdminCommands admin;
+  private final InboxCommands inbox;
+  private final LeaseCommands leases;
+  private final TurnInput turnInput;
+
+  AgentCommandHandler(
+      AgentEffects effects,
+      LeaseTimer leaseTimer,
+      TimerScheduler<Command> timers,
+      AgentSettings settings,
+      RotaMetrics metrics,
+      ActorContext<Command> context) {
+    this.effects = effects;
+    this.admin = new AdminCommands(effects);
+    this.turnInput = new TurnInput(effects, leaseTimer, timers, metrics);
+    this.inbox = new InboxCommands(effects, settings, metrics, turnInput);
+    this.leases =
+        new LeaseCommands(
+            effects,
+            leaseTimer,
+            settings,
+            metrics,
+            context.getSystem(),
+            new TenantCaps(context.getSystem(), effects.agentId()),
+            context,
+            turnInput);
+  }
+
+  /** The handler, built on {@code handlers}, the entity's own builder. */
+  CommandHandlerWithReply<Command, Event, AgentState> build(
+      CommandHandlerWithReplyBuilder<Command, Event, AgentState> handlers) {
+    // While the tenant's gate is asked for a permit, other claims wait; everything else goes on
+    // (notifications are not held up by the gate), and the claim is decided again on the state
+    // the permit finds, under the permitted lease id: no other grant can come between.
+    handlers
+        .forState(s -> leases.awaitingPermit())
+        .onCommand(PermitAnswered.class, leases::onPermitAnswered)
+        .onCommand(Claim.class, (s, c) -> effects.effect().stash());
+    var builder = handlers.forAnyState();
+    builder
+        .onCommand(PermitAnswered.class, (s, c) -> effects.effect().noReply())
+        .onCommand(Register.class, admin::onRegister)
+        .onCommand(Get.class, admin::onGet)
+        .onCommand(GetState.class, (s, c) -> effects.effect().reply(c.replyTo(), new FullState(s)))
+        .onCommand(
+            GetRow.class,
+            (s, c) ->
+                effects
+                    .effect()
+                    .reply(c.replyTo(), new RowState(AgentSummary.of(s), effects.seqNr())))
+        .onCommand(Claim.class, leases::onClaim)
+        .onCommand(ExpireLease.class, leases::onExpireLease)
+        .onCommand(AgentEntity.AwaitInput.class, turnInput::onAwaitInput)
+        .onCommand(AgentEntity.InputWaitOver.class, turnInput::onWaitOver);
+    builder
+        .onCommand(Deregister.class, effects.registered(Deregister::replyTo, admin::onDeregister))
+        .onCommand(Notify.class, effects.registered(Notify::replyTo, inbox::onNotify, c -> 1))
+        .onCommand(
+            NotifyAll.class,
+            effects.registered(NotifyAll::replyTo, inbox::onNotifyAll, c -> c.items().size()))
+        .onCommand(SetPaused.class, effects.registered(SetPaused::replyTo, admin::onSetPaused))
+        .onCommand(Heartbeat.class, effects.registered(Heartbeat::replyTo, leases::onHeartbeat))
+        .onCommand(Complete.class, effects.registered(Complete::replyTo, leases::onComplete))
+        .onCommand(Fail.class, effects.registered(Fail::replyTo, leases::onFail))
+        .onCommand(Release.class, effects.registered(Release::replyTo, leases::onRelease))
+        .onCommand(Redrive.class, effects.registered(Redrive::replyTo, admin::onRedrive))
+        .onCommand(Discard.class, effects.registered(Discard::replyTo, admin::onDiscard));
+    return handlers.build();
+  }
+}
