@@ -4,7 +4,6 @@ import dev.rota.cluster.agent.AgentEntity.Claim;
 import dev.rota.cluster.agent.AgentEntity.Complete;
 import dev.rota.cluster.agent.AgentEntity.Denied;
 import dev.rota.cluster.agent.AgentEntity.Done;
-import dev.rota.cluster.agent.AgentEntity.ErrorCode;
 import dev.rota.cluster.agent.AgentEntity.ExpireLease;
 import dev.rota.cluster.agent.AgentEntity.Extended;
 import dev.rota.cluster.agent.AgentEntity.Fail;
@@ -13,7 +12,6 @@ import dev.rota.cluster.agent.AgentEntity.Heartbeat;
 import dev.rota.cluster.agent.AgentEntity.LeaseGone;
 import dev.rota.cluster.agent.AgentEntity.LeaseLive;
 import dev.rota.cluster.agent.AgentEntity.PermitAnswered;
-import dev.rota.cluster.agent.AgentEntity.Rejected;
 import dev.rota.cluster.agent.AgentEntity.Release;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.agent.AgentEvents.ActivationCompleted;
@@ -30,7 +28,6 @@ import dev.rota.core.health.RunnerOutcome;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
-import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.TextRules;
@@ -330,14 +327,14 @@ final class LeaseCommands {
               replyTo,
               NewInputState.wasInterrupted(state, leaseId)
                   ? TurnInput.interruptedLease(leaseId)
-                  : leaseLost(leaseId));
+                  : LeaseRefusals.leaseLost(leaseId));
     }
     // Checked before expiry, so that another runner's report changes nothing at all.
     if (!lease.runnerId().equals(runnerId)) {
-      return entity.effect().reply(replyTo, notHeldBy(runnerId));
+      return entity.effect().reply(replyTo, LeaseRefusals.notHeldBy(runnerId));
     }
     if (timer.left(lease).compareTo(Duration.ZERO) <= 0) {
-      return expire(state, now).thenReply(replyTo, s -> leaseLost(leaseId));
+      return expire(state, now).thenReply(replyTo, s -> LeaseRefusals.leaseLost(leaseId));
     }
     return handler.apply(lease);
   }
@@ -388,18 +385,5 @@ final class LeaseCommands {
   private ReplyEffect<Event, AgentState> replyIfAsked(
       EffectBuilder<Event, AgentState> effect, ActorRef<Reply> replyTo, Reply reply) {
     return replyTo == null ? effect.thenNoReply() : effect.thenReply(replyTo, s -> reply);
-  }
-
-  private static Rejected notHeldBy(String runnerId) {
-    return new Rejected(
-        ErrorCode.LEASE_NOT_HELD,
-        "the lease was granted to another runner than "
-            + (runnerId == null ? "this one" : "'" + runnerId + "'"));
-  }
-
-  /** Names the lease by agent and fencing token: replies end up in logs, lease ids must not. */
-  private static Rejected leaseLost(String leaseId) {
-    return new Rejected(
-        ErrorCode.LEASE_LOST, Ids.leaseLabel(leaseId) + " expired or was superseded");
   }
 }

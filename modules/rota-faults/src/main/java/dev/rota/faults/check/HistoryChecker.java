@@ -124,7 +124,7 @@ public final class HistoryChecker {
         interruptedAt.merge(i.leaseId(), i.atMs(), Math::min);
       }
     }
-    attributeByAnswers(published, grantsByAgent, steeredKeys, interruptedAt);
+    NewInputAnswers.attribute(published, grantsByAgent, steeredKeys, interruptedAt);
     // A steered key is the lease's from then on, as if the grant had carried it.
     for (Map.Entry<String, List<String>> e : steeredKeys.entrySet()) {
       Granted g = grants.get(e.getKey());
@@ -358,49 +358,6 @@ public final class HistoryChecker {
               }
             });
     return early;
-  }
-
-  /**
-   * What the producers' answers say about the turn running when they were accepted: a notification
-   * answered {@code steered} joined, and one answered {@code interrupted} ended, the agent's lease
-   * granted last before the publish was answered (for an interrupt: before it was sent, since the
-   * next grant may come before the answer). A runner may never hear of a steered notification (it
-   * completes first) nor of its interrupt; the answer is the server's word. An interrupt's hold
-   * ends no later than the publish was sent.
-   */
-  private static void attributeByAnswers(
-      List<Published> published,
-      Map<String, List<Granted>> grantsByAgent,
-      Map<String, List<String>> steeredKeys,
-      Map<String, Long> interruptedAt) {
-    for (Published p : published) {
-      if (p.outcome() != Outcome.OK || p.detail() == null) {
-        continue;
-      }
-      boolean steered = p.detail().contains(Published.STEERED);
-      boolean interrupted = p.detail().contains(Published.INTERRUPTED);
-      if (!steered && !interrupted) {
-        continue;
-      }
-      Granted lease = null;
-      long by = interrupted ? p.startMs() : p.endMs();
-      for (Granted g : grantsByAgent.getOrDefault(p.agentId(), List.of())) {
-        if (g.grantedAt() <= by && (lease == null || g.grantedAt() > lease.grantedAt())) {
-          lease = g;
-        }
-      }
-      if (lease == null) {
-        continue;
-      }
-      if (steered) {
-        List<String> keys = steeredKeys.computeIfAbsent(lease.leaseId(), l -> new ArrayList<>());
-        if (!keys.contains(p.key())) {
-          keys.add(p.key());
-        }
-      } else {
-        interruptedAt.merge(lease.leaseId(), p.startMs(), Math::min);
-      }
-    }
   }
 
   /** The end of a lease's hold: its first completion attempt or its last known expiry. */
