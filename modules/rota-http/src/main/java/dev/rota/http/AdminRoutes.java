@@ -13,7 +13,6 @@ import dev.rota.cluster.pool.PoolsReport;
 import dev.rota.cluster.readmodel.Counter;
 import dev.rota.cluster.readmodel.DeadLetterRow;
 import dev.rota.cluster.readmodel.ReadModel;
-import dev.rota.cluster.readmodel.ReadModelException;
 import dev.rota.cluster.readmodel.ReadModelStats;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.core.model.Ids;
@@ -57,10 +56,9 @@ public final class AdminRoutes extends AllDirectives {
   static final int MAX_DEAD_LETTER_LIMIT = 1000;
 
   private final ClusterGateway cluster;
-  private final ReadModel readModel;
+  private final ReadModelReads reads;
   private final AgentGateway agents;
   private final RotaMetrics metrics;
-  private final Executor blocking;
   private final ApiAuth auth;
   private final PoolRoutes pools;
   private final TenantRoutes tenantRoutes;
@@ -81,10 +79,9 @@ public final class AdminRoutes extends AllDirectives {
       TenantResolver tenants) {
     this.tenants = tenants;
     this.cluster = cluster;
-    this.readModel = readModel;
+    this.reads = new ReadModelReads(readModel, blocking);
     this.agents = agents;
     this.metrics = metrics;
-    this.blocking = blocking;
     this.auth = auth;
     this.pools = new PoolRoutes(cluster);
     this.tenantRoutes = new TenantRoutes(cluster, readModel, blocking);
@@ -323,19 +320,7 @@ public final class AdminRoutes extends AllDirectives {
 
   /** A read-model query on the blocking dispatcher; 503 when there is none or it fails. */
   private <T> CompletableFuture<T> read(Function<ReadModel, T> query) {
-    if (readModel == null) {
-      throw ApiException.unavailable("this node has no read model; try another node");
-    }
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return query.apply(readModel);
-          } catch (ReadModelException e) {
-            log.warn("read model unavailable: {}", e.getMessage(), e.getCause());
-            throw ApiException.unavailable("the read model is not available; try again later");
-          }
-        },
-        blocking);
+    return reads.read(query);
   }
 
   private Route ok(Object body) {

@@ -1,7 +1,6 @@
 package dev.rota.http;
 
 import dev.rota.cluster.readmodel.ReadModel;
-import dev.rota.cluster.readmodel.ReadModelException;
 import dev.rota.cluster.readmodel.TenantRow;
 import dev.rota.cluster.tenant.TenantDirectory;
 import dev.rota.cluster.tenant.TenantUsage;
@@ -37,16 +36,14 @@ final class TenantRoutes extends AllDirectives {
   static final Duration WINDOW = Duration.ofMinutes(1);
 
   private final ClusterGateway cluster;
-  private final ReadModel readModel;
-  private final Executor blocking;
+  private final ReadModelReads reads;
 
   /** A tenant's body is three numbers: anything near this size is not one (413). */
   static final long MAX_BODY_BYTES = 4096;
 
   TenantRoutes(ClusterGateway cluster, ReadModel readModel, Executor blocking) {
     this.cluster = cluster;
-    this.readModel = readModel;
-    this.blocking = blocking;
+    this.reads = new ReadModelReads(readModel, blocking);
   }
 
   /** The routes under {@code /admin/tenants}. */
@@ -149,19 +146,7 @@ final class TenantRoutes extends AllDirectives {
 
   /** A read-model query on the blocking dispatcher; 503 when there is none or it fails. */
   private <T> CompletableFuture<T> read(Function<ReadModel, T> query) {
-    if (readModel == null) {
-      throw ApiException.unavailable("this node has no read model; try another node");
-    }
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return query.apply(readModel);
-          } catch (ReadModelException e) {
-            log.warn("read model unavailable: {}", e.getMessage(), e.getCause());
-            throw ApiException.unavailable("the read model is not available; try again later");
-          }
-        },
-        blocking);
+    return reads.read(query);
   }
 
   private Route ok(Object body) {
