@@ -59,7 +59,7 @@ class ActivationJsonTest {
             "receivedAt": "2026-11-22T09:00:01.500Z", "attempt": 1}],
          "more": false,
          "agent": {"name": "Agent One", "capabilities": ["code", "web"],
-                   "metadata": {"webhookUrl": "http://x/y"}}}
+                   "metadata": {"webhookUrl": "http://x/y"}, "newInput": "queue"}}
         """
             .formatted(granted.lease().leaseId());
     assertEquals(JSON.readTree(expected), ActivationJson.assignment(granted));
