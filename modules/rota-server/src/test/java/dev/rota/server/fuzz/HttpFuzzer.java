@@ -230,6 +230,10 @@ public final class HttpFuzzer {
         Tuple.of(3, route("leases.heartbeat", leasePath("/heartbeat"), "POST", heartbeatBody())),
         Tuple.of(4, route("leases.complete", leasePath("/complete"), "POST", completeBody())),
         Tuple.of(4, route("leases.fail", leasePath("/fail"), "POST", failBody())),
+        Tuple.of(2, route("leases.input", leasePath("/input"), "POST", inputBody())),
+        Tuple.of(1, route("admin.tenants", tenantPath(), "GET", noBody())),
+        Tuple.of(1, route("admin.tenants.put", tenantPath(), "PUT", tenantBody())),
+        Tuple.of(1, route("admin.tenants.delete", tenantPath(), "DELETE", noBody())),
         Tuple.of(2, route("admin.stats", Arbitraries.just("/admin/stats"), "GET", noBody())),
         Tuple.of(1, route("admin.runners", Arbitraries.just("/admin/runners"), "GET", noBody())),
         Tuple.of(2, route("admin.dead-letters", deadLettersPath(), "GET", noBody())),
@@ -509,6 +513,33 @@ public final class HttpFuzzer {
   private static Arbitrary<byte[]> heartbeatBody() {
     Map<String, Arbitrary<Object>> f = new LinkedHashMap<>();
     f.put("runnerId", runnerId());
+    return body(f);
+  }
+
+  /** A turn's input poll: a short wait, so that a valid one does not hold the fuzzer up. */
+  private static Arbitrary<byte[]> inputBody() {
+    Map<String, Arbitrary<Object>> f = new LinkedHashMap<>();
+    f.put("runnerId", runnerId());
+    f.put("waitSeconds", Arbitraries.integers().between(0, 1).map(o -> o));
+    return body(f);
+  }
+
+  private static Arbitrary<String> tenantPath() {
+    return Arbitraries.of(
+        "/admin/tenants",
+        "/admin/tenants/acme",
+        "/admin/tenants/fz-t",
+        "/admin/tenants/default",
+        "/admin/tenants/BAD",
+        "/admin/tenants/a%00b",
+        "/admin/tenants/" + "x".repeat(65));
+  }
+
+  private static Arbitrary<byte[]> tenantBody() {
+    Map<String, Arbitrary<Object>> f = new LinkedHashMap<>();
+    f.put("weight", Arbitraries.integers().between(1, 5).map(o -> o));
+    f.put("maxConcurrent", Arbitraries.integers().between(1, 5).map(o -> o));
+    f.put("maxActivationsPerMinute", Arbitraries.integers().between(1, 600).map(o -> o));
     return body(f);
   }
 
