@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -31,6 +32,8 @@ import org.apache.pekko.cluster.typed.Cluster;
  * homes it does not know while the coordinator is healthy, and the probe stops on its first
  * message. With Pekko's 1,000 shards that is 1,000 small messages per interval, most of them
  * answered from the region's cache and forwarded to the shard's node.
+ *
+ * <p>What each round finds also tells {@link AgentHomes} which node hosts which shard.
  *
  * <p>Probe ids begin with {@value #PROBE_PREFIX}, which no agent id may contain ({@link
  * dev.rota.core.model.Ids}), so a probe never recovers or shadows an agent.
@@ -89,7 +92,8 @@ public final class ShardHomes {
     INSTANCE
   }
 
-  private record Allocated(Set<String> shards) implements Message {}
+  private record Allocated(Set<String> shards, Map<Address, Set<String>> byRegion)
+      implements Message {}
 
   /**
    * Each round asks the coordinator which shards are allocated (and skips the round when it does
@@ -104,6 +108,7 @@ public final class ShardHomes {
                   Duration untilUp = Duration.ofMillis(500);
                   timers.startSingleTimer(Tick.INSTANCE, untilUp);
                   ClusterSharding sharding = ClusterSharding.get(context.getSystem());
+                  AgentHomes homes = AgentHomes.get(context.getSystem());
                   ActorRef<AgentEntity.Reply> nobody = context.getSystem().ignoreRef();
                   Set<String> seen = new HashSet<>();
                   return Behaviors.receive(Message.class)
@@ -126,20 +131,25 @@ public final class ShardHomes {
                                         replyTo),
                                 (stats, failure) -> {
                                   Set<String> shards = new HashSet<>();
+                                  Map<Address, Set<String>> byRegion = new HashMap<>();
                                   if (stats != null) {
                                     stats
                                         .getRegions()
-                                        .values()
                                         .forEach(
-                                            region -> shards.addAll(region.getStats().keySet()));
+                                            (address, region) -> {
+                                              shards.addAll(region.getStats().keySet());
+                                              byRegion.put(
+                                                  address, Set.copyOf(region.getStats().keySet()));
+                                            });
                                   }
-                                  return new Allocated(shards);
+                                  return new Allocated(shards, byRegion);
                                 });
                             return Behaviors.same();
                           })
                       .onMessage(
                           Allocated.class,
                           allocated -> {
+                            homes.learned(allocated.byRegion());
                             for (String shard : allocated.shards()) {
                               String probe = probes.get(shard);
                               if (probe != null) {
