@@ -73,13 +73,7 @@ public final class FailoverTimeline {
 
   static void print(Path dir) throws IOException {
     List<Event> history = History.read(dir.resolve("history.jsonl"));
-    Fault fault =
-        history.stream()
-            .filter(e -> e instanceof Fault f && f.phase().equals(Fault.INJECTED))
-            .map(e -> (Fault) e)
-            .filter(f -> !f.kind().equals("restart"))
-            .findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("no fault in " + dir));
+    Fault fault = firstFault(history);
     long at = fault.atMs();
     System.out.printf("%s: %s of node %d (%s)%n", dir, fault.kind(), fault.node(), fault.detail());
     Set<String> hosted = hosted(history, fault);
@@ -150,6 +144,42 @@ public final class FailoverTimeline {
                 + " %d ms)",
             lateBefore, worstBefore, lateAfter, worstAfter));
     System.out.println(out);
+  }
+
+  /**
+   * From the fault in {@code dir}'s history until the last of the faulty node's agents was first
+   * acknowledged again by a closed-loop producer (which waits for the node's answer and its
+   * Retry-After as an SDK client does), in ms; {@link Long#MAX_VALUE} if one never was.
+   */
+  public static long closedLoopServedAgainMs(Path dir) {
+    List<Event> history = History.read(dir.resolve("history.jsonl"));
+    Fault fault = firstFault(history);
+    long worst = 0;
+    for (String agent : hosted(history, fault)) {
+      long first =
+          history.stream()
+              .filter(
+                  e ->
+                      e instanceof Published p
+                          && p.agentId().equals(agent)
+                          && p.key().startsWith("load-")
+                          && p.startMs() >= fault.atMs()
+                          && p.outcome() == Outcome.OK)
+              .mapToLong(e -> ((Published) e).endMs() - fault.atMs())
+              .min()
+              .orElse(Long.MAX_VALUE);
+      worst = Math.max(worst, first);
+    }
+    return worst;
+  }
+
+  private static Fault firstFault(List<Event> history) {
+    return history.stream()
+        .filter(e -> e instanceof Fault f && f.phase().equals(Fault.INJECTED))
+        .map(e -> (Fault) e)
+        .filter(f -> !f.kind().equals("restart"))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no fault in the history"));
   }
 
   /** The faulty node's agents: its last placement before the fault. */

@@ -7,6 +7,7 @@ import dev.rota.cluster.agent.AgentHomes;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.apache.pekko.actor.Address;
@@ -65,6 +66,31 @@ public final class AgentGateway {
                   + "); its agents move to other nodes within seconds, nothing was accepted",
               UNREACHABLE_RETRY_AFTER_SECONDS));
     }
-    return sharding.entityRefFor(typeKey, agentId).ask(command::apply, within);
+    CompletionStage<Reply> asked =
+        sharding.entityRefFor(typeKey, agentId).ask(command::apply, within);
+    if (homes == null) {
+      return asked;
+    }
+    return homes
+        .watch(agentId, asked)
+        .exceptionallyCompose(
+            failure -> {
+              Throwable cause =
+                  failure instanceof CompletionException ? failure.getCause() : failure;
+              if (cause instanceof AgentHomes.HomeUnreachable gone) {
+                return CompletableFuture.failedFuture(
+                    ApiException.unavailable(
+                        "agent "
+                            + agentId
+                            + "'s node "
+                            + gone.home()
+                            + " became unreachable while the request waited for it; its agents"
+                            + " move to other nodes within seconds; the request may or may not"
+                            + " have taken effect: retry it (a notification with the same dedupeKey"
+                            + " is accepted once; a report on a lease already ended answers 410)",
+                        UNREACHABLE_RETRY_AFTER_SECONDS));
+              }
+              return CompletableFuture.failedFuture(failure);
+            });
   }
 }

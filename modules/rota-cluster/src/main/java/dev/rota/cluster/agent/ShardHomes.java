@@ -12,12 +12,14 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.ClusterEvent;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.ShardRegion;
 import org.apache.pekko.cluster.sharding.typed.GetClusterShardingStats;
 import org.apache.pekko.cluster.sharding.typed.HashCodeMessageExtractor;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Subscribe;
 
 /**
  * Keeps this node's shard region knowing where every shard of agents lives, so that a message to an
@@ -33,7 +35,8 @@ import org.apache.pekko.cluster.typed.Cluster;
  * message. With Pekko's 1,000 shards that is 1,000 small messages per interval, most of them
  * answered from the region's cache and forwarded to the shard's node.
  *
- * <p>What each round finds also tells {@link AgentHomes} which node hosts which shard.
+ * <p>What each round finds also tells {@link AgentHomes} which node hosts which shard, and this
+ * actor tells it when a node becomes unreachable.
  *
  * <p>Probe ids begin with {@value #PROBE_PREFIX}, which no agent id may contain ({@link
  * dev.rota.core.model.Ids}), so a probe never recovers or shadows an agent.
@@ -92,6 +95,8 @@ public final class ShardHomes {
     INSTANCE
   }
 
+  private record Unreachable(ClusterEvent.UnreachableMember event) implements Message {}
+
   private record Allocated(Set<String> shards, Map<Address, Set<String>> byRegion)
       implements Message {}
 
@@ -109,6 +114,13 @@ public final class ShardHomes {
                   timers.startSingleTimer(Tick.INSTANCE, untilUp);
                   ClusterSharding sharding = ClusterSharding.get(context.getSystem());
                   AgentHomes homes = AgentHomes.get(context.getSystem());
+                  Cluster.get(context.getSystem())
+                      .subscriptions()
+                      .tell(
+                          Subscribe.create(
+                              context.messageAdapter(
+                                  ClusterEvent.UnreachableMember.class, Unreachable::new),
+                              ClusterEvent.UnreachableMember.class));
                   ActorRef<AgentEntity.Reply> nobody = context.getSystem().ignoreRef();
                   Set<String> seen = new HashSet<>();
                   return Behaviors.receive(Message.class)
@@ -144,6 +156,12 @@ public final class ShardHomes {
                                   }
                                   return new Allocated(shards, byRegion);
                                 });
+                            return Behaviors.same();
+                          })
+                      .onMessage(
+                          Unreachable.class,
+                          unreachable -> {
+                            homes.unreachable(unreachable.event().member().address());
                             return Behaviors.same();
                           })
                       .onMessage(
