@@ -107,8 +107,9 @@ class FaultSuiteTest {
    * Runs {@code first} .. {@code runs - 1} of each kind into {@code out/<prefix><fault>-<run>},
    * writes the table to {@code out/<prefix>table.md} and returns the failures: every run that was
    * unsafe, missed a bound, or whose downed node did not exit non-zero. With closed-loop producers
-   * (the loaded variant), the faulty node's agents must also be served again within the bound as
-   * those producers, which wait like SDK clients, saw it.
+   * (the loaded variant) it also prints when they, which wait like SDK clients, first had each of
+   * the faulty node's agents acknowledged again: reported, not held to the bound, since a
+   * closed-loop producer reaches a given agent only when its walk over the agents comes to it.
    */
   private static List<String> runAndCheck(
       FaultRun faultRun,
@@ -162,18 +163,6 @@ class FaultSuiteTest {
               result.run(),
               FaultTable.seconds(window.hostedWindowMs()),
               FaultTable.seconds(closedLoop));
-          if (closedLoop > boundMs) {
-            failures.add(
-                kind.label()
-                    + " run "
-                    + result.run()
-                    + ": the closed-loop producers saw the faulty node's agents served again only"
-                    + " after "
-                    + FaultTable.seconds(closedLoop)
-                    + " s (bound "
-                    + boundMs
-                    + " ms)");
-          }
         }
         if (kind.bounded() && window != null && !window.othersWithin(othersBoundMs)) {
           failures.add(

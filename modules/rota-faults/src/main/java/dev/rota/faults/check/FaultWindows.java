@@ -86,9 +86,11 @@ final class FaultWindows {
     long hostedWindow = 0;
     String worstHosted = null;
     for (String agent : hosted) {
+      // An acknowledgement by the faulty node itself (a cut-off node's stray client, before it
+      // downs itself) is not the agent served again elsewhere.
       long served =
           byAgent.getOrDefault(agent, List.of()).stream()
-              .filter(p -> p.outcome() == Outcome.OK)
+              .filter(p -> p.outcome() == Outcome.OK && p.node() != fault.node())
               .mapToLong(p -> p.endMs() - fault.atMs())
               .min()
               .orElse(byAgent.containsKey(agent) ? Long.MAX_VALUE : 0);
