@@ -29,12 +29,16 @@ import org.junit.jupiter.api.Test;
  * the default build, which share a loaded machine with every other suite), and no other agent
  * waiting longer than {@code rota.faults.others-bound-seconds} (2 s in the profile, 10 s in the
  * default build); the measured figures are printed either way. A frozen or cut-off node must exit
- * with a non-zero status (it was downed).
+ * with a non-zero status (it was downed). The loaded variant ({@code -Drota.faults.load=loaded},
+ * and part of the whole full suite) runs a freeze and a partition with closed-loop producers and
+ * more runners on the same cores, held to 10 s and 2 s.
  */
 class FaultSuiteTest {
 
   @Test
   void faultsLoseNothingAndAgentsAreServedAgainInTime() throws IOException {
+    Assumptions.assumeFalse(
+        loadedOnly(), "-Drota.faults.load=loaded runs the loaded variant alone");
     Path jar = Path.of(property("rota.faults.jar", "../rota-server/target/rota-server.jar"));
     Path config = Path.of(property("rota.faults.config", "../../config/cluster-node.conf"));
     Path out = Path.of(property("rota.faults.out", "target/faults"));
@@ -53,16 +57,75 @@ class FaultSuiteTest {
     String only = property("rota.faults.kinds", "");
     List<FaultKind> kinds =
         !only.isEmpty()
-            ? java.util.Arrays.stream(only.split(",")).map(FaultKind::of).toList()
+            ? kinds(only)
             : full ? List.of(FaultKind.values()) : List.of(FaultKind.KILL_9, FaultKind.SIGSTOP_20S);
     int runsEach = full ? runs : 1;
     // Runs first-run .. runs-1 of each fault; run i hits node i % 3 + 1 (a single run to repeat).
     int firstRun = full ? Integer.parseInt(property("rota.faults.first-run", "0")) : 0;
+    List<String> failures =
+        runAndCheck(faultRun, kinds, firstRun, runsEach, out, "", boundMs, othersBoundMs);
+    assertTrue(failures.isEmpty(), String.join("\n", failures));
+  }
+
+  /**
+   * The loaded variant: the suite's workload plus closed-loop producers ({@code
+   * rota.faults.pressure}, 6) and twice the runners on the same cores, a freeze and a partition
+   * ({@code rota.faults.loaded.kinds}), {@code rota.faults.runs} runs each, held to the same bounds
+   * as the full suite (10 s for the faulty node's agents, 2 s for every other agent's wait; {@code
+   * rota.faults.loaded.bound-seconds}, {@code rota.faults.loaded.others-bound-seconds}). Part of
+   * the full suite ({@code -Pfaults}, when it runs every fault), or alone with {@code
+   * -Drota.faults.load=loaded}. Runs go to {@code loaded-<fault>-<run>}, the table to {@code
+   * loaded-table.md}.
+   */
+  @Test
+  void underLoadAFrozenOrCutOffNodesAgentsAreServedAgainInTime() throws IOException {
+    boolean full = property("rota.faults.suite", "short").equals("full");
+    Assumptions.assumeTrue(
+        loadedOnly() || (full && property("rota.faults.kinds", "").isEmpty()),
+        "the loaded variant is part of the whole full suite (-Pfaults) or -Drota.faults.load=loaded");
+    Path jar = Path.of(property("rota.faults.jar", "../rota-server/target/rota-server.jar"));
+    Path config = Path.of(property("rota.faults.config", "../../config/cluster-node.conf"));
+    Path out = Path.of(property("rota.faults.out", "target/faults"));
+    int runs = Integer.parseInt(property("rota.faults.runs", "3"));
+    int firstRun = Integer.parseInt(property("rota.faults.first-run", "0"));
+    int pressure = Integer.parseInt(property("rota.faults.pressure", "6"));
+    long boundMs =
+        Math.round(Double.parseDouble(property("rota.faults.loaded.bound-seconds", "10")) * 1000);
+    long othersBoundMs =
+        Math.round(
+            Double.parseDouble(property("rota.faults.loaded.others-bound-seconds", "2")) * 1000);
+    FaultRun faultRun =
+        new FaultRun(
+            FaultRun.Settings.loaded(jar.toAbsolutePath(), config.toAbsolutePath(), pressure));
+    List<FaultKind> kinds = kinds(property("rota.faults.loaded.kinds", "sigstop-20s,partition"));
+    List<String> failures =
+        runAndCheck(faultRun, kinds, firstRun, runs, out, "loaded-", boundMs, othersBoundMs);
+    assertTrue(failures.isEmpty(), String.join("\n", failures));
+  }
+
+  /**
+   * Runs {@code first} .. {@code runs - 1} of each kind into {@code out/<prefix><fault>-<run>},
+   * writes the table to {@code out/<prefix>table.md} and returns the failures: every run that was
+   * unsafe, missed a bound, or whose downed node did not exit non-zero. With closed-loop producers
+   * (the loaded variant) it also prints when they, which wait like SDK clients, first had each of
+   * the faulty node's agents acknowledged again: reported, not held to the bound, since a
+   * closed-loop producer reaches a given agent only when its walk over the agents comes to it.
+   */
+  private static List<String> runAndCheck(
+      FaultRun faultRun,
+      List<FaultKind> kinds,
+      int first,
+      int runs,
+      Path out,
+      String prefix,
+      long boundMs,
+      long othersBoundMs)
+      throws IOException {
     List<FaultRun.Result> results = new ArrayList<>();
     List<String> failures = new ArrayList<>();
     for (FaultKind kind : kinds) {
-      for (int run = firstRun; run < runsEach; run++) {
-        Path dir = out.resolve(kind.label() + "-" + run);
+      for (int run = first; run < runs; run++) {
+        Path dir = out.resolve(prefix + kind.label() + "-" + run);
         FaultRun.Result result;
         try {
           result = faultRun.run(kind, run, dir);
@@ -90,6 +153,16 @@ class FaultSuiteTest {
                   + " s (bound "
                   + boundMs
                   + " ms)");
+        }
+        if (kind.bounded() && window != null && prefix.equals("loaded-")) {
+          long closedLoop = FailoverTimeline.closedLoopServedAgainMs(result.dir());
+          System.out.printf(
+              "[faults] %s run %d: the node's agents served again after %s s (any producer), %s s"
+                  + " (closed-loop producers)%n",
+              kind.label(),
+              result.run(),
+              FaultTable.seconds(window.hostedWindowMs()),
+              FaultTable.seconds(closedLoop));
         }
         if (kind.bounded() && window != null && !window.othersWithin(othersBoundMs)) {
           failures.add(
@@ -119,8 +192,20 @@ class FaultSuiteTest {
     String table = FaultTable.render(results, boundMs, othersBoundMs);
     System.out.println(table);
     Files.createDirectories(out);
-    Files.writeString(out.resolve("table.md"), table);
-    assertTrue(failures.isEmpty(), String.join("\n", failures) + "\n" + table);
+    Files.writeString(out.resolve(prefix + "table.md"), table);
+    if (!failures.isEmpty()) {
+      failures.add(table);
+    }
+    return failures;
+  }
+
+  /** {@code -Drota.faults.load=loaded}: the loaded variant alone. */
+  private static boolean loadedOnly() {
+    return property("rota.faults.load", "default").equals("loaded");
+  }
+
+  private static List<FaultKind> kinds(String labels) {
+    return java.util.Arrays.stream(labels.split(",")).map(FaultKind::of).toList();
   }
 
   /**
@@ -133,6 +218,8 @@ class FaultSuiteTest {
   @Test
   void aTenantCapHoldsAcrossNodesThroughAKill9() throws IOException {
     boolean full = property("rota.faults.suite", "short").equals("full");
+    Assumptions.assumeFalse(
+        loadedOnly(), "-Drota.faults.load=loaded runs the loaded variant alone");
     Assumptions.assumeTrue(
         full || property("rota.faults.caps", "off").equals("on"),
         "the capped run is part of the full suite (-Pfaults) or -Drota.faults.caps=on");

@@ -117,9 +117,21 @@ public final class ApiErrors extends AllDirectives {
 
   private HttpResponse response(
       ApiError error, String message, String reason, List<HttpHeader> extraHeaders) {
+    return response(error, message, reason, extraHeaders, null);
+  }
+
+  private HttpResponse response(
+      ApiError error,
+      String message,
+      String reason,
+      List<HttpHeader> extraHeaders,
+      Integer retryAfterSeconds) {
     List<HttpHeader> headers = new ArrayList<>(extraHeaders);
     if (error.retryable()) {
-      headers.add(RetryAfter.create((long) settings.retryAfterSeconds()));
+      headers.add(
+          RetryAfter.create(
+              (long)
+                  (retryAfterSeconds != null ? retryAfterSeconds : settings.retryAfterSeconds())));
     }
     if (error == ApiError.UNAUTHENTICATED) {
       headers.add(WWWAuthenticate.create(HttpChallenge.create("Bearer", "rota")));
@@ -133,7 +145,8 @@ public final class ApiErrors extends AllDirectives {
   private Route answer(Throwable failure) {
     Throwable t = unwrap(failure);
     if (t instanceof ApiException e) {
-      return complete(response(e.error(), e.getMessage(), e.reason(), List.of()));
+      return complete(
+          response(e.error(), e.getMessage(), e.reason(), List.of(), e.retryAfterSeconds()));
     }
     if (t instanceof EntityStreamSizeException) {
       return complete(

@@ -8,6 +8,7 @@ package dev.rota.http;
 public final class ApiException extends RuntimeException {
   private final ApiError error;
   private final String reason;
+  private final Integer retryAfterSeconds;
 
   public ApiException(ApiError error, String message) {
     this(error, message, null);
@@ -15,9 +16,22 @@ public final class ApiException extends RuntimeException {
 
   /** An error whose body also says why in one word ({@code "reason"}), e.g. {@code interrupted}. */
   public ApiException(ApiError error, String message, String reason) {
+    this(error, message, reason, null);
+  }
+
+  private ApiException(ApiError error, String message, String reason, Integer retryAfterSeconds) {
     super(message, null, false, false);
     this.error = error;
     this.reason = reason;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /**
+   * The {@code Retry-After} this answer asks for, when it differs from {@code
+   * rota.http.retry-after-seconds}; null otherwise.
+   */
+  public Integer retryAfterSeconds() {
+    return retryAfterSeconds;
   }
 
   public ApiError error() {
@@ -47,5 +61,10 @@ public final class ApiException extends RuntimeException {
 
   public static ApiException unavailable(String message) {
     return new ApiException(ApiError.UNAVAILABLE, message);
+  }
+
+  /** 503 {@code unavailable} that the client may try again after {@code seconds} already. */
+  public static ApiException unavailable(String message, int seconds) {
+    return new ApiException(ApiError.UNAVAILABLE, message, null, seconds);
   }
 }

@@ -6,17 +6,20 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.ClusterEvent;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.ShardRegion;
 import org.apache.pekko.cluster.sharding.typed.GetClusterShardingStats;
 import org.apache.pekko.cluster.sharding.typed.HashCodeMessageExtractor;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Subscribe;
 
 /**
  * Keeps this node's shard region knowing where every shard of agents lives, so that a message to an
@@ -31,6 +34,9 @@ import org.apache.pekko.cluster.typed.Cluster;
  * homes it does not know while the coordinator is healthy, and the probe stops on its first
  * message. With Pekko's 1,000 shards that is 1,000 small messages per interval, most of them
  * answered from the region's cache and forwarded to the shard's node.
+ *
+ * <p>What each round finds also tells {@link AgentHomes} which node hosts which shard, and this
+ * actor tells it when a node becomes unreachable.
  *
  * <p>Probe ids begin with {@value #PROBE_PREFIX}, which no agent id may contain ({@link
  * dev.rota.core.model.Ids}), so a probe never recovers or shadows an agent.
@@ -89,7 +95,10 @@ public final class ShardHomes {
     INSTANCE
   }
 
-  private record Allocated(Set<String> shards) implements Message {}
+  private record Unreachable(ClusterEvent.UnreachableMember event) implements Message {}
+
+  private record Allocated(Set<String> shards, Map<Address, Set<String>> byRegion)
+      implements Message {}
 
   /**
    * Each round asks the coordinator which shards are allocated (and skips the round when it does
@@ -104,6 +113,14 @@ public final class ShardHomes {
                   Duration untilUp = Duration.ofMillis(500);
                   timers.startSingleTimer(Tick.INSTANCE, untilUp);
                   ClusterSharding sharding = ClusterSharding.get(context.getSystem());
+                  AgentHomes homes = AgentHomes.get(context.getSystem());
+                  Cluster.get(context.getSystem())
+                      .subscriptions()
+                      .tell(
+                          Subscribe.create(
+                              context.messageAdapter(
+                                  ClusterEvent.UnreachableMember.class, Unreachable::new),
+                              ClusterEvent.UnreachableMember.class));
                   ActorRef<AgentEntity.Reply> nobody = context.getSystem().ignoreRef();
                   Set<String> seen = new HashSet<>();
                   return Behaviors.receive(Message.class)
@@ -126,20 +143,31 @@ public final class ShardHomes {
                                         replyTo),
                                 (stats, failure) -> {
                                   Set<String> shards = new HashSet<>();
+                                  Map<Address, Set<String>> byRegion = new HashMap<>();
                                   if (stats != null) {
                                     stats
                                         .getRegions()
-                                        .values()
                                         .forEach(
-                                            region -> shards.addAll(region.getStats().keySet()));
+                                            (address, region) -> {
+                                              shards.addAll(region.getStats().keySet());
+                                              byRegion.put(
+                                                  address, Set.copyOf(region.getStats().keySet()));
+                                            });
                                   }
-                                  return new Allocated(shards);
+                                  return new Allocated(shards, byRegion);
                                 });
+                            return Behaviors.same();
+                          })
+                      .onMessage(
+                          Unreachable.class,
+                          unreachable -> {
+                            homes.unreachable(unreachable.event().member().address());
                             return Behaviors.same();
                           })
                       .onMessage(
                           Allocated.class,
                           allocated -> {
+                            homes.learned(allocated.byRegion());
                             for (String shard : allocated.shards()) {
                               String probe = probes.get(shard);
                               if (probe != null) {

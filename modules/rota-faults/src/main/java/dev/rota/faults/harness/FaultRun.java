@@ -26,12 +26,17 @@ public final class FaultRun {
   private static final int FAST_NODE = 2;
   private static final int SLOW_NODE = 3;
 
-  /** Settings of a run; the defaults are the suite's. */
+  /**
+   * Settings of a run; the defaults are the suite's.
+   *
+   * @param pressure closed-loop producers besides the one per agent; 0 in the usual runs
+   */
   public record Settings(
       Path jar,
       Path config,
       int agents,
       int runners,
+      int pressure,
       Duration warmUp,
       Duration observe,
       Optional<Duration> freeze,
@@ -44,6 +49,28 @@ public final class FaultRun {
           config,
           50,
           6,
+          0,
+          Duration.ofSeconds(10),
+          Duration.ofSeconds(20),
+          Optional.empty(),
+          Duration.ofSeconds(8),
+          Duration.ofSeconds(90),
+          true);
+    }
+
+    /**
+     * The loaded variant: the usual runs plus {@code pressure} closed-loop producers ({@link
+     * WorkloadPressure}) and twice the runners. Its agents queue new input: an interrupt by a
+     * publish whose answer came too late for its producer (frequent under load) has no time in the
+     * history, so the checker would count the next grant as an overlapping hold.
+     */
+    public static Settings loaded(Path jar, Path config, int pressure) {
+      return new Settings(
+          jar,
+          config,
+          50,
+          12,
+          pressure,
           Duration.ofSeconds(10),
           Duration.ofSeconds(20),
           Optional.empty(),
@@ -63,6 +90,7 @@ public final class FaultRun {
           config,
           50,
           6,
+          0,
           Duration.ofSeconds(5),
           Duration.ofSeconds(12),
           Optional.of(Duration.ofSeconds(12)),
@@ -76,6 +104,8 @@ public final class FaultRun {
    * The outcome of a run: what was checked, and facts the history cannot hold.
    *
    * @param note what this kind of fault adds (what an isolated or surviving node answered)
+   * @param load the machine's 1-minute load average from when the nodes were up until the producers
+   *     stopped, lowest–highest
    */
   public record Result(
       FaultKind kind,
@@ -85,7 +115,8 @@ public final class FaultRun {
       String exitStatus,
       String note,
       Path dir,
-      CapChecker.Result caps) {}
+      CapChecker.Result caps,
+      String load) {}
 
   private final Settings settings;
 
@@ -145,6 +176,7 @@ public final class FaultRun {
         kind == FaultKind.CLOCK_SKEW ? (run % 2 == 0 ? SLOW_NODE : FAST_NODE) : run % 3 + 1;
     String exitStatus = "";
     String note = "";
+    String load;
     log(kind, run, "starting PostgreSQL and three nodes in " + dir);
     NodeNetwork network = kind.partition() ? NodeNetwork.create(3) : null;
     Map<Integer, Duration> offsets =
@@ -163,9 +195,11 @@ public final class FaultRun {
                 nodeConfig(dir),
                 db,
                 dir.resolve("nodes"),
-                new FaultCluster.Layout(network, offsets))) {
+                new FaultCluster.Layout(network, offsets));
+        LoadSampler sampler = new LoadSampler(dir)) {
       Workload workload = new Workload(cluster, history, settings.agents(), settings.runners());
-      if ("mixed".equals(System.getProperty("rota.faults.new-input", "queue"))) {
+      if (settings.pressure() == 0
+          && "mixed".equals(System.getProperty("rota.faults.new-input", "queue"))) {
         workload.mixNewInput();
       }
       workload.registerAgents();
@@ -173,6 +207,9 @@ public final class FaultRun {
         workload.longTurns();
       }
       workload.start();
+      if (settings.pressure() > 0) {
+        workload.startPressure(settings.pressure());
+      }
       log(kind, run, "workload running; warming up " + settings.warmUp().toSeconds() + " s");
       FaultCluster.sleep(settings.warmUp());
       NodeProcess node = cluster.node(target);
@@ -270,6 +307,7 @@ public final class FaultRun {
       FaultCluster.sleep(settings.settle());
       log(kind, run, "stopping producers; draining");
       workload.stopProducers();
+      load = sampler.stop();
       workload.shortTurns();
       boolean drained = workload.drain(settings.drain());
       workload.stopRunners();
@@ -293,7 +331,7 @@ public final class FaultRun {
           run,
           "leases held at once, most: " + caps.maxHeld() + "; excesses: " + caps.excesses().size());
     }
-    return new Result(kind, run, node, verdict, exitStatus, note, dir, caps);
+    return new Result(kind, run, node, verdict, exitStatus, note, dir, caps, load);
   }
 
   /**

@@ -20,15 +20,15 @@ public final class FaultTable {
           "| run | node | acknowledged | completed | lost | undrained | stale accepted |"
               + " overlapping holds | ended early | duplicates | agents hit | max window (s) | the node's agents"
               + " | served again (s) | others' longest wait (s) | exit status | rejoin outage (s)"
-              + " | note |\n");
-      out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+              + " | load | note |\n");
+      out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
       for (FaultRun.Result r : rows) {
         Verdict v = r.verdict();
         FaultWindow window = mainWindow(r);
         out.append(
             String.format(
                 "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s"
-                    + " | %s |%n",
+                    + " | %s | %s |%n",
                 r.run(),
                 r.node(),
                 v.acknowledged(),
@@ -46,6 +46,7 @@ public final class FaultTable {
                 window == null ? "-" : seconds(window.othersMaxWaitMs()),
                 r.exitStatus().isEmpty() ? "-" : r.exitStatus(),
                 rejoin(r),
+                r.load(),
                 r.note().isEmpty() ? "-" : r.note()));
       }
     }
@@ -58,7 +59,9 @@ public final class FaultTable {
                 + " faults. others' longest wait: the longest any other agent's notification waited"
                 + " for its acknowledgement after the fault, held to %.1f s for node faults."
                 + " rejoin outage: after the killed or frozen node was started again, from an"
-                + " agent's first failed publish to its next acknowledged one (reported, not held).%n",
+                + " agent's first failed publish to its next acknowledged one (reported, not held)."
+                + " load: the machine's 1-minute load average from when the nodes were up until the"
+                + " producers stopped, lowest–highest.%n",
             boundMs / 1000, othersBoundMs / 1000.0));
     return out.toString();
   }

@@ -96,7 +96,10 @@ public final class NodeProcess {
     return clusterPort;
   }
 
-  /** Starts the JVM (again, after it exited); its output goes to {@code node-<i>-<start>.log}. */
+  /**
+   * Starts the JVM (again, after it exited); its output goes to {@code node-<i>-<start>.log}, its
+   * garbage collections to {@code gc-<i>-<start>.log}.
+   */
   public synchronized void start() {
     starts++;
     try {
@@ -106,6 +109,12 @@ public final class NodeProcess {
       command.add(ProcessHandle.current().info().command().orElse("java"));
       command.add("-Xmx384m");
       command.add("-XX:+UseSerialGC");
+      // Its collections, with their pauses and wall-clock times, next to its log: a pause is one
+      // of the things that delay heartbeats on a loaded machine.
+      command.add(
+          "-Xlog:gc:file="
+              + dir.toAbsolutePath().resolve("gc-" + index + "-" + starts + ".log")
+              + ":time,uptime");
       command.add("-Dconfig.file=" + config);
       command.add("-jar");
       command.add(jar.toString());

@@ -106,6 +106,16 @@ public final class Workload {
   }
 
   /**
+   * Starts {@code threads} closed-loop producers besides the one per agent ({@link
+   * WorkloadPressure}); {@link #stopProducers()} stops them too.
+   */
+  public void startPressure(int threads) {
+    producerThreads.addAll(
+        new WorkloadPressure(cluster, history, agents, this::clients, () -> producing)
+            .start(threads));
+  }
+
+  /**
    * Leases of 20 s and turns of 5–15 s from now on (instead of 5 s and 50–600 ms): most runners
    * hold a lease at any moment, and a lease outlives a failover (about 9 s), so a fault on a node
    * hands live leases, and runners still at work, over to another node (the clock-skew fault).
@@ -308,7 +318,7 @@ public final class Workload {
   }
 
   /** What the history records of a request that got no acknowledgement. */
-  private static String detail(RotaException e) {
+  static String detail(RotaException e) {
     if (e instanceof RotaException.Connection connection) {
       Throwable cause = connection.getCause();
       return cause == null ? "Connection" : cause.getClass().getSimpleName();
