@@ -31,8 +31,16 @@ final class FaultWindows {
         || kind.equals("clock-skew");
   }
 
-  static FaultWindow of(
-      Fault fault, long until, List<Published> published, List<Placement> placements) {
+  static FaultWindow of(Fault fault, long until, List<Published> all, List<Placement> placements) {
+    // A rejected publish (409 while a turn ran) is an answer, neither a failure nor an
+    // acknowledgement; a key's wait starts again after its last rejection.
+    Map<String, Long> lastRejected = new HashMap<>();
+    for (Published p : all) {
+      if (p.outcome() == Outcome.REJECTED) {
+        lastRejected.merge(p.key(), p.endMs(), Math::max);
+      }
+    }
+    List<Published> published = all.stream().filter(p -> p.outcome() != Outcome.REJECTED).toList();
     Map<String, List<Published>> byAgent = new TreeMap<>();
     for (Published p : published) {
       if (p.startMs() >= fault.atMs() && p.startMs() < until) {
@@ -98,13 +106,15 @@ final class FaultWindows {
     String worstOther = null;
     Map<String, Long> firstAttempt = new HashMap<>();
     for (Published p : published) {
-      firstAttempt.merge(p.key(), p.startMs(), Math::min);
+      if (p.startMs() >= lastRejected.getOrDefault(p.key(), Long.MIN_VALUE)) {
+        firstAttempt.merge(p.key(), p.startMs(), Math::min);
+      }
     }
     for (Published p : published) {
       if (p.outcome() != Outcome.OK || hosted.contains(p.agentId()) || p.endMs() < fault.atMs()) {
         continue;
       }
-      long first = firstAttempt.get(p.key());
+      long first = firstAttempt.getOrDefault(p.key(), p.startMs());
       if (first >= until) {
         continue;
       }

@@ -2,6 +2,7 @@ package dev.rota.faults.harness;
 
 import dev.rota.faults.check.CapChecker;
 import dev.rota.faults.check.HistoryChecker;
+import dev.rota.faults.check.NewInputCounts;
 import dev.rota.faults.check.Verdict;
 import dev.rota.faults.history.Event.ClockSkew;
 import dev.rota.faults.history.Event.Fault;
@@ -85,7 +86,8 @@ public final class FaultRun {
       String exitStatus,
       String note,
       Path dir,
-      CapChecker.Result caps) {}
+      CapChecker.Result caps,
+      NewInputCounts newInput) {}
 
   private final Settings settings;
 
@@ -268,6 +270,10 @@ public final class FaultRun {
         }
       }
       FaultCluster.sleep(settings.settle());
+      int floor = Integer.getInteger("rota.faults.min-acknowledged", 0);
+      if (!workload.awaitAcknowledged(floor, Duration.ofMinutes(5))) {
+        log(kind, run, "fewer than " + floor + " notifications acknowledged within 5 min more");
+      }
       log(kind, run, "stopping producers; draining");
       workload.stopProducers();
       workload.shortTurns();
@@ -293,7 +299,11 @@ public final class FaultRun {
           run,
           "leases held at once, most: " + caps.maxHeld() + "; excesses: " + caps.excesses().size());
     }
-    return new Result(kind, run, node, verdict, exitStatus, note, dir, caps);
+    NewInputCounts newInput = NewInputCounts.of(history.events());
+    if (newInput.any()) {
+      log(kind, run, "new input: " + newInput);
+    }
+    return new Result(kind, run, node, verdict, exitStatus, note, dir, caps, newInput);
   }
 
   /**

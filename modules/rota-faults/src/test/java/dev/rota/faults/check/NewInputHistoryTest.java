@@ -115,6 +115,62 @@ class NewInputHistoryTest {
     assertEquals(4, verdict.completed());
   }
 
+  /**
+   * Agent r rejects: r-1 is refused twice (409) while R1 runs, then acknowledged and carried by R2.
+   * A rejection is an answer: nothing of it is acknowledged, lost or a failure in a fault's window,
+   * and the key's wait for its acknowledgement starts after its last rejection.
+   */
+  @Test
+  void aRejectedPublishIsNeitherAcknowledgedNorLostNorAFailure() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("r", "r-0", 1_000, "n1"));
+    h.add(granted("R1", "r", 2_000, 32_000, "r-0"));
+    h.add(new Event.Fault("kill-9", Event.Fault.INJECTED, 2, 2_500, ""));
+    h.add(rejected("r", "r-1", 3_000));
+    h.add(rejected("r", "r-1", 3_600));
+    h.add(new CompleteAttempt("R1", "r", 1, 4_000, 4_050, Outcome.OK));
+    h.add(
+        new Published(
+            "r",
+            "r-1",
+            1,
+            4_200,
+            4_250,
+            Outcome.OK,
+            "n2",
+            "202 " + Published.NEW_INPUT + "reject"));
+    h.add(granted("R2", "r", 4_400, 34_400, "r-1"));
+    h.add(new CompleteAttempt("R2", "r", 1, 5_000, 5_050, Outcome.OK));
+    h.add(new FinalInbox("r", 0, false, 30_000));
+    Verdict verdict = HistoryChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    assertEquals(2, verdict.acknowledged());
+    assertEquals(2, verdict.completed());
+    Verdict.FaultWindow window = verdict.windows().get(0);
+    assertEquals(0, window.agentsAffected(), window.toString());
+    assertEquals(50, window.othersMaxWaitMs(), window.toString());
+
+    NewInputCounts counts = NewInputCounts.of(h);
+    assertEquals(2, counts.rejected());
+    assertEquals(1, counts.rejectedKeys());
+    assertEquals(1, counts.rejectedThenAcknowledged());
+    assertEquals(java.util.Map.of("reject", 1), counts.ownPolicy());
+    assertTrue(counts.any());
+  }
+
+  @Test
+  void theCountsSayWhatWasSteeredAndInterruptedAndWhatTheRunnersWereTold() {
+    List<Event> h = clean();
+    h.add(new Published("s", "s-2", 1, 3_200, 3_250, Outcome.OK, "n5", "202 steered"));
+    h.add(new Published("i", "i-2", 1, 3_300, 3_350, Outcome.OK, "n6", "202 interrupted"));
+    NewInputCounts counts = NewInputCounts.of(h);
+    assertEquals(1, counts.steered());
+    assertEquals(1, counts.steeredTold());
+    assertEquals(1, counts.interrupted());
+    assertEquals(1, counts.interruptsTold());
+    assertEquals(0, counts.rejected());
+  }
+
   @Test
   void theNewEventsSurviveAHistoryFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("history.jsonl");
@@ -128,6 +184,18 @@ class NewInputHistoryTest {
 
   private static Published published(String agent, String key, long at, String id) {
     return new Published(agent, key, 1, at, at + 50, Outcome.OK, id, "OK");
+  }
+
+  private static Published rejected(String agent, String key, long at) {
+    return new Published(
+        agent,
+        key,
+        1,
+        at,
+        at + 50,
+        Outcome.REJECTED,
+        null,
+        "409 turn_in_progress " + Published.NEW_INPUT + "reject");
   }
 
   private static Granted granted(
