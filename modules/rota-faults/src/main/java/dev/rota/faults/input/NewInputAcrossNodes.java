@@ -98,7 +98,7 @@ public final class NewInputAcrossNodes implements AutoCloseable {
       row(out, "interrupt: notification sent → a waiting claim is granted the next turn", nextTurn);
       out.append(
           String.format(
-              "%nroutes (producer→host, runner): %s; agents moved during a round: %d%n"
+              "%nrounds by route: %s; agents moved during a round: %d%n"
                   + "load before: %s; after: %s%n",
               routes(), moved(), loadBefore, loadAfter));
       return out.toString();
@@ -109,12 +109,15 @@ public final class NewInputAcrossNodes implements AutoCloseable {
       for (List<Sample> samples : List.of(steer, interruptTold)) {
         for (Sample s : samples) {
           count.merge(
-              "node " + s.producer() + "→node " + s.host() + ", node " + s.runner(),
+              "producer node " + s.producer() + ", host " + s.host() + ", runner " + s.runner(),
               1,
               Integer::sum);
         }
       }
-      return count.toString();
+      StringBuilder out = new StringBuilder();
+      count.forEach(
+          (route, n) -> out.append(out.length() == 0 ? "" : "; ").append(route).append(" ×" + n));
+      return out.toString();
     }
 
     private long moved() {
