@@ -223,6 +223,7 @@ public final class Workload {
           // The checker reads these: which publishes joined or ended the turn running then.
           detail =
               "202"
+                  + (result.duplicate() ? " " + Published.DUPLICATE : "")
                   + (result.steered() ? " " + Published.STEERED : "")
                   + (result.interrupted() ? " " + Published.INTERRUPTED : "");
         } catch (RotaException.TurnInProgress e) {

@@ -65,6 +65,9 @@ public sealed interface Event {
     /** In {@code detail}: the answer said the notification interrupted the running turn. */
     public static final String INTERRUPTED = "interrupted";
 
+    /** In {@code detail}: the answer said the key matched an earlier notification (its id). */
+    public static final String DUPLICATE = "duplicate";
+
     /** In {@code detail}, followed by the policy: the notification carried its own newInput. */
     public static final String NEW_INPUT = "newInput=";
 

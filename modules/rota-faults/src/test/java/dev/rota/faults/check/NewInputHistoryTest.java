@@ -171,6 +171,53 @@ class NewInputHistoryTest {
     assertEquals(0, counts.rejected());
   }
 
+  /**
+   * A claim granted J2 while the interrupting publish of j-6 was on its way: the interrupt ended J2
+   * (granted after the publish was sent), not J1, and J3 (which carries j-6) was granted after it.
+   */
+  @Test
+  void anInterruptEndsTheLeaseGrantedWhileItsPublishWasOnItsWay() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("j", "j-0", 1_000, "n1"));
+    h.add(granted("J1", "j", 2_000, 7_000, "j-0"));
+    h.add(new CompleteAttempt("J1", "j", 1, 2_500, 2_550, Outcome.OK));
+    h.add(published("j", "j-1", 3_000, "n2"));
+    h.add(new Published("j", "j-6", 1, 5_289, 5_417, Outcome.OK, "n3", "202 interrupted"));
+    h.add(granted("J2", "j", 5_319, 10_319, "j-1"));
+    h.add(granted("J3", "j", 5_441, 10_441, "j-1", "j-6"));
+    h.add(new Interrupted("J2", 5_506));
+    h.add(new CompleteAttempt("J2", "j", 1, 5_639, 5_674, Outcome.LOST));
+    h.add(new CompleteAttempt("J3", "j", 1, 5_699, 5_794, Outcome.OK));
+    h.add(new FinalInbox("j", 0, false, 30_000));
+    Verdict verdict = HistoryChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    assertEquals(3, verdict.completed());
+  }
+
+  /**
+   * s-9's first attempt went unanswered while lease S2 ran; the node stored it later and steered it
+   * into S2, whose completion completed it; the retry was answered as a duplicate, which never says
+   * {@code steered}. No grant carries s-9: it counts as possibly completed by S2, not lost.
+   */
+  @Test
+  void aDuplicateOfAnUnansweredAttemptMayHaveJoinedALeaseUnseen() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("s", "s-4", 7_000, "n1"));
+    h.add(granted("S2", "s", 7_755, 12_755, "s-4"));
+    h.add(new Published("s", "s-9", 2, 8_080, 9_087, Outcome.FAILED, null, "SocketTimeout"));
+    h.add(new CompleteAttempt("S2", "s", 2, 17_313, 18_158, Outcome.OK));
+    h.add(new Published("s", "s-9", 2, 17_736, 18_158, Outcome.OK, "n9", "202 duplicate"));
+    h.add(new FinalInbox("s", 0, false, 30_000));
+    Verdict verdict = HistoryChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    assertEquals(List.of("s-9 (lease S2)"), verdict.steeredUnanswered());
+
+    // Answered as stored by this attempt (not a duplicate), nothing explains it: lost.
+    h.removeIf(e -> e instanceof Published p && p.outcome() == Outcome.OK && p.key().equals("s-9"));
+    h.add(new Published("s", "s-9", 2, 17_736, 18_158, Outcome.OK, "n9", "202"));
+    assertEquals(List.of("s-9 (agent s, never granted)"), HistoryChecker.check(h).lost());
+  }
+
   @Test
   void theNewEventsSurviveAHistoryFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("history.jsonl");
