@@ -158,6 +158,33 @@ class NewInputHistoryTest {
     assertTrue(counts.any());
   }
 
+  /**
+   * Agent r of the killed node: its first publish after the fault times out, the next is rejected
+   * (a lease that outlived the failover still runs on its new host), then acknowledged. It was
+   * served again at the rejection: its host answered.
+   */
+  @Test
+  void aRejectionIsTheFaultyNodesAgentServedAgain() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("r", "r-0", 1_000, "n1"));
+    h.add(granted("R1", "r", 2_000, 7_000, "r-0"));
+    h.add(new Event.Placement(2, List.of("r"), 2_400));
+    h.add(new Event.Fault("kill-9", Event.Fault.INJECTED, 2, 2_500, ""));
+    h.add(new Published("r", "r-1", 1, 2_600, 3_600, Outcome.FAILED, null, "SocketTimeout"));
+    h.add(rejected("r", "r-1", 3_800));
+    h.add(new CompleteAttempt("R1", "r", 1, 4_000, 4_050, Outcome.OK));
+    h.add(new Published("r", "r-1", 1, 4_200, 4_250, Outcome.OK, "n2", "202"));
+    h.add(granted("R2", "r", 4_400, 9_400, "r-1"));
+    h.add(new CompleteAttempt("R2", "r", 1, 5_000, 5_050, Outcome.OK));
+    h.add(new FinalInbox("r", 0, false, 30_000));
+    Verdict verdict = HistoryChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    Verdict.FaultWindow window = verdict.windows().get(0);
+    assertEquals(1, window.agentsAffected(), window.toString());
+    assertEquals(1_350, window.maxWindowMs(), window.toString());
+    assertEquals(1_350, window.hostedWindowMs(), window.toString());
+  }
+
   @Test
   void theCountsSayWhatWasSteeredAndInterruptedAndWhatTheRunnersWereTold() {
     List<Event> h = clean();
