@@ -1,6 +1,7 @@
 package dev.rota.faults;
 
 import dev.rota.faults.check.HistoryChecker;
+import dev.rota.faults.check.NewInputCounts;
 import dev.rota.faults.check.Verdict;
 import dev.rota.faults.history.History;
 import java.nio.file.Path;
@@ -15,7 +16,8 @@ public final class CheckHistory {
   public static void main(String[] args) {
     boolean safe = true;
     for (String arg : args) {
-      Verdict verdict = HistoryChecker.check(History.read(Path.of(arg)));
+      java.util.List<dev.rota.faults.history.Event> events = History.read(Path.of(arg));
+      Verdict verdict = HistoryChecker.check(events);
       System.out.printf(
           "%s: acknowledged %d, completed %d, lost %d, undrained %d, stale accepted %d,"
               + " overlapping holds %d, ended early %d, duplicate completions %d, duplicate"
@@ -30,6 +32,13 @@ public final class CheckHistory {
           verdict.endedEarly().size(),
           verdict.duplicateCompletions().size(),
           verdict.duplicateAccepts().size());
+      NewInputCounts newInput = NewInputCounts.of(events);
+      if (newInput.any()) {
+        System.out.printf(
+            "  new input: completions accepted from an interrupted lease %d; possibly steered"
+                + " unanswered %s; %s%n",
+            verdict.interruptedCompleted().size(), verdict.steeredUnanswered(), newInput);
+      }
       for (Verdict.FaultWindow w : verdict.windows()) {
         System.out.printf(
             "  %s node %d: %d agents hit, window %s ms (worst %s), outage %s ms, %d never served"

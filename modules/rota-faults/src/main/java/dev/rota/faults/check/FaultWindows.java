@@ -34,10 +34,24 @@ final class FaultWindows {
         || kind.equals("clock-skew");
   }
 
-  static FaultWindow of(
-      Fault fault, long until, List<Published> published, List<Placement> placements) {
+  /** Acknowledged, or rejected while a turn ran: either way the agent's host answered. */
+  private static boolean answered(Published p) {
+    return p.outcome() == Outcome.OK || p.outcome() == Outcome.REJECTED;
+  }
+
+  static FaultWindow of(Fault fault, long until, List<Published> all, List<Placement> placements) {
+    // A rejected publish (409 while a turn ran) is an answer: the agent was served (its host
+    // answered), nothing failed, nothing was acknowledged; a key's wait for its acknowledgement
+    // starts again after its last rejection.
+    Map<String, Long> lastRejected = new HashMap<>();
+    for (Published p : all) {
+      if (p.outcome() == Outcome.REJECTED) {
+        lastRejected.merge(p.key(), p.endMs(), Math::max);
+      }
+    }
+    List<Published> published = all.stream().filter(p -> p.outcome() != Outcome.REJECTED).toList();
     Map<String, List<Published>> byAgent = new TreeMap<>();
-    for (Published p : published) {
+    for (Published p : all) {
       if (p.startMs() >= fault.atMs() && p.startMs() < until) {
         byAgent.computeIfAbsent(p.agentId(), a -> new ArrayList<>()).add(p);
       }
@@ -52,12 +66,11 @@ final class FaultWindows {
     for (Map.Entry<String, List<Published>> entry : byAgent.entrySet()) {
       List<Published> attempts = entry.getValue();
       attempts.sort(Comparator.comparingLong(Published::startMs));
-      Published firstFailure =
-          attempts.stream().filter(p -> p.outcome() != Outcome.OK).findFirst().orElse(null);
+      Published firstFailure = attempts.stream().filter(p -> !answered(p)).findFirst().orElse(null);
       if (firstFailure == null) {
         continue;
       }
-      if (takesNodeAtOnce(fault.kind()) && attempts.get(0).outcome() == Outcome.OK) {
+      if (takesNodeAtOnce(fault.kind()) && answered(attempts.get(0))) {
         // Served after a kill or freeze before it first failed: not an agent the fault took away
         // (a request that timed out on a loaded machine, say); counted, not held to the bound.
         // Restarts move shards long after their marker, so there every failure counts.
@@ -68,7 +81,7 @@ final class FaultWindows {
       affectedAgents.add(entry.getKey());
       Published served =
           attempts.stream()
-              .filter(p -> p.outcome() == Outcome.OK && p.startMs() > firstFailure.startMs())
+              .filter(p -> answered(p) && p.startMs() > firstFailure.startMs())
               .findFirst()
               .orElse(null);
       long window = served == null ? Long.MAX_VALUE : served.endMs() - fault.atMs();
@@ -90,7 +103,7 @@ final class FaultWindows {
       // downs itself) is not the agent served again elsewhere.
       long served =
           byAgent.getOrDefault(agent, List.of()).stream()
-              .filter(p -> p.outcome() == Outcome.OK && p.node() != fault.node())
+              .filter(p -> answered(p) && p.node() != fault.node())
               .mapToLong(p -> p.endMs() - fault.atMs())
               .min()
               .orElse(byAgent.containsKey(agent) ? Long.MAX_VALUE : 0);
@@ -103,7 +116,9 @@ final class FaultWindows {
     String worstOther = null;
     Map<String, Long> firstAttempt = new HashMap<>();
     for (Published p : published) {
-      firstAttempt.merge(p.key(), p.startMs(), Math::min);
+      if (p.startMs() >= lastRejected.getOrDefault(p.key(), Long.MIN_VALUE)) {
+        firstAttempt.merge(p.key(), p.startMs(), Math::min);
+      }
     }
     for (Published p : published) {
       if (p.outcome() != Outcome.OK || hosted.contains(p.agentId()) || p.endMs() < fault.atMs()) {
@@ -115,7 +130,7 @@ final class FaultWindows {
         // measuring producers' (1 s timeout), as in the suite's usual runs.
         continue;
       }
-      long first = firstAttempt.get(p.key());
+      long first = firstAttempt.getOrDefault(p.key(), p.startMs());
       if (first >= until) {
         continue;
       }

@@ -185,6 +185,17 @@ public final class HistoryChecker {
       }
     }
 
+    // A key stored by an unanswered attempt and never granted may have joined a lease unseen.
+    List<String> steeredUnanswered = new ArrayList<>();
+    NewInputAnswers.steeredUnanswered(published, grantsByAgent, attemptsByLease)
+        .forEach(
+            (key, lease) -> {
+              if (!completedBy.containsKey(key) && !lastGrantOfKey.containsKey(key)) {
+                possiblyCompleted.add(key);
+                steeredUnanswered.add(key + " (lease " + lease + ")");
+              }
+            });
+
     // Lost and duplicate accepts.
     Map<String, Set<String>> idsOfKey = new TreeMap<>();
     Map<String, String> agentOfKey = new HashMap<>();
@@ -305,7 +316,8 @@ public final class HistoryChecker {
         duplicateAccepts,
         endedEarly,
         windows,
-        interruptedCompleted);
+        interruptedCompleted,
+        steeredUnanswered);
   }
 
   /**

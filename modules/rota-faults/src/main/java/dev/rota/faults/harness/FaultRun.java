@@ -2,14 +2,12 @@ package dev.rota.faults.harness;
 
 import dev.rota.faults.check.CapChecker;
 import dev.rota.faults.check.HistoryChecker;
+import dev.rota.faults.check.NewInputCounts;
 import dev.rota.faults.check.Verdict;
 import dev.rota.faults.history.Event.ClockSkew;
 import dev.rota.faults.history.Event.Fault;
 import dev.rota.faults.history.Event.Placement;
 import dev.rota.faults.history.History;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -116,7 +114,8 @@ public final class FaultRun {
       String note,
       Path dir,
       CapChecker.Result caps,
-      String load) {}
+      String load,
+      NewInputCounts newInput) {}
 
   private final Settings settings;
 
@@ -139,30 +138,6 @@ public final class FaultRun {
    */
   public FaultRun withDefaultTenantCap(int cap) {
     return new FaultRun(settings, cap);
-  }
-
-  /**
-   * The nodes' configuration file: the suite's, or one that includes it and caps the default
-   * tenant.
-   */
-  private Path nodeConfig(Path dir) {
-    if (defaultTenantCap == null) {
-      return settings.config();
-    }
-    try {
-      Files.createDirectories(dir);
-      Path capped = dir.resolve("capped-node.conf");
-      Files.writeString(
-          capped,
-          "include file(\""
-              + settings.config().toAbsolutePath()
-              + "\")\nrota.tenants { default { max-concurrent = "
-              + defaultTenantCap
-              + " } }\n");
-      return capped.toAbsolutePath();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the capped node configuration in " + dir, e);
-    }
   }
 
   /**
@@ -192,7 +167,7 @@ public final class FaultRun {
             FaultCluster.start(
                 3,
                 settings.jar(),
-                nodeConfig(dir),
+                CappedConfig.of(settings.config(), defaultTenantCap, dir),
                 db,
                 dir.resolve("nodes"),
                 new FaultCluster.Layout(network, offsets));
@@ -305,6 +280,10 @@ public final class FaultRun {
         }
       }
       FaultCluster.sleep(settings.settle());
+      int floor = Integer.getInteger("rota.faults.min-acknowledged", 0);
+      if (!workload.awaitAcknowledged(floor, Duration.ofMinutes(5))) {
+        log(kind, run, "fewer than " + floor + " notifications acknowledged within 5 min more");
+      }
       log(kind, run, "stopping producers; draining");
       workload.stopProducers();
       load = sampler.stop();
@@ -331,7 +310,11 @@ public final class FaultRun {
           run,
           "leases held at once, most: " + caps.maxHeld() + "; excesses: " + caps.excesses().size());
     }
-    return new Result(kind, run, node, verdict, exitStatus, note, dir, caps, load);
+    NewInputCounts newInput = NewInputCounts.of(history.events());
+    if (newInput.any()) {
+      log(kind, run, "new input: " + newInput);
+    }
+    return new Result(kind, run, node, verdict, exitStatus, note, dir, caps, load, newInput);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.rota.faults.harness;
 
+import dev.rota.faults.check.NewInputCounts;
 import dev.rota.faults.check.Verdict;
 import dev.rota.faults.check.Verdict.FaultWindow;
 import java.util.List;
@@ -50,6 +51,7 @@ public final class FaultTable {
                 r.note().isEmpty() ? "-" : r.note()));
       }
     }
+    out.append(newInput(results));
     out.append(
         String.format(
             "%nwindow: from the fault to an affected agent's first acknowledged publish. the"
@@ -63,6 +65,52 @@ public final class FaultTable {
                 + " load: the machine's 1-minute load average from when the nodes were up until the"
                 + " producers stopped, lowest–highest.%n",
             boundMs / 1000, othersBoundMs / 1000.0));
+    return out.toString();
+  }
+
+  /**
+   * The runs with mixed new input during a turn: what the checks found of it, and what the
+   * producers were answered and the runners told. Empty when no run had any.
+   */
+  static String newInput(List<FaultRun.Result> results) {
+    List<FaultRun.Result> rows =
+        results.stream().filter(r -> r.newInput() != null && r.newInput().any()).toList();
+    if (rows.isEmpty()) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder("\n### new input during a turn\n\n");
+    out.append(
+        "| fault | run | acknowledged | completed once | lost | undrained | stale accepted |"
+            + " overlapping holds | completed although interrupted | steered (told) |"
+            + " interrupted (told) | rejected (keys, acknowledged later) |"
+            + " steered unanswered | own newInput |\n");
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (FaultRun.Result r : rows) {
+      Verdict v = r.verdict();
+      NewInputCounts n = r.newInput();
+      out.append(
+          String.format(
+              "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d (%d) | %d (%d) | %d (%d, %d) | %d | %s"
+                  + " |%n",
+              r.kind().label(),
+              r.run(),
+              v.acknowledged(),
+              v.completed() - v.duplicateCompletions().size(),
+              v.lost().size(),
+              v.undrained().size(),
+              v.staleAccepted().size(),
+              v.overlappingHolds().size(),
+              v.interruptedCompleted().size(),
+              n.steered(),
+              n.steeredTold(),
+              n.interrupted(),
+              n.interruptsTold(),
+              n.rejected(),
+              n.rejectedKeys(),
+              n.rejectedThenAcknowledged(),
+              v.steeredUnanswered().size(),
+              n.ownPolicy()));
+    }
     return out.toString();
   }
 

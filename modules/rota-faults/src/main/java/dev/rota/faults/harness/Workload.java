@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -67,19 +68,30 @@ public final class Workload {
     return agents;
   }
 
-  /**
-   * What the agents say about new input during a turn, in turn by agent: {@code queue} only (the
-   * default), or with {@link #mixNewInput()} {@code queue}, {@code steer} and {@code interrupt}
-   * (not {@code reject}: its refusals would count as unavailability in the fault windows).
-   */
-  private static final List<String> MIXED_NEW_INPUT = List.of("queue", "steer", "interrupt");
-
   private boolean mixedNewInput;
 
-  /** Agents register with mixed {@code newInput} policies; runners record what they are told. */
+  /** Notifications its producers had acknowledged (the stray thread's not counted). */
+  private final AtomicInteger acknowledgedCount = new AtomicInteger();
+
+  /**
+   * Mixed {@code newInput}: agents register with the policies of {@link NewInputMix} in turn, each
+   * notification draws its own at random, and runners record what they are told.
+   */
   public void mixNewInput() {
     mixedNewInput = true;
     runnerLoops.followInput();
+  }
+
+  /**
+   * Lets the producers go on until they have acknowledged {@code count} notifications in all, for
+   * {@code timeout} at most; true if they got there.
+   */
+  public boolean awaitAcknowledged(int count, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (acknowledgedCount.get() < count && System.nanoTime() < deadline) {
+      FaultCluster.sleep(Duration.ofMillis(500));
+    }
+    return acknowledgedCount.get() >= count;
   }
 
   /** Registers the agents (many attempts allowed, so that nothing dead-letters by retries). */
@@ -88,7 +100,7 @@ public final class Workload {
       String agent = agents.get(i);
       AgentSpec spec = AgentSpec.create().maxAttempts(100).maxInboxDepth(100000);
       if (mixedNewInput) {
-        spec.newInput(MIXED_NEW_INPUT.get(i % MIXED_NEW_INPUT.size()));
+        spec.newInput(NewInputMix.ofAgent(i));
       }
       retryUntilOk("register " + agent, client -> client.registerAgent(agent, spec));
     }
@@ -165,6 +177,9 @@ public final class Workload {
         id = clients(node).patient.notify(agent, notification).notificationId();
         outcome = Outcome.OK;
         detail = "202";
+      } catch (RotaException.TurnInProgress e) {
+        outcome = Outcome.REJECTED;
+        detail = "409 turn_in_progress";
       } catch (RotaException e) {
         outcome = Outcome.FAILED;
         detail = detail(e);
@@ -195,6 +210,11 @@ public final class Workload {
       Notification notification =
           Notification.of("fault", JsonNodeFactory.instance.objectNode().put("k", key))
               .dedupeKey(key);
+      // Its own newInput, the same for every attempt of the key (null: the agent's).
+      String policy = mixedNewInput ? NewInputMix.ofNotification() : null;
+      if (policy != null) {
+        notification = notification.newInput(policy);
+      }
       boolean acknowledged = false;
       while (!acknowledged && producing) {
         NodeProcess node = cluster.pick();
@@ -213,18 +233,28 @@ public final class Workload {
           // The checker reads these: which publishes joined or ended the turn running then.
           detail =
               "202"
+                  + (result.duplicate() ? " " + Published.DUPLICATE : "")
                   + (result.steered() ? " " + Published.STEERED : "")
                   + (result.interrupted() ? " " + Published.INTERRUPTED : "");
+        } catch (RotaException.TurnInProgress e) {
+          // Refused while a turn runs, nothing stored: sent again with the same key later.
+          outcome = Outcome.REJECTED;
+          detail = "409 turn_in_progress";
         } catch (RotaException e) {
           outcome = Outcome.FAILED;
           detail = detail(e);
+        }
+        if (policy != null) {
+          detail += " " + Published.NEW_INPUT + policy;
         }
         history.add(
             new Published(
                 agent, key, node.index(), start, System.currentTimeMillis(), outcome, id, detail));
         acknowledged = outcome == Outcome.OK;
-        if (!acknowledged) {
-          FaultCluster.sleep(Duration.ofMillis(200));
+        if (acknowledged) {
+          acknowledgedCount.incrementAndGet();
+        } else {
+          FaultCluster.sleep(Duration.ofMillis(outcome == Outcome.REJECTED ? 500 : 200));
         }
       }
       long jitter = ThreadLocalRandom.current().nextLong(-200, 200);

@@ -37,7 +37,12 @@ public sealed interface Event {
     /** 410: the lease was lost (expired or superseded); the server refused the report. */
     LOST,
     /** Anything else (refused connection, timeout, 5xx): not acknowledged, perhaps applied. */
-    FAILED
+    FAILED,
+    /**
+     * 409 {@code turn_in_progress} to a publish ({@code newInput: reject} while a turn ran): an
+     * answer, not a failure; nothing was stored, so the key is not acknowledged by it.
+     */
+    REJECTED
   }
 
   /**
@@ -59,6 +64,12 @@ public sealed interface Event {
 
     /** In {@code detail}: the answer said the notification interrupted the running turn. */
     public static final String INTERRUPTED = "interrupted";
+
+    /** In {@code detail}: the answer said the key matched an earlier notification (its id). */
+    public static final String DUPLICATE = "duplicate";
+
+    /** In {@code detail}, followed by the policy: the notification carried its own newInput. */
+    public static final String NEW_INPUT = "newInput=";
 
     @Override
     public long at() {

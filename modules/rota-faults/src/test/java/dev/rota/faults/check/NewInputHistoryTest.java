@@ -115,6 +115,136 @@ class NewInputHistoryTest {
     assertEquals(4, verdict.completed());
   }
 
+  /**
+   * Agent r rejects: r-1 is refused twice (409) while R1 runs, then acknowledged and carried by R2.
+   * A rejection is an answer: nothing of it is acknowledged, lost or a failure in a fault's window,
+   * and the key's wait for its acknowledgement starts after its last rejection.
+   */
+  @Test
+  void aRejectedPublishIsNeitherAcknowledgedNorLostNorAFailure() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("r", "r-0", 1_000, "n1"));
+    h.add(granted("R1", "r", 2_000, 32_000, "r-0"));
+    h.add(new Event.Fault("kill-9", Event.Fault.INJECTED, 2, 2_500, ""));
+    h.add(rejected("r", "r-1", 3_000));
+    h.add(rejected("r", "r-1", 3_600));
+    h.add(new CompleteAttempt("R1", "r", 1, 4_000, 4_050, Outcome.OK));
+    h.add(
+        new Published(
+            "r",
+            "r-1",
+            1,
+            4_200,
+            4_250,
+            Outcome.OK,
+            "n2",
+            "202 " + Published.NEW_INPUT + "reject"));
+    h.add(granted("R2", "r", 4_400, 34_400, "r-1"));
+    h.add(new CompleteAttempt("R2", "r", 1, 5_000, 5_050, Outcome.OK));
+    h.add(new FinalInbox("r", 0, false, 30_000));
+    Verdict verdict = HistoryChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    assertEquals(2, verdict.acknowledged());
+    assertEquals(2, verdict.completed());
+    Verdict.FaultWindow window = verdict.windows().get(0);
+    assertEquals(0, window.agentsAffected(), window.toString());
+    assertEquals(50, window.othersMaxWaitMs(), window.toString());
+
+    NewInputCounts counts = NewInputCounts.of(h);
+    assertEquals(2, counts.rejected());
+    assertEquals(1, counts.rejectedKeys());
+    assertEquals(1, counts.rejectedThenAcknowledged());
+    assertEquals(java.util.Map.of("reject", 1), counts.ownPolicy());
+    assertTrue(counts.any());
+  }
+
+  /**
+   * Agent r of the killed node: its first publish after the fault times out, the next is rejected
+   * (a lease that outlived the failover still runs on its new host), then acknowledged. It was
+   * served again at the rejection: its host answered.
+   */
+  @Test
+  void aRejectionIsTheFaultyNodesAgentServedAgain() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("r", "r-0", 1_000, "n1"));
+    h.add(granted("R1", "r", 2_000, 7_000, "r-0"));
+    h.add(new Event.Placement(2, List.of("r"), 2_400));
+    h.add(new Event.Fault("kill-9", Event.Fault.INJECTED, 2, 2_500, ""));
+    h.add(new Published("r", "r-1", 1, 2_600, 3_600, Outcome.FAILED, null, "SocketTimeout"));
+    h.add(rejected("r", "r-1", 3_800));
+    h.add(new CompleteAttempt("R1", "r", 1, 4_000, 4_050, Outcome.OK));
+    h.add(new Published("r", "r-1", 1, 4_200, 4_250, Outcome.OK, "n2", "202"));
+    h.add(granted("R2", "r", 4_400, 9_400, "r-1"));
+    h.add(new CompleteAttempt("R2", "r", 1, 5_000, 5_050, Outcome.OK));
+    h.add(new FinalInbox("r", 0, false, 30_000));
+    Verdict verdict = HistoryChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    Verdict.FaultWindow window = verdict.windows().get(0);
+    assertEquals(1, window.agentsAffected(), window.toString());
+    assertEquals(1_350, window.maxWindowMs(), window.toString());
+    assertEquals(1_350, window.hostedWindowMs(), window.toString());
+  }
+
+  @Test
+  void theCountsSayWhatWasSteeredAndInterruptedAndWhatTheRunnersWereTold() {
+    List<Event> h = clean();
+    h.add(new Published("s", "s-2", 1, 3_200, 3_250, Outcome.OK, "n5", "202 steered"));
+    h.add(new Published("i", "i-2", 1, 3_300, 3_350, Outcome.OK, "n6", "202 interrupted"));
+    NewInputCounts counts = NewInputCounts.of(h);
+    assertEquals(1, counts.steered());
+    assertEquals(1, counts.steeredTold());
+    assertEquals(1, counts.interrupted());
+    assertEquals(1, counts.interruptsTold());
+    assertEquals(0, counts.rejected());
+  }
+
+  /**
+   * A claim granted J2 while the interrupting publish of j-6 was on its way: the interrupt ended J2
+   * (granted after the publish was sent), not J1, and J3 (which carries j-6) was granted after it.
+   */
+  @Test
+  void anInterruptEndsTheLeaseGrantedWhileItsPublishWasOnItsWay() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("j", "j-0", 1_000, "n1"));
+    h.add(granted("J1", "j", 2_000, 7_000, "j-0"));
+    h.add(new CompleteAttempt("J1", "j", 1, 2_500, 2_550, Outcome.OK));
+    h.add(published("j", "j-1", 3_000, "n2"));
+    h.add(new Published("j", "j-6", 1, 5_289, 5_417, Outcome.OK, "n3", "202 interrupted"));
+    h.add(granted("J2", "j", 5_319, 10_319, "j-1"));
+    h.add(granted("J3", "j", 5_441, 10_441, "j-1", "j-6"));
+    h.add(new Interrupted("J2", 5_506));
+    h.add(new CompleteAttempt("J2", "j", 1, 5_639, 5_674, Outcome.LOST));
+    h.add(new CompleteAttempt("J3", "j", 1, 5_699, 5_794, Outcome.OK));
+    h.add(new FinalInbox("j", 0, false, 30_000));
+    Verdict verdict = HistoryChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    assertEquals(3, verdict.completed());
+  }
+
+  /**
+   * s-9's first attempt went unanswered while lease S2 ran; the node stored it later and steered it
+   * into S2, whose completion completed it; the retry was answered as a duplicate, which never says
+   * {@code steered}. No grant carries s-9: it counts as possibly completed by S2, not lost.
+   */
+  @Test
+  void aDuplicateOfAnUnansweredAttemptMayHaveJoinedALeaseUnseen() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("s", "s-4", 7_000, "n1"));
+    h.add(granted("S2", "s", 7_755, 12_755, "s-4"));
+    h.add(new Published("s", "s-9", 2, 8_080, 9_087, Outcome.FAILED, null, "SocketTimeout"));
+    h.add(new CompleteAttempt("S2", "s", 2, 17_313, 18_158, Outcome.OK));
+    h.add(new Published("s", "s-9", 2, 17_736, 18_158, Outcome.OK, "n9", "202 duplicate"));
+    h.add(new FinalInbox("s", 0, false, 30_000));
+    Verdict verdict = HistoryChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+    assertEquals(List.of("s-9 (lease S2)"), verdict.steeredUnanswered());
+
+    // Answered as stored by this attempt (not a duplicate), nothing explains it: lost.
+    h.removeIf(e -> e instanceof Published p && p.outcome() == Outcome.OK && p.key().equals("s-9"));
+    h.add(new Published("s", "s-9", 2, 17_736, 18_158, Outcome.OK, "n9", "202"));
+    assertEquals(List.of("s-9 (agent s, never granted)"), HistoryChecker.check(h).lost());
+  }
+
   @Test
   void theNewEventsSurviveAHistoryFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("history.jsonl");
@@ -128,6 +258,18 @@ class NewInputHistoryTest {
 
   private static Published published(String agent, String key, long at, String id) {
     return new Published(agent, key, 1, at, at + 50, Outcome.OK, id, "OK");
+  }
+
+  private static Published rejected(String agent, String key, long at) {
+    return new Published(
+        agent,
+        key,
+        1,
+        at,
+        at + 50,
+        Outcome.REJECTED,
+        null,
+        "409 turn_in_progress " + Published.NEW_INPUT + "reject");
   }
 
   private static Granted granted(
