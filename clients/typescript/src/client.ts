@@ -13,7 +13,9 @@ import type {
   Explanation,
   FailAction,
   HistoryEvent,
+  InputAnswer,
   LeaseExtended,
+  NewInputPolicy,
   NotificationAccepted,
   TenantList,
   TenantRequest,
@@ -64,6 +66,18 @@ export interface FailOptions extends CallOptions {
   error?: string;
   /** Required with `snooze` (0 to 86400), refused with any other action. */
   snoozeSeconds?: number;
+}
+
+export interface NotifyOptions extends CallOptions {
+  /** Makes retries safe: the same key while the first is unread (or within the node's dedupe window) is a duplicate. */
+  dedupeKey?: string;
+  /** What this notification does to a turn running now, over the agent's own `newInput`. */
+  newInput?: NewInputPolicy;
+}
+
+export interface AwaitInputOptions extends CallOptions {
+  /** Long poll: 0 to 60 seconds; default 20. */
+  waitSeconds?: number;
 }
 
 export interface HealthOptions extends CallOptions {
@@ -164,16 +178,24 @@ export class Rota {
    * Puts a notification into the agent's inbox. Without a `dedupeKey` one is generated, so that
    * the retries this client makes (503, lost answers) never store it twice; give your own to make
    * your retries, or another producer's, safe too.
+   *
+   * While the agent holds a lease its `newInput` (or the notification's own) decides what the
+   * notification does (docs/api.md, "New input during a turn"): the answer says `steered: true`
+   * when it joined the running turn, `interrupted: true` when it ended it, and a rejecting agent
+   * throws {@link TurnInProgress} (with `retryAfter`), storing nothing.
    */
   notify(
     agentId: string,
     type: string,
     payload?: unknown,
-    options: CallOptions & { dedupeKey?: string } = {},
+    options: NotifyOptions = {},
   ): Promise<NotificationAccepted> {
     const body: Record<string, unknown> = { type, dedupeKey: options.dedupeKey ?? generatedDedupeKey() };
     if (payload !== undefined) {
       body.payload = payload;
+    }
+    if (options.newInput !== undefined) {
+      body.newInput = options.newInput;
     }
     return this.json({ method: "POST", path: `${agentPath(agentId)}/notifications`, safe: true, body, signal: options.signal });
   }
@@ -271,9 +293,32 @@ export class Rota {
     return this.json({ method: "POST", path: "v1/claims", safe: false, body, timeoutMs: waitSeconds * 1000 + this.transport.timeoutMs, signal: options.signal });
   }
 
-  /** Extends the lease by its own length from now; {@link LeaseLost} once it is gone. */
+  /**
+   * Extends the lease by its own length from now; {@link LeaseLost} once it is gone (`interrupted`
+   * when new input ended it). The answer's `notifications` are those steered into the turn since
+   * the runner's last answer.
+   */
   heartbeat(leaseId: string, runnerId: string, options: CallOptions = {}): Promise<LeaseExtended> {
     return this.json({ method: "POST", path: `${leasePath(leaseId)}/heartbeat`, safe: false, body: { runnerId }, signal: options.signal });
+  }
+
+  /**
+   * Waits up to `waitSeconds` (long poll) for new input during the turn: `notifications` steered
+   * into the lease that this runner was not given yet (by this call or a heartbeat's answer), or
+   * `interrupted: true` when new input ended the lease. Answers at once when either is already so,
+   * else with an empty list after `waitSeconds`. Does not extend the lease; {@link LeaseLost} for a
+   * lease that ended otherwise (`interrupted` when it was interrupted before).
+   */
+  awaitInput(leaseId: string, runnerId: string, options: AwaitInputOptions = {}): Promise<InputAnswer> {
+    const waitSeconds = options.waitSeconds ?? 20;
+    return this.json({
+      method: "POST",
+      path: `${leasePath(leaseId)}/input`,
+      safe: true,
+      body: { runnerId, waitSeconds },
+      timeoutMs: waitSeconds * 1000 + this.transport.timeoutMs,
+      signal: options.signal,
+    });
   }
 
   /** Ends the turn: every notification the lease carried is read; `result` (an object) is kept. */

@@ -1,8 +1,9 @@
 /**
  * The API's errors as classes, one per error code of its contract (the OpenAPI document a node
  * serves at `/openapi.yaml`). Every error carries the HTTP `status` (0 when no answer arrived), the
- * API's `code` (`invalid`, `not_found`, ...), its `message`, and `retryAfter` in seconds when the
- * server sent `Retry-After` (429 and 503).
+ * API's `code` (`invalid`, `not_found`, ...), its `message`, `retryAfter` in seconds when the
+ * server sent `Retry-After` (409 `turn_in_progress`, 429 and 503), and `reason` where the code alone
+ * does not say why (410 after an interrupt: `interrupted`).
  */
 export class RotaError extends Error {
   override name = "RotaError";
@@ -12,14 +13,17 @@ export class RotaError extends Error {
     readonly code: string,
     message: string,
     readonly retryAfter: number | undefined = undefined,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { reason?: string },
   ) {
     super(status ? `${status} ${code}: ${message}` : message, options);
     this.apiMessage = message;
+    this.reason = options?.reason;
   }
 
   /** The server's sentence, without the status and code that `message` starts with. */
   readonly apiMessage: string;
+  /** Why, in one word, where the code alone does not say (410 after an interrupt: `interrupted`). */
+  readonly reason: string | undefined;
 }
 
 /** 400 `invalid`: the message names the field. */
@@ -46,9 +50,23 @@ export class Conflict extends RotaError {
 export class LeaseNotHeld extends Conflict {
   override name = "LeaseNotHeld";
 }
-/** 410 `lease_lost`: the lease expired or was superseded; stop and report nothing more. */
+/**
+ * 409 `turn_in_progress`: the agent (or the notification) refuses new input while a turn runs
+ * (`newInput: reject`); nothing was stored. Send it again after `retryAfter`.
+ */
+export class TurnInProgress extends Conflict {
+  override name = "TurnInProgress";
+}
+/**
+ * 410 `lease_lost`: the lease expired or was superseded; stop and report nothing more.
+ * `interrupted` is true when new input ended it (`newInput: interrupt`).
+ */
 export class LeaseLost extends RotaError {
   override name = "LeaseLost";
+
+  get interrupted(): boolean {
+    return this.reason === "interrupted";
+  }
 }
 /** 413, 414 or 431 `too_large`: body, URI or headers over the server's limits. */
 export class TooLarge extends RotaError {
@@ -94,16 +112,26 @@ const BY_STATUS: Record<number, typeof RotaError> = {
   503: Unavailable,
 };
 
+/** Codes whose class is narrower than their status's. */
+const BY_CODE: Record<string, typeof RotaError> = {
+  lease_not_held: LeaseNotHeld,
+  turn_in_progress: TurnInProgress,
+};
+
 /** The error for an error answer; a body that is not the API's shape still gives one. */
 export function errorFromResponse(status: number, body: string, retryAfter: number | undefined): RotaError {
   let code = `http_${status}`;
   let message = body.trim();
+  let reason: string | undefined;
   try {
     const parsed: unknown = body ? JSON.parse(body) : undefined;
     if (isRecord(parsed) && typeof parsed.error === "string") {
       code = parsed.error;
       if (typeof parsed.message === "string" && parsed.message) {
         message = parsed.message;
+      }
+      if (typeof parsed.reason === "string") {
+        reason = parsed.reason;
       }
     }
   } catch {
@@ -112,8 +140,8 @@ export function errorFromResponse(status: number, body: string, retryAfter: numb
   if (!message) {
     message = `HTTP ${status}`;
   }
-  const type = code === "lease_not_held" ? LeaseNotHeld : (BY_STATUS[status] ?? RotaError);
-  return new type(status, code, message, retryAfter);
+  const type = BY_CODE[code] ?? BY_STATUS[status] ?? RotaError;
+  return new type(status, code, message, retryAfter, reason === undefined ? undefined : { reason });
 }
 
 /** `Retry-After` in seconds; the HTTP-date form is not used by Rota and reads as absent. */

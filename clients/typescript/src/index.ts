@@ -1,4 +1,4 @@
-export { Rota, type RotaOptions, type CallOptions, type ClaimOptions, type NextClaimOptions, type FailOptions, type HealthOptions } from "./client.js";
+export { Rota, type RotaOptions, type CallOptions, type ClaimOptions, type NextClaimOptions, type FailOptions, type HealthOptions, type NotifyOptions, type AwaitInputOptions } from "./client.js";
 export {
   RotaError,
   InvalidRequest,
@@ -7,6 +7,7 @@ export {
   NotFound,
   Conflict,
   LeaseNotHeld,
+  TurnInProgress,
   LeaseLost,
   TooLarge,
   InboxFull,
@@ -23,6 +24,7 @@ export {
   type RunnerListener,
   type RunnerOptions,
   type TurnContext,
+  type FollowInput,
 } from "./runner.js";
 export { DEFAULT_RETRY, type RetryPolicy } from "./transport.js";
 export type * from "./types.js";

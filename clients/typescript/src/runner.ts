@@ -2,7 +2,7 @@ import type { Rota } from "./client.js";
 import { ConnectionFailed, InvalidRequest, LeaseLost, LeaseNotHeld, NotFound, RotaError, Unavailable } from "./errors.js";
 import { Outcome } from "./outcome.js";
 import { sleep } from "./transport.js";
-import type { Activation, ClaimResponse, RunnerHealthState, RunnerMode } from "./types.js";
+import type { Activation, ActivationNotification, ClaimResponse, RunnerHealthState, RunnerMode } from "./types.js";
 
 /** A claim's answer and when it arrived (`performance.now()`). */
 interface Claimed {
@@ -10,8 +10,21 @@ interface Claimed {
   received: number;
 }
 
-/** Why a turn's signal fired. */
-export type CancelReason = "lease_lost" | "lease_expired" | "shutdown";
+/**
+ * Why a turn's signal fired: the lease was lost (the node answered 410, or 409/404), its deadline
+ * passed without a heartbeat, the runner stopped, or new input ended the lease (`newInput:
+ * interrupt`: its notifications are unread again, with the new one, and the agent's next turn has
+ * them all).
+ */
+export type CancelReason = "lease_lost" | "lease_expired" | "shutdown" | "interrupted";
+
+/**
+ * When a running turn long-polls `POST /v1/leases/{leaseId}/input`: `auto` for an agent whose
+ * `newInput` is not `queue` (the assignment says), `always` (also catches notifications that carry
+ * their own policy), `never` (steered notifications then arrive with heartbeats, an interrupt
+ * with the next heartbeat's 410).
+ */
+export type FollowInput = "auto" | "always" | "never";
 
 /** The reason of an aborted turn signal (`signal.reason`), thrown by `signal.throwIfAborted()`. */
 export class TurnCancelled extends Error {
@@ -29,13 +42,32 @@ export interface TurnContext {
   readonly leaseId: string;
   /**
    * Fires when the lease is lost (the node answered a heartbeat 410, or 409/404), when its deadline
-   * passes without a successful heartbeat, or when the runner stops and the grace is over. Pass it
-   * to every call the turn makes (fetch, model SDKs) and stop when it fires: nothing is reported
-   * for a cancelled turn.
+   * passes without a successful heartbeat, when new input interrupts the turn, or when the runner
+   * stops and the grace is over. Pass it to every call the turn makes (fetch, model SDKs) and stop
+   * when it fires: nothing is reported for a cancelled turn. Its `reason` is a {@link TurnCancelled}.
    */
   readonly signal: AbortSignal;
   /** Milliseconds left before the lease would run out without another heartbeat. */
   remainingMs(): number;
+  /**
+   * New input during the turn (`newInput: steer`): each next notification steered into the lease,
+   * as it arrives, until the turn ends. They are the lease's: completing the turn completes them.
+   * Throws the signal's {@link TurnCancelled} once the turn is cancelled.
+   */
+  input(): AsyncGenerator<ActivationNotification, void, undefined>;
+  /**
+   * The next steered notification, waiting up to `timeoutMs` (without one: until it comes or the
+   * turn ends); undefined when none came in time. Rejects with the signal's {@link TurnCancelled}
+   * once the turn is cancelled.
+   */
+  nextInput(timeoutMs?: number): Promise<ActivationNotification | undefined>;
+  /** Every steered notification that arrived and was not taken yet, without waiting. */
+  drainInput(): ActivationNotification[];
+  /**
+   * Hands every steered notification to `callback` as it arrives, those waiting first, instead of
+   * queueing them for {@link input}, {@link nextInput} and {@link drainInput}.
+   */
+  onInput(callback: (notification: ActivationNotification) => void): void;
 }
 
 export type Handler = (activation: Activation, context: TurnContext) => Outcome | void | Promise<Outcome | void>;
@@ -68,6 +100,8 @@ export interface RunnerOptions {
   heartbeatIntervalMs?: number;
   /** How long stop() lets running turns finish before cancelling them; default 30 s. */
   shutdownGraceMs?: number;
+  /** When a running turn long-polls its new input; default `auto` (see {@link FollowInput}). */
+  followInput?: FollowInput;
   listener?: RunnerListener;
 }
 
@@ -92,6 +126,13 @@ const REFUSED_WAIT_MS = 5_000;
  * A runner that cannot do good work says so with {@link reportHealth}: its claims are answered
  * `none` with reason `degraded` until it reports healthy; on such an answer (also when the node
  * degraded it after failures in a row, or an admin drained it) a slot waits `retryAfterSeconds`.
+ *
+ * New input during a turn (docs/api.md, "New input during a turn"): notifications steered into a
+ * running lease reach the handler through its context (`input()`, `nextInput()`, `drainInput()`,
+ * `onInput()`), each once, from the answers of the heartbeats and, for an agent that steers or
+ * interrupts (see {@link FollowInput}), of a long poll on `POST /v1/leases/{leaseId}/input`. An
+ * interrupt fires the turn's signal with reason `interrupted` and nothing is reported: the node
+ * has ended the lease and hands its notifications, with the new one, to the agent's next turn.
  *
  * {@link stop} (or SIGTERM / SIGINT with `handleSignals`) stops claiming, gives running turns
  * `shutdownGraceMs` to finish and report, then fires their signals and hands their leases back with
@@ -131,6 +172,9 @@ export class Runner {
     }
     if (!(waitSeconds >= 0 && waitSeconds <= 60)) {
       throw new RangeError("waitSeconds must be 0 to 60 (the API's range)");
+    }
+    if (options.followInput !== undefined && !["auto", "always", "never"].includes(options.followInput)) {
+      throw new RangeError("followInput must be auto, always or never");
     }
     this.runnerId = options.runnerId ?? `runner-${crypto.randomUUID().slice(0, 8)}`;
     this.concurrency = concurrency;
@@ -316,12 +360,15 @@ export class Runner {
     const length = this.leaseLengthMs(activation);
     // The grant happened before the answer arrived: the local deadline keeps a small margin so that
     // it never falls after the node's expiry.
-    const turn = new Turn(slotId, activation, received + length - Math.min(500, length / 20));
+    const turn = new Turn(slotId, activation, received + length - Math.min(500, length / 20), (error) =>
+      this.notify("onError", "input", error),
+    );
     this.running.set(slotId, turn);
     let settled: { value: Outcome | void } | { error: unknown };
     try {
       this.notify("onClaimed", activation);
       const keeper = this.keep(turn, length);
+      const follower = this.follows(activation) ? this.follow(turn) : undefined;
       try {
         settled = await Promise.resolve()
           .then(() => this.handler(activation, turn.context))
@@ -332,6 +379,7 @@ export class Runner {
       } finally {
         turn.settle();
         await keeper;
+        await follower;
       }
     } catch (error) {
       // A bug (here or in a listener) must not end the slot, nor keep the lease.
@@ -355,6 +403,7 @@ export class Runner {
     if (reason === "shutdown") {
       await this.handBack(turn, "runner stopped before the turn finished");
     }
+    // An interrupted lease was ended by the node: there is nothing to report or hand back.
     this.notify("onCancelled", activation, reason);
     return undefined;
   }
@@ -382,7 +431,7 @@ export class Runner {
       return { answer, received };
     } catch (error) {
       if (error instanceof LeaseLost || error instanceof LeaseNotHeld) {
-        this.notify("onCancelled", activation, "lease_lost");
+        this.notify("onCancelled", activation, lostReason(error));
       } else if (error instanceof InvalidRequest && error.apiMessage.includes("unknown field 'next'")) {
         this.nextRefused = true;
         this.reportAside(turn, outcome, false);
@@ -408,7 +457,7 @@ export class Runner {
   private async keep(turn: Turn, length: number): Promise<void> {
     const interval = this.options.heartbeatIntervalMs ?? length * this.options.heartbeatFraction;
     let nextBeat = performance.now() + interval;
-    while (!turn.isSettled) {
+    while (turn.running) {
       const now = performance.now();
       if (now >= turn.deadline) {
         turn.cancel("lease_expired");
@@ -417,15 +466,17 @@ export class Runner {
       if (now >= nextBeat) {
         const sent = performance.now();
         try {
-          await this.client.heartbeat(turn.activation.leaseId, turn.slotId, {
+          const beat = await this.client.heartbeat(turn.activation.leaseId, turn.slotId, {
             signal: AbortSignal.timeout(Math.max(50, Math.ceil(turn.deadline - sent))),
           });
           turn.deadline = sent + length;
           nextBeat = performance.now() + interval;
           this.notify("onHeartbeat", turn.activation);
+          // A node from before new input during a turn answers without them.
+          turn.offer(beat.notifications ?? []);
         } catch (error) {
           if (error instanceof LeaseLost || error instanceof LeaseNotHeld || error instanceof NotFound) {
-            turn.cancel("lease_lost");
+            turn.cancel(lostReason(error));
             return;
           }
           this.notify("onError", "heartbeat", error);
@@ -434,6 +485,51 @@ export class Runner {
         continue;
       }
       await turn.sleep(Math.min(nextBeat, turn.deadline) - performance.now());
+    }
+  }
+
+  // ---- new input during the turn ----
+
+  /** Whether the turn long-polls its input (see {@link FollowInput}). */
+  private follows(activation: Activation): boolean {
+    const follow = this.options.followInput ?? "auto";
+    if (follow !== "auto") {
+      return follow === "always";
+    }
+    const policy = activation.agent.newInput;
+    return policy !== undefined && policy !== "queue";
+  }
+
+  /**
+   * Long-polls `/input` while the handler runs: steered notifications go to its context, an
+   * interrupt fires its signal with reason `interrupted`. The poll in flight is abandoned when the
+   * turn settles or is cancelled.
+   */
+  private async follow(turn: Turn): Promise<void> {
+    const waitSeconds = Math.max(1, this.options.waitSeconds);
+    while (turn.running) {
+      try {
+        const answer = await this.client.awaitInput(turn.activation.leaseId, turn.slotId, { waitSeconds, signal: turn.done });
+        if (answer.interrupted) {
+          turn.cancel("interrupted");
+          return;
+        }
+        turn.offer(answer.notifications);
+      } catch (error) {
+        if (!turn.running) {
+          return;
+        }
+        if (error instanceof LeaseLost) {
+          turn.cancel(lostReason(error));
+          return;
+        }
+        if (error instanceof LeaseNotHeld || error instanceof NotFound) {
+          // The heartbeat says so too, and cancels the turn.
+          return;
+        }
+        this.notify("onError", "input", error);
+        await sleep(500, turn.done).catch(() => undefined);
+      }
     }
   }
 
@@ -455,7 +551,7 @@ export class Runner {
         if (error instanceof LeaseLost || error instanceof LeaseNotHeld) {
           // After an answer was lost, 410 most likely means the first report went through.
           if (!answerLost) {
-            this.notify("onCancelled", activation, "lease_lost");
+            this.notify("onCancelled", activation, lostReason(error));
           }
           return;
         }
@@ -503,46 +599,144 @@ export class Runner {
   }
 }
 
-/** One running turn: its lease's deadline on the monotonic clock and the signal the handler sees. */
+/**
+ * One running turn: its lease's deadline on the monotonic clock, the signal the handler sees, and
+ * the new input steered into it.
+ */
 class Turn {
   deadline: number;
   reason: CancelReason | undefined;
   handedBack = false;
   isSettled = false;
   readonly context: TurnContext;
+  /** Fires when the handler settles or the turn is cancelled. */
+  readonly done: AbortSignal;
   private readonly abort = new AbortController();
   private readonly settled = new AbortController();
+  private readonly input: ActivationNotification[] = [];
+  private readonly seen = new Set<string>();
+  /** Waiters of nextInput(), woken by new input and by the end of the turn. */
+  private readonly waiters = new Set<() => void>();
+  private callback: ((notification: ActivationNotification) => void) | undefined;
 
   constructor(
     readonly slotId: string,
     readonly activation: Activation,
     deadline: number,
+    private readonly onCallbackError: (error: unknown) => void,
   ) {
     this.deadline = deadline;
+    this.done = AbortSignal.any([this.abort.signal, this.settled.signal]);
+    const signal = this.abort.signal;
+    const next = (timeoutMs?: number): Promise<ActivationNotification | undefined> => this.next(timeoutMs);
     this.context = {
       runnerId: slotId,
       leaseId: activation.leaseId,
-      signal: this.abort.signal,
+      signal,
       remainingMs: () => Math.max(0, this.deadline - performance.now()),
+      input: async function* () {
+        for (;;) {
+          const notification = await next();
+          if (notification === undefined) {
+            return;
+          }
+          yield notification;
+        }
+      },
+      nextInput: next,
+      drainInput: () => this.input.splice(0),
+      onInput: (callback) => {
+        this.callback = callback;
+        for (const notification of this.input.splice(0)) {
+          this.deliver(callback, notification);
+        }
+      },
     };
+  }
+
+  /** Whether the handler still runs and the turn was not cancelled. */
+  get running(): boolean {
+    return !this.isSettled && this.reason === undefined;
   }
 
   cancel(reason: CancelReason): void {
     if (this.reason === undefined && !this.isSettled) {
       this.reason = reason;
       this.abort.abort(new TurnCancelled(reason));
+      this.wake();
     }
   }
 
   settle(): void {
     this.isSettled = true;
     this.settled.abort();
+    this.wake();
   }
 
-  /** Sleeps, waking early when the handler settles. */
-  async sleep(ms: number): Promise<void> {
-    await sleep(Math.max(0, ms), this.settled.signal).catch(() => undefined);
+  /** New input arrived (from the input long poll or a heartbeat's answer); repeats are dropped. */
+  offer(notifications: readonly ActivationNotification[]): void {
+    for (const notification of notifications) {
+      if (!this.running || this.seen.has(notification.notificationId)) {
+        continue;
+      }
+      this.seen.add(notification.notificationId);
+      if (this.callback !== undefined) {
+        this.deliver(this.callback, notification);
+      } else {
+        this.input.push(notification);
+      }
+    }
+    this.wake();
   }
+
+  private deliver(callback: (notification: ActivationNotification) => void, notification: ActivationNotification): void {
+    try {
+      callback(notification);
+    } catch (error) {
+      this.onCallbackError(error);
+    }
+  }
+
+  private async next(timeoutMs?: number): Promise<ActivationNotification | undefined> {
+    const until = timeoutMs === undefined ? Infinity : performance.now() + Math.max(0, timeoutMs);
+    for (;;) {
+      this.abort.signal.throwIfAborted();
+      const notification = this.input.shift();
+      if (notification !== undefined) {
+        return notification;
+      }
+      const left = until - performance.now();
+      if (this.isSettled || left <= 0) {
+        return undefined;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = Number.isFinite(left) ? setTimeout(woken, left) : undefined;
+        const waiters = this.waiters;
+        waiters.add(woken);
+        function woken(): void {
+          clearTimeout(timer);
+          waiters.delete(woken);
+          resolve();
+        }
+      });
+    }
+  }
+
+  private wake(): void {
+    for (const waiter of [...this.waiters]) {
+      waiter();
+    }
+  }
+
+  /** Sleeps, waking early when the handler settles or the turn is cancelled. */
+  async sleep(ms: number): Promise<void> {
+    await sleep(Math.max(0, ms), this.done).catch(() => undefined);
+  }
+}
+
+/** The cancel reason of a report's or a heartbeat's refusal. */
+function lostReason(error: RotaError): CancelReason {
+  return error instanceof LeaseLost && error.interrupted ? "interrupted" : "lease_lost";
 }
 
 function outcomeOf(settled: { value: Outcome | void } | { error: unknown }): Outcome {

@@ -19,6 +19,8 @@ export type ClaimResponse = Schemas["ClaimResponse"];
 export type Activation = Schemas["Assignment"];
 export type ActivationNotification = Activation["notifications"][number];
 export type LeaseExtended = Schemas["LeaseExtended"];
+/** What `POST /v1/leases/{leaseId}/input` answers: steered notifications, or that the lease was interrupted. */
+export type InputAnswer = Schemas["InputAnswer"];
 export type ActivationCompleted = Schemas["ActivationCompleted"];
 export type ActivationFailed = Schemas["ActivationFailed"];
 export type EventData = Schemas["Event"];
@@ -37,3 +39,5 @@ export type TenantRequest = Schemas["TenantRequest"];
 
 export type RunnerMode = "notification" | "exploration" | "hybrid";
 export type FailAction = "retry" | "cancel" | "discard" | "snooze";
+/** What a notification arriving while its agent holds a lease does (docs/api.md, "New input during a turn"). */
+export type NewInputPolicy = NonNullable<Schemas["NotificationRequest"]["newInput"]>;
