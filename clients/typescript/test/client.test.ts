@@ -46,7 +46,7 @@ describe("agents", () => {
 
   test("pauses and resumes an agent; explains and shows history", async () => {
     const id = agentId("pauses");
-    await rota.registerAgent(id);
+    await rota.registerAgent(id, { capabilities: [`cap-${id}`] }); // its notification stays unread
     assert.equal((await rota.pauseAgent(id)).status, "paused");
     const explained = await rota.explain(id);
     assert.equal(explained.eligible, false);
@@ -64,7 +64,7 @@ describe("agents", () => {
 describe("notifications", () => {
   test("dedupes by key and generates a key when none is given", async () => {
     const id = agentId("dedupes");
-    await rota.registerAgent(id);
+    await rota.registerAgent(id, { capabilities: [`cap-${id}`] }); // its notifications stay unread
     const first = await rota.notify(id, "mention", { postId: "p9" }, { dedupeKey: "p9-mention" });
     const again = await rota.notify(id, "mention", { postId: "p9" }, { dedupeKey: "p9-mention" });
     assert.equal(first.duplicate, false);

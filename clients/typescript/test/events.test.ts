@@ -29,7 +29,7 @@ async function take(events: AsyncIterator<RotaEvent>, count: number, ms = 15_000
 describe("events", () => {
   test("streams an agent's events and resumes after a given id without gaps or duplicates", async () => {
     const id = agentId("streams");
-    await rota.registerAgent(id);
+    await rota.registerAgent(id, { capabilities: [`cap-${id}`] });
     const stream = rota.events({ agentId: id, types: ["notification.accepted"] });
     const events = stream[Symbol.asyncIterator]();
     const first = take(events, 3);
@@ -53,7 +53,7 @@ describe("events", () => {
 
   test("reconnects after a dropped connection with Last-Event-ID", async () => {
     const id = agentId("reconnects");
-    await rota.registerAgent(id);
+    await rota.registerAgent(id, { capabilities: [`cap-${id}`] });
     const port = Number(new URL(node.url).port);
     const proxy = await TcpProxy.start(port);
     const client = new Rota(proxy.url, { timeoutMs: 10_000 });
@@ -78,7 +78,7 @@ describe("events", () => {
 
   test("a quiet stream outlives the client's request timeout on one connection", async () => {
     const id = agentId("quiet");
-    await rota.registerAgent(id);
+    await rota.registerAgent(id, { capabilities: [`cap-${id}`] });
     const proxy = await TcpProxy.start(Number(new URL(node.url).port));
     const stream = new Rota(proxy.url, { timeoutMs: 1_000 }).events({ agentId: id, types: ["notification.accepted"] });
     try {
@@ -95,7 +95,7 @@ describe("events", () => {
 
   test("leaving the loop closes the stream", async () => {
     const id = agentId("leaves");
-    await rota.registerAgent(id);
+    await rota.registerAgent(id, { capabilities: [`cap-${id}`] });
     const stream = rota.events({ agentId: id });
     setTimeout(() => void rota.notify(id, "one"), 500);
     for await (const event of stream) {

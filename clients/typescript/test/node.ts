@@ -119,15 +119,39 @@ export async function startNode(): Promise<Node> {
   throw new Error(`the node was not ready within ${READY_TIMEOUT_MS / 1000} s:\n${logTail()}`);
 }
 
+/** Where `with-node.ts` tells the test files its node listens. */
+export const SHARED_URL = "ROTA_TEST_NODE_URL";
+export const SHARED_MANAGEMENT_URL = "ROTA_TEST_NODE_MANAGEMENT_URL";
+
 let shared: Promise<Node> | undefined;
 
 /**
- * One node per test file (node:test runs each file in a process of its own); stopped when the
- * process ends.
+ * The node of the suite: the one `with-node.ts` started for every test file when it runs them (its
+ * `stop()` does nothing then, the runner stops it after the last file), or else one node for this
+ * file alone (node:test runs each file in a process of its own), stopped by `stop()` or when the
+ * process ends. Test files on a shared node see each other's agents: every agent a test leaves with
+ * unread notifications needs a capability of its own, so that no other file's runner (whose
+ * capabilities cover an agent that requires none) takes its turn; and the files run one at a time,
+ * since one of them pauses the whole system.
  */
 export function sharedNode(): Promise<Node> {
-  shared ??= startNode();
+  shared ??= attachedNode() ?? startNode();
   return shared;
+}
+
+function attachedNode(): Promise<Node> | undefined {
+  const url = process.env[SHARED_URL];
+  const managementUrl = process.env[SHARED_MANAGEMENT_URL];
+  if (!url || !managementUrl) {
+    return undefined;
+  }
+  return Promise.resolve({
+    url,
+    managementUrl,
+    directory: "",
+    stop: () => Promise.resolve(),
+    logTail: () => "(the shared node's log is with-node.ts's to show)",
+  });
 }
 
 let ids = 0;

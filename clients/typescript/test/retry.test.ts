@@ -24,7 +24,7 @@ const unavailable = { status: 503, headers: { "Retry-After": "0" }, body: '{"err
 describe("retries", () => {
   test("a notification whose answer was lost is retried with its generated dedupe key and stored once", async () => {
     const id = agentId("lost-answer");
-    await rota.registerAgent(id);
+    await rota.registerAgent(id, { capabilities: [`cap-${id}`] }); // its notification stays unread
     let lost = 0;
     proxy.loseAnswer = (seen) => seen.path.endsWith(`${id}/notifications`) && lost++ === 0;
     try {

@@ -18,10 +18,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The fault suite over real processes: three nodes from {@code rota-server.jar} on an embedded
- * PostgreSQL. {@code rota.faults.suite=short} (the default build) is one brief kill -9 run and one
- * brief SIGSTOP run; {@code full} ({@code mvn -B verify -Pfaults}) runs every fault {@code
- * rota.faults.runs} times. Each run's history is checked offline; the tables go to stdout and
- * {@code target/faults/table.md}.
+ * PostgreSQL. {@code rota.faults.suite=short} (the default build) is one brief run of each fault of
+ * {@code rota.faults.kinds} (the pom's: the SIGSTOP run alone; none given: kill -9 and SIGSTOP);
+ * {@code full} ({@code mvn -B verify -Pfaults}) runs every fault {@code rota.faults.runs} times.
+ * Each run's history is checked offline; the tables go to stdout and {@code
+ * target/faults/table.md}.
  *
  * <p>Safety (nothing lost, no stale completion accepted, no overlapping hold, no duplicate) is
  * asserted for every run. Availability, for faults of one node: its agents served again within

@@ -185,9 +185,12 @@ class MetricsExpositionTest {
                 assertEquals(200, metrics.statusCode());
                 String body = metrics.body();
                 scrape.set(body);
+                // The tenants' figures are sampled apart from the totals: await both.
                 return body.contains("rota_dead_letters 2.0")
                     && body.contains("rota_agents{state=\"registered\"} 2.0")
                     && body.contains("rota_inbox_unread 1.0")
+                    && body.contains("rota_tenant_agents{tenant=\"default\"} 2.0")
+                    && body.contains("rota_tenant_unread{tenant=\"default\"} 1.0")
                     && body.contains("rota_pool_desired_runners{pool=\"default\"}");
               });
     } catch (ConditionTimeoutException e) {

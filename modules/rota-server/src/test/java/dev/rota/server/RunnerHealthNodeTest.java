@@ -186,11 +186,13 @@ class RunnerHealthNodeTest extends NodeOnDatabase {
     for (int i = 1; i <= 4; i++) {
       agent("stats-" + i, cap, 1);
     }
+    long started = System.nanoTime();
     complete(assigned(claim("counted-1", cap, 5)), "counted-1");
     complete(assigned(claim("counted-1", cap, 5)), "counted-1");
     fail(assigned(claim("counted-1", cap, 5)), "counted-1", "flaky tool");
     // Another agent next (the failed one avoids this runner), completed.
     complete(assigned(claim("counted-1", cap, 5)), "counted-1");
+    double elapsed = (System.nanoTime() - started) / 1e9;
 
     JsonNode r = runner("counted-1");
     JsonNode stats = r.get("stats");
@@ -198,11 +200,12 @@ class RunnerHealthNodeTest extends NodeOnDatabase {
     assertEquals(1, stats.get("failed").asLong(), r.toString());
     assertEquals(0, stats.get("expired").asLong(), r.toString());
     assertTrue(stats.get("meanActivationSeconds").isNumber(), r.toString());
-    assertTrue(stats.get("meanActivationSeconds").asDouble() >= 0, r.toString());
-    assertTrue(
-        stats.get("p95ActivationSeconds").asDouble()
-            >= stats.get("meanActivationSeconds").asDouble() * 0.5,
-        r.toString());
+    double mean = stats.get("meanActivationSeconds").asDouble();
+    double p95 = stats.get("p95ActivationSeconds").asDouble();
+    // Every turn took some time (claimed, then reported over HTTP), none longer than the four
+    // together; of four turns the 95th percentile is the longest, at least the mean.
+    assertTrue(mean > 0 && mean <= elapsed, mean + " s of " + elapsed + " s: " + r);
+    assertTrue(p95 >= mean && p95 <= elapsed, p95 + " s of " + elapsed + " s: " + r);
     assertEquals("flaky tool", stats.get("lastError").asText());
     assertEquals("idle", r.get("status").asText());
   }

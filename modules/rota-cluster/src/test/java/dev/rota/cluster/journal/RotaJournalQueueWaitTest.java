@@ -1,7 +1,6 @@
 package dev.rota.cluster.journal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.journal.RotaJournalContract.Append;
@@ -13,10 +12,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.junit.jupiter.api.AfterAll;
@@ -61,31 +60,32 @@ class RotaJournalQueueWaitTest {
     ActorRef<Command> late = testKit.spawn(new Log("late"));
     assertEquals(1, append(first, "warm-up").get(ASK.toSeconds(), TimeUnit.SECONDS));
 
-    CompletableFuture<Integer> refused;
+    TestProbe<Integer> lateReply = testKit.createTestProbe();
     try (Connection lock = db.dataSource().getConnection()) {
       lock.setAutoCommit(false);
       try (Statement s = lock.createStatement()) {
         s.execute("lock table event_journal in exclusive mode");
       }
-      refused =
-          LoggingTestKit.warn("were not started")
-              .expect(
-                  testKit.system(),
-                  () -> {
-                    // The writer takes this one and waits on the lock (up to the session's lock
-                    // timeout, 1 s)...
-                    append(first, "blocked");
-                    sleep(100);
-                    // ...while this one waits in the queue past max-queue-wait. The lock goes
-                    // before it could time out a second write: one started then would commit.
-                    CompletableFuture<Integer> waiting = append(late, "too-late");
-                    sleep(1_400);
-                    return waiting;
-                  });
+      LoggingTestKit.warn("were not started")
+          .expect(
+              testKit.system(),
+              () -> {
+                // The writer takes this one and waits on the lock (up to the session's lock
+                // timeout, 1 s)...
+                append(first, "blocked");
+                sleep(100);
+                // ...while this one waits in the queue past max-queue-wait. The lock goes
+                // before it could time out a second write: one started then would commit.
+                late.tell(new Append(List.of("too-late"), lateReply.ref()));
+                sleep(1_400);
+                return null;
+              });
       lock.rollback();
     }
-    assertThrows(
-        ExecutionException.class, () -> refused.get(ASK.toSeconds() + 5, TimeUnit.SECONDS));
+    // The refused write fails its entity, which stops without a reply (rather than waiting for
+    // an ask to time out, the test watches it stop).
+    lateReply.expectTerminated(late, ASK);
+    lateReply.expectNoMessage(Duration.ofMillis(200));
 
     assertEquals(
         0, db.queryLong("select count(*) from event_journal where persistence_id = 'late'"));

@@ -147,9 +147,14 @@ public final class HttpFuzzer {
     return new Report(sent, byStatus, problems, byRoute);
   }
 
-  /** Completes every lease the run was granted (so no agent waits for an expiry) and resumes. */
+  /**
+   * Completes every lease the run was granted (so no agent waits for an expiry), resumes, and lifts
+   * any cap the run set on the default tenant, the pool agents' tenant (a valid request may set one
+   * as low as one activation a minute, which leaves the agents waiting, rightly).
+   */
   public void settle() {
     send("POST", "/admin/resume", null);
+    send("PUT", "/admin/tenants/default", "{}");
     for (String leaseId : leaseIds) {
       // The claims' runner ids are not remembered: whichever of them is not the holder gets 409.
       for (String runnerId : RUNNER_IDS) {
