@@ -203,6 +203,7 @@ class TenantRoutesTest extends JUnit5RouteTest {
     assertTrue(granted instanceof AgentEntity.Granted, granted.toString());
     String leaseId = ((AgentEntity.Granted) granted).lease().leaseId();
     eventually(() -> assertEquals(1, tenant("epsilon").get("leased").asLong()));
+    // The lease must take measurable runner time for the tenant's actual share to exceed 0.
     Thread.sleep(300);
     var done =
         agents
