@@ -11,13 +11,13 @@ import com.typesafe.config.ConfigValueFactory;
 import dev.rota.cluster.agent.AgentChangeListener;
 import dev.rota.cluster.runner.TestCluster.Run;
 import dev.rota.core.model.FailureAction;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -68,14 +68,6 @@ class ProcessExecutorTest {
     return TestCluster.runOnce(KIT, agentId, null, process(script, settings));
   }
 
-  private static long readPid(Path file) {
-    try {
-      return Long.parseLong(Files.readString(file).strip());
-    } catch (Exception e) {
-      throw new AssertionError("no pid in " + file, e);
-    }
-  }
-
   @Test
   void readsTheAssignmentOnStdinAndCompletesWithItsJsonStdout() throws Exception {
     Run run =
@@ -121,22 +113,23 @@ class ProcessExecutorTest {
 
   @Test
   void pastItsTimeoutTheProcessAndItsChildrenAreKilledAndTheActivationRetried() throws Exception {
-    Path pidFile = tmp.resolve("child.pid");
-    Run run =
-        run(
-            "proc-slow",
-            "sleep 30 & echo $! > \"$PID_FILE\"; wait",
-            Map.of("timeout", "1s", "env", Map.of("PID_FILE", pidFile.toString())));
+    var run =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return run("proc-slow", "sleep 3041 & wait", Map.of("timeout", "3s"));
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    ProcessHandle child = awaitDescendant("3041");
 
-    assertEquals(Outcome.retry("timed out after 1s"), run.outcome());
-    assertEquals(1, run.agent().inbox().get(0).attempts());
-    long child = readPid(pidFile);
+    assertEquals(Outcome.retry("timed out after 3s"), run.get(30, TimeUnit.SECONDS).outcome());
+    assertEquals(1, run.get().agent().inbox().get(0).attempts());
     KIT.createTestProbe()
         .awaitAssert(
             () -> {
-              assertFalse(
-                  ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false),
-                  "the script's child was killed too");
+              assertFalse(child.isAlive(), "the script's child was killed too");
               return null;
             });
   }
@@ -170,22 +163,39 @@ class ProcessExecutorTest {
 
   @Test
   void cancellingARunKillsItsProcessTree() throws Exception {
-    Path pidFile = tmp.resolve("cancel.pid");
-    Executor executor =
-        process(
-            "sleep 30 & echo $! > \"$PID_FILE\"; wait",
-            Map.of("env", Map.of("PID_FILE", pidFile.toString())));
+    Executor executor = process("sleep 3042 & wait", Map.of());
     var run = executor.execute(TestCluster.activation("proc-cancel")).toCompletableFuture();
-    var probe = KIT.createTestProbe();
-    long child = probe.awaitAssert(Duration.ofSeconds(5), () -> readPid(pidFile));
+    ProcessHandle child = awaitDescendant("3042");
 
     run.cancel(true);
 
-    probe.awaitAssert(
-        () -> {
-          assertFalse(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
-          return null;
-        });
+    KIT.createTestProbe()
+        .awaitAssert(
+            () -> {
+              assertFalse(child.isAlive());
+              return null;
+            });
+  }
+
+  /**
+   * The process of this JVM's tree with {@code argument} among its arguments: the script's child,
+   * seen from the node (inside the sandbox it has a pid of its own namespace).
+   */
+  private static ProcessHandle awaitDescendant(String argument) {
+    return KIT.createTestProbe()
+        .awaitAssert(
+            Duration.ofSeconds(10),
+            () ->
+                ProcessHandle.current()
+                    .descendants()
+                    .filter(
+                        p ->
+                            p.info()
+                                .arguments()
+                                .map(a -> List.of(a).contains(argument))
+                                .orElse(false))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no process with " + argument)));
   }
 
   @Test
@@ -210,7 +220,8 @@ class ProcessExecutorTest {
             "ROTA_AGENT_ID",
             "ROTA_LEASE_ID",
             "ROTA_ACTIVATION_KIND",
-            "ROTA_ATTEMPT");
+            "ROTA_ATTEMPT",
+            "ROTA_ACTIVATION_DIR");
     assertEquals(
         new java.util.TreeSet<>(expected),
         names

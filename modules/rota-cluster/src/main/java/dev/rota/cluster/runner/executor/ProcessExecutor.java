@@ -29,9 +29,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs {@code rota.runners.process.command} once per activation, with the assignment JSON on stdin
  * and {@code ROTA_AGENT_ID}, {@code ROTA_LEASE_ID}, {@code ROTA_ACTIVATION_KIND}, {@code
- * ROTA_ATTEMPT} in its environment. The environment is otherwise clean: only the node's variables
+ * ROTA_ATTEMPT} and {@code ROTA_ACTIVATION_DIR} (a directory of its own, 0700, deleted after the
+ * activation) in its environment. The environment is otherwise clean: only the node's variables
  * listed in {@code pass-env} and the configured {@code env} map (see {@link #environment}); the
- * node's secrets are also removed from what the process hands back ({@code Redactor}).
+ * process runs confined by a {@link ProcessSandbox} (bubblewrap by default: no view of the node's
+ * processes, secret files or other activations); the node's secrets are also removed from what the
+ * process hands back ({@code Redactor}).
  *
  * <ul>
  *   <li>Exit 0 completes the activation. The result is stdout parsed as JSON when it is exactly one
@@ -58,6 +61,7 @@ public final class ProcessExecutor implements Executor {
   private final List<String> passEnv;
   private final long maxOutput;
   private final java.util.concurrent.Executor blocking;
+  private final ProcessSandbox sandbox;
 
   public ProcessExecutor(ExecutorContext context) {
     Config c = context.config();
@@ -76,6 +80,8 @@ public final class ProcessExecutor implements Executor {
     this.passEnv = c.hasPath("pass-env") ? List.copyOf(c.getStringList("pass-env")) : List.of();
     this.maxOutput = c.hasPath("max-output") ? c.getBytes("max-output") : 1 << 20;
     this.blocking = context.blocking();
+    this.sandbox = ProcessSandbox.from(context.pool(), c, context.system().settings().config());
+    sandbox.check();
   }
 
   @Override
@@ -101,7 +107,7 @@ public final class ProcessExecutor implements Executor {
     Path dir;
     Process process;
     try {
-      dir = Files.createTempDirectory("rota-activation-");
+      dir = sandbox.newActivationDir();
     } catch (IOException e) {
       result.complete(Outcome.retry("cannot create a temporary directory: " + e.getMessage()));
       return;
@@ -111,7 +117,7 @@ public final class ProcessExecutor implements Executor {
     try {
       Path stdin = Files.write(dir.resolve("activation.json"), activation.jsonBytes());
       ProcessBuilder builder =
-          new ProcessBuilder(command)
+          new ProcessBuilder(sandbox.command(command, dir, workingDir))
               .redirectInput(stdin.toFile())
               .redirectOutput(stdout.toFile())
               .redirectError(stderr.toFile());
@@ -124,6 +130,7 @@ public final class ProcessExecutor implements Executor {
       builder.environment().put("ROTA_LEASE_ID", activation.leaseId());
       builder.environment().put("ROTA_ACTIVATION_KIND", activation.lease().kind().wireName());
       builder.environment().put("ROTA_ATTEMPT", String.valueOf(activation.lease().attempt()));
+      builder.environment().put("ROTA_ACTIVATION_DIR", dir.toString());
       process = builder.start();
     } catch (IOException | RuntimeException e) {
       deleteQuietly(dir);
