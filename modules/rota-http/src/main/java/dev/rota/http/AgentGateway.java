@@ -9,12 +9,15 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * How the HTTP layer talks to agents: one ask through Cluster Sharding, bounded by {@code
@@ -29,10 +32,15 @@ public final class AgentGateway {
   /** The Retry-After of a request refused because its agent's node is unreachable. */
   static final int UNREACHABLE_RETRY_AFTER_SECONDS = 1;
 
+  private static final long LOG_EVERY_MILLIS = 10_000;
+  private static final Logger log = LoggerFactory.getLogger(AgentGateway.class);
+
   private final ClusterSharding sharding;
   private final EntityTypeKey<Command> typeKey;
   private final Duration askTimeout;
   private final AgentHomes homes;
+  private final Function<String, Optional<Address>> unreachableHome;
+  private final AtomicLong lastLogged = new AtomicLong();
 
   /** Talks to the agents of {@link AgentEntity#ENTITY_TYPE_KEY}. */
   public AgentGateway(ActorSystem<?> system, Duration askTimeout) {
@@ -45,6 +53,22 @@ public final class AgentGateway {
     this.typeKey = typeKey;
     this.askTimeout = askTimeout;
     this.homes = typeKey.equals(AgentEntity.ENTITY_TYPE_KEY) ? AgentHomes.get(system) : null;
+    this.unreachableHome = homes == null ? agentId -> Optional.empty() : homes::unreachableHome;
+  }
+
+  /**
+   * Talks to the agents of {@link AgentEntity#ENTITY_TYPE_KEY}, taking {@code unreachableHome} for
+   * the node that hosts an agent and is unreachable (tests name one without stopping a node).
+   */
+  AgentGateway(
+      ActorSystem<?> system,
+      Duration askTimeout,
+      Function<String, Optional<Address>> unreachableHome) {
+    this.sharding = ClusterSharding.get(system);
+    this.typeKey = AgentEntity.ENTITY_TYPE_KEY;
+    this.askTimeout = askTimeout;
+    this.homes = AgentHomes.get(system);
+    this.unreachableHome = unreachableHome;
   }
 
   public CompletionStage<Reply> ask(String agentId, Function<ActorRef<Reply>, Command> command) {
@@ -54,16 +78,15 @@ public final class AgentGateway {
   /** {@link #ask} for a command the agent answers only after a wait of up to {@code within}. */
   public CompletionStage<Reply> ask(
       String agentId, Function<ActorRef<Reply>, Command> command, Duration within) {
-    Optional<Address> unreachable =
-        homes == null ? Optional.empty() : homes.unreachableHome(agentId);
+    Optional<Address> unreachable = unreachableHome.apply(agentId);
     if (unreachable.isPresent()) {
+      logUnreachable(unreachable.get());
       return CompletableFuture.failedFuture(
           ApiException.unavailable(
               "agent "
                   + agentId
-                  + " lives on a node that is unreachable ("
-                  + unreachable.get()
-                  + "); its agents move to other nodes within seconds, nothing was accepted",
+                  + " lives on a node that is unreachable; its agents move to other nodes within"
+                  + " seconds, nothing was accepted",
               UNREACHABLE_RETRY_AFTER_SECONDS));
     }
     CompletionStage<Reply> asked =
@@ -78,13 +101,12 @@ public final class AgentGateway {
               Throwable cause =
                   failure instanceof CompletionException ? failure.getCause() : failure;
               if (cause instanceof AgentHomes.HomeUnreachable gone) {
+                logUnreachable(gone.home());
                 return CompletableFuture.failedFuture(
                     ApiException.unavailable(
                         "agent "
                             + agentId
-                            + "'s node "
-                            + gone.home()
-                            + " became unreachable while the request waited for it; its agents"
+                            + "'s node became unreachable while the request waited for it; its agents"
                             + " move to other nodes within seconds; the request may or may not"
                             + " have taken effect: retry it (a notification with the same dedupeKey"
                             + " is accepted once; a report on a lease already ended answers 410)",
@@ -92,5 +114,17 @@ public final class AgentGateway {
               }
               return CompletableFuture.failedFuture(failure);
             });
+  }
+
+  /**
+   * The node's cluster address is for operators, not for clients (it tells the network's layout):
+   * logged here, at most every {@value #LOG_EVERY_MILLIS} ms, never put in an answer.
+   */
+  private void logUnreachable(Address node) {
+    long now = System.currentTimeMillis();
+    long last = lastLogged.get();
+    if (now - last >= LOG_EVERY_MILLIS && lastLogged.compareAndSet(last, now)) {
+      log.warn("requests for agents on unreachable node {} are answered 503 at once", node);
+    }
   }
 }

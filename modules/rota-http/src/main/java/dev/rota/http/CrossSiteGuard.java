@@ -1,5 +1,6 @@
 package dev.rota.http;
 
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
@@ -7,8 +8,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import org.apache.pekko.http.javadsl.model.AttributeKeys;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.MediaType;
+import org.apache.pekko.http.javadsl.model.RemoteAddress;
 import org.apache.pekko.http.javadsl.model.headers.Host;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
@@ -20,7 +24,9 @@ import org.apache.pekko.http.javadsl.server.Route;
  * <ul>
  *   <li>a request whose {@code Host} is not a loopback name or address is refused (403) while the
  *       API runs without tokens and without {@code allow-anonymous}, the loopback-only mode: a page
- *       whose name was rebound to 127.0.0.1 still sends its own name;
+ *       whose name was rebound to 127.0.0.1 still sends its own name; in that mode a connection
+ *       that does not come from a loopback address, or that a proxy relayed for another machine
+ *       ({@link #fromThisMachine}), is refused too, whatever {@code Host} it says;
  *   <li>a request whose {@code Origin} is neither this node's (the {@code Host} it was sent to) nor
  *       in {@code rota.http.allowed-origins} is refused (403): browsers send it on every cross-site
  *       request that is not a plain navigation, and clients outside a browser do not send it;
@@ -55,6 +61,12 @@ final class CrossSiteGuard extends AllDirectives {
           "without tokens the API answers only requests addressed to localhost, 127.0.0.1 or"
               + " [::1]; configure tokens to serve other names");
     }
+    if (loopbackOnly && !fromThisMachine(request)) {
+      throw new ApiException(
+          ApiError.FORBIDDEN,
+          "without tokens the API answers only connections from this machine that no proxy"
+              + " relayed for another; configure tokens to serve others");
+    }
     Optional<String> origin = request.getHeader("Origin").map(h -> h.value().strip());
     if (origin.isPresent() && !sameOrigin(origin.get(), host) && !allowed(origin.get())) {
       throw new ApiException(
@@ -68,6 +80,59 @@ final class CrossSiteGuard extends AllDirectives {
           ApiError.UNSUPPORTED_MEDIA_TYPE,
           "a request body must be sent as Content-Type: application/json");
     }
+  }
+
+  /**
+   * The connection comes from a loopback address (the server's {@code remote-address-attribute},
+   * which only the connection sets; absent means the setting is off, and nothing is trusted), and
+   * no forwarding header ({@code Forwarded}, {@code X-Forwarded-For}, {@code X-Real-IP}) names
+   * anything else: a proxy on this machine that relays others' requests, whatever {@code Host} it
+   * sends, is refused.
+   */
+  static boolean fromThisMachine(HttpRequest request) {
+    boolean loopbackPeer =
+        request
+            .getAttribute(AttributeKeys.remoteAddress)
+            .flatMap(RemoteAddress::getAddress)
+            .map(InetAddress::isLoopbackAddress)
+            .orElse(false);
+    if (!loopbackPeer) {
+      return false;
+    }
+    for (HttpHeader header : request.getHeaders()) {
+      String name = header.lowercaseName();
+      if (name.equals("x-forwarded-for") || name.equals("x-real-ip")) {
+        for (String hop : header.value().split(",")) {
+          if (!isLoopbackName(unquoted(hop))) {
+            return false;
+          }
+        }
+      } else if (name.equals("forwarded")) {
+        for (String pair : header.value().split("[,;]")) {
+          String[] kv = pair.split("=", 2);
+          if (kv.length == 2
+              && kv[0].strip().equalsIgnoreCase("for")
+              && !isLoopbackName(unquoted(kv[1]))) {
+            return false;
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  /** A forwarded address without quotes, brackets' port, or IPv4 port. */
+  private static String unquoted(String value) {
+    String v = value.strip();
+    if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
+      v = v.substring(1, v.length() - 1);
+    }
+    if (v.startsWith("[")) {
+      int close = v.indexOf(']');
+      return close < 0 ? v : v.substring(0, close + 1);
+    }
+    int colon = v.indexOf(':');
+    return colon >= 0 && colon == v.lastIndexOf(':') ? v.substring(0, colon) : v;
   }
 
   private static boolean isJson(MediaType type) {

@@ -12,11 +12,14 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.TestCluster;
+import java.net.InetAddress;
 import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.RemoteAddress;
 import org.apache.pekko.http.javadsl.model.headers.Host;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.testkit.TestRouteResult;
@@ -177,6 +180,43 @@ class CrossSiteGuardTest extends JUnit5RouteTest {
         }) {
       run(HttpRequest.GET("/v1/agents").addHeader(loopback)).assertStatusCode(200);
     }
+  }
+
+  @Test
+  void aConnectionFromAnotherMachineIsRefusedInLoopbackModeWhateverItsHost() throws Exception {
+    HttpRequest fromElsewhere =
+        HttpRequest.GET("/v1/agents")
+            .addHeader(Host.create("localhost", 8080))
+            .addAttribute(
+                AttributeKeys.remoteAddress,
+                RemoteAddress.create(InetAddress.getByName("192.0.2.10")));
+
+    assertError(run(fromElsewhere), 403, "forbidden", "connections from this machine");
+    // Allowed anonymous access (behind something that authenticates) serves it.
+    run(settings("rota.http.allow-anonymous = on"), fromElsewhere).assertStatusCode(200);
+  }
+
+  @Test
+  void aSameHostProxyRelayingAnotherMachineIsRefusedInLoopbackMode() {
+    for (RawHeader forwarded :
+        new RawHeader[] {
+          RawHeader.create("X-Forwarded-For", "203.0.113.7"),
+          RawHeader.create("X-Forwarded-For", "127.0.0.1, 203.0.113.7"),
+          RawHeader.create("X-Real-IP", "203.0.113.7"),
+          RawHeader.create("Forwarded", "for=\"[2001:db8::7]:4711\";proto=https"),
+          RawHeader.create("Forwarded", "for=unknown"),
+        }) {
+      assertError(
+          run(HttpRequest.GET("/v1/agents").addHeader(NODE).addHeader(forwarded)),
+          403,
+          "forbidden",
+          "relayed");
+    }
+    run(HttpRequest.GET("/v1/agents")
+            .addHeader(NODE)
+            .addHeader(RawHeader.create("X-Forwarded-For", "127.0.0.1"))
+            .addHeader(RawHeader.create("Forwarded", "for=\"[::1]:5000\"")))
+        .assertStatusCode(200);
   }
 
   @Test

@@ -50,7 +50,11 @@ class ProcessRunnerNodeTest {
                 ConfigValueFactory.fromAnyRef(repository.toString()))
             .withValue(
                 "rota.runners.process.env.ROTA_EXAMPLE_LOG",
-                ConfigValueFactory.fromAnyRef(log.toString()));
+                ConfigValueFactory.fromAnyRef(log.toString()))
+            // The sandboxed script may write there and nowhere else outside its own directory.
+            .withValue(
+                "rota.runners.process.sandbox-writable-paths",
+                ConfigValueFactory.fromIterable(List.of(dir.toString())));
     try (TestDatabase database = Databases.h2();
         RotaNode node =
             RotaNode.startWith(

@@ -1,15 +1,19 @@
 package dev.rota.http.testing;
 
+import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaType;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.RemoteAddress;
+import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.server.RouteResult;
 import org.apache.pekko.http.javadsl.testkit.RouteTest;
 import org.apache.pekko.http.javadsl.testkit.TestRouteResult;
@@ -42,6 +46,29 @@ public abstract class JUnit5RouteTest extends RouteTest {
   @Override
   public FiniteDuration awaitDuration() {
     return FiniteDuration.apply(10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * A request of the kit arrives, as a real one from {@code curl localhost} would, from the
+   * loopback address (the server's {@code remote-address-attribute}), unless the test gave it
+   * another.
+   */
+  @Override
+  public TestRouteResult runRoute(Route route, HttpRequest request) {
+    return super.runRoute(route, fromLoopback(request));
+  }
+
+  @Override
+  public TestRouteResult runRouteUnSealed(Route route, HttpRequest request) {
+    return super.runRouteUnSealed(route, fromLoopback(request));
+  }
+
+  private static HttpRequest fromLoopback(HttpRequest request) {
+    if (request.getAttribute(AttributeKeys.remoteAddress).isPresent()) {
+      return request;
+    }
+    return request.addAttribute(
+        AttributeKeys.remoteAddress, RemoteAddress.create(InetAddress.getLoopbackAddress()));
   }
 
   /**

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  *       the executor gave it, never the node's;
  *   <li>the file system read-only, with a private {@code /tmp}, a fresh {@code /dev} and {@code
  *       /proc}; the activations root hidden under an empty tmpfs and only the activation's own
- *       directory bound back, writable;
+ *       directory bound back, writable, with the operator's {@code sandbox-writable-paths};
  *   <li>the node's secret files hidden: the token file ({@code rota.http.tokens-file}), the
  *       cluster's TLS stores ({@code rota.cluster.tls.key-store}, {@code trust-store}) and {@code
  *       sandbox-hidden-paths} (directories become empty, files unreadable);
@@ -48,6 +48,7 @@ final class ProcessSandbox {
   private final String bwrapPath;
   private final boolean network;
   private final List<String> hiddenPaths;
+  private final List<Path> writablePaths;
   private final Path root;
 
   private ProcessSandbox(
@@ -56,12 +57,14 @@ final class ProcessSandbox {
       String bwrapPath,
       boolean network,
       List<String> hiddenPaths,
+      List<Path> writablePaths,
       Path root) {
     this.pool = pool;
     this.bwrap = bwrap;
     this.bwrapPath = bwrapPath;
     this.network = network;
     this.hiddenPaths = List.copyOf(hiddenPaths);
+    this.writablePaths = List.copyOf(writablePaths);
     this.root = root;
   }
 
@@ -97,6 +100,12 @@ final class ProcessSandbox {
     if (settings.hasPath("sandbox-hidden-paths")) {
       hidden.addAll(settings.getStringList("sandbox-hidden-paths"));
     }
+    List<Path> writable = new ArrayList<>();
+    if (settings.hasPath("sandbox-writable-paths")) {
+      for (String path : settings.getStringList("sandbox-writable-paths")) {
+        writable.add(Path.of(path).toAbsolutePath().normalize());
+      }
+    }
     String dir = settings.hasPath("activations-dir") ? settings.getString("activations-dir") : "";
     Path root =
         dir.isBlank()
@@ -108,6 +117,7 @@ final class ProcessSandbox {
         settings.hasPath("bwrap-path") ? settings.getString("bwrap-path") : "bwrap",
         !settings.hasPath("sandbox-network") || settings.getBoolean("sandbox-network"),
         List.copyOf(hidden),
+        writable,
         root.toAbsolutePath().normalize());
   }
 
@@ -123,10 +133,15 @@ final class ProcessSandbox {
   void check() {
     Path probe;
     try {
+      for (Path path : writablePaths) {
+        if (!Files.exists(path)) {
+          Files.createDirectories(path);
+        }
+      }
       probe = newActivationDir();
     } catch (IOException e) {
       throw new IllegalArgumentException(
-          "pool " + pool + ": cannot create the activations directory " + root + ": " + e, e);
+          "pool " + pool + ": cannot create the activations directory or a writable path: " + e, e);
     }
     try {
       if (bwrap) {
@@ -220,6 +235,9 @@ final class ProcessSandbox {
     line.addAll(List.of("--tmpfs", "/tmp", "--tmpfs", root.toString()));
     for (String hidden : hiddenPaths) {
       hide(line, Path.of(hidden), root);
+    }
+    for (Path path : writablePaths) {
+      line.addAll(List.of("--bind", path.toString(), path.toString()));
     }
     line.addAll(List.of("--bind", dir.toString(), dir.toString()));
     String cwd =
