@@ -128,7 +128,7 @@ public final class AgentRoutes extends AllDirectives {
         maxBodyBytes,
         request -> {
           AgentConfigPatch patch = request.toPatch();
-          checkWebhook(patch.metadata());
+          checkWebhook(patch.metadata(), AgentKeys.tenantOf(agentId));
           return ask(
               agentId,
               replyTo -> new AgentEntity.Register(patch, replyTo),
@@ -142,9 +142,10 @@ public final class AgentRoutes extends AllDirectives {
 
   /**
    * A webhook the http executor would refuse is refused here, while the producer can still be told
-   * (decision 50): the list is checked again, with DNS, right before every call.
+   * (decision 50): the list is checked again, with DNS, right before every call. A target bound to
+   * another tenant is refused like an unlisted one (decision 114).
    */
-  private void checkWebhook(JsonNode metadata) {
+  private void checkWebhook(JsonNode metadata, String tenant) {
     JsonNode url = metadata == null ? null : metadata.get("webhookUrl");
     if (url == null || url.isNull()) {
       return;
@@ -153,7 +154,7 @@ public final class AgentRoutes extends AllDirectives {
       throw ApiException.invalid("field 'metadata.webhookUrl' must be a string: an http(s) URL");
     }
     webhooks
-        .refusal(url.asText())
+        .refusal(url.asText(), tenant)
         .ifPresent(
             reason -> {
               throw ApiException.invalid("field 'metadata.webhookUrl' " + reason);

@@ -5,6 +5,7 @@ import static dev.rota.http.testing.RouteAssertions.body;
 import static dev.rota.http.testing.RouteAssertions.jsonRequest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.runner.executor.WebhookTargets;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.TestCluster;
@@ -112,6 +113,43 @@ class WebhookRegistrationTest extends JUnit5RouteTest {
         400,
         "invalid",
         "rota.runners.http.allowed-targets");
+  }
+
+  @Test
+  void refusesAPathParameterThatWouldClimbOutOfAnAllowedPrefix() {
+    var prefix = WebhookTargets.of(List.of("http://127.0.0.1:9000/rota"));
+    put(prefix, "hook-prefix", webhook("http://127.0.0.1:9000/rota/hook")).assertStatusCode(201);
+
+    for (String url :
+        List.of(
+            "http://127.0.0.1:9000/rota/..;/admin",
+            "http://127.0.0.1:9000/rota/..%3b/admin",
+            "http://127.0.0.1:9000/rota/hook;x=1")) {
+      assertError(
+          put(prefix, "hook-dotdot", webhook(url)), 400, "invalid", "field 'metadata.webhookUrl'");
+    }
+  }
+
+  @Test
+  void refusesAWebhookBoundToAnotherTenant() {
+    var targets =
+        WebhookTargets.from(
+            ConfigFactory.parseString(
+                """
+                rota.runners.http {
+                  allowed-targets = ["127.0.0.1"]
+                  tenant-targets { globex { allowed-targets = ["127.0.0.1:9100"] } }
+                }
+                """));
+
+    // This node's requests work in the default tenant: globex's hook is not for its agents, though
+    // the shared entry covers every port of 127.0.0.1.
+    assertError(
+        put(targets, "hook-globex", webhook("http://127.0.0.1:9100/hook")),
+        400,
+        "invalid",
+        "field 'metadata.webhookUrl' is not an allowed webhook target");
+    put(targets, "hook-shared", webhook("http://127.0.0.1:9101/hook")).assertStatusCode(201);
   }
 
   @Test

@@ -93,6 +93,9 @@ public final class Redactor {
     if (root.hasPath("rota.runners.http.headers")) {
       secrets.addAll(values(root.getConfig("rota.runners.http.headers")));
     }
+    if (root.hasPath("rota.runners.http")) {
+      secrets.addAll(tenantHeaders(root.getConfig("rota.runners.http")));
+    }
     if (root.hasPath("rota.runners.process")) {
       secrets.addAll(secretEnv(root.getConfig("rota.runners.process")));
     }
@@ -103,10 +106,26 @@ public final class Redactor {
         }
         if (pool.hasPath("executor-settings")) {
           secrets.addAll(secretEnv(pool.getConfig("executor-settings")));
+          secrets.addAll(tenantHeaders(pool.getConfig("executor-settings")));
         }
       }
     }
     return new Redactor(secrets);
+  }
+
+  /** The header values of every tenant's webhook targets ({@code tenant-targets.<t>.headers}). */
+  private static List<String> tenantHeaders(Config http) {
+    List<String> out = new ArrayList<>();
+    if (http.hasPath("tenant-targets")) {
+      Config tenants = http.getConfig("tenant-targets");
+      for (String tenant : http.getObject("tenant-targets").keySet()) {
+        String key = com.typesafe.config.ConfigUtil.joinPath(tenant, "headers");
+        if (tenants.hasPath(key)) {
+          out.addAll(values(tenants.getConfig(key)));
+        }
+      }
+    }
+    return out;
   }
 
   /** The values of {@code env} entries and {@code pass-env} variables whose name looks secret. */

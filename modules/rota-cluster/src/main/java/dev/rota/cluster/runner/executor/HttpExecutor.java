@@ -7,6 +7,7 @@ import dev.rota.cluster.runner.Activation;
 import dev.rota.cluster.runner.Executor;
 import dev.rota.cluster.runner.ExecutorContext;
 import dev.rota.cluster.runner.Outcome;
+import dev.rota.core.tenant.Tenants;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -37,8 +38,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * POSTs the assignment JSON to the agent's webhook, {@code metadata.webhookUrl}, with headers
- * {@code Rota-Agent-Id} and {@code Rota-Lease-Id} (an idempotency key: a retried activation gets a
- * new one) plus {@code rota.runners.http.headers}. The response is the outcome:
+ * {@code Rota-Tenant}, {@code Rota-Agent-Id} and {@code Rota-Lease-Id} (an idempotency key: a
+ * retried activation gets a new one) plus {@code rota.runners.http.headers} for a shared target, or
+ * the tenant's own {@code tenant-targets.<tenant>.headers} for a target bound to the agent's tenant
+ * (decision 114; another tenant's target is refused). The response is the outcome:
  *
  * <ul>
  *   <li>2xx completes; the result is the response JSON, {@code {}} for an empty body, or {@code
@@ -74,6 +77,7 @@ public final class HttpExecutor implements Executor {
   private final java.util.concurrent.Executor blocking;
   private final PinnedAddresses pinned = new PinnedAddresses();
   private final Map<String, String> headers = new LinkedHashMap<>();
+  private final Map<String, Map<String, String>> tenantHeaders = new LinkedHashMap<>();
 
   public HttpExecutor(ExecutorContext context) {
     this(context, InetAddress::getAllByName);
@@ -91,7 +95,9 @@ public final class HttpExecutor implements Executor {
               + pool
               + ": the http executor needs "
               + WebhookTargets.KEY
-              + " (hosts or URL prefixes its webhooks may be at); it is empty");
+              + " or "
+              + WebhookTargets.TENANT_KEY
+              + " (hosts or URL prefixes its webhooks may be at); both are empty");
     }
     long maxReply = c.hasPath("max-reply-bytes") ? c.getBytes("max-reply-bytes") : 65536;
     if (maxReply < 1 || maxReply > 16 * 1024 * 1024) {
@@ -104,8 +110,21 @@ public final class HttpExecutor implements Executor {
     if (c.hasPath("headers")) {
       c.getObject("headers").unwrapped().forEach((k, v) -> headers.put(k, String.valueOf(v)));
     }
+    WebhookTargets.tenantSettings(c)
+        .forEach(
+            (tenant, settings) -> {
+              Map<String, String> own = new LinkedHashMap<>();
+              if (settings.hasPath("headers")) {
+                settings
+                    .getObject("headers")
+                    .unwrapped()
+                    .forEach((k, v) -> own.put(k, String.valueOf(v)));
+              }
+              tenantHeaders.put(tenant, own);
+            });
     // Refuse headers the JDK client will not send (Host, Content-Length, ...) at start, not later.
     headers.forEach(HttpRequest.newBuilder()::header);
+    tenantHeaders.values().forEach(own -> own.forEach(HttpRequest.newBuilder()::header));
     this.client =
         HttpClient.newBuilder()
             .connectTimeout(c.getDuration("connect-timeout"))
@@ -120,20 +139,26 @@ public final class HttpExecutor implements Executor {
     if (url == null || !url.isTextual() || url.asText().isBlank()) {
       return CompletableFuture.completedFuture(Outcome.discard(NO_WEBHOOK));
     }
-    var refusal = targets.refusal(url.asText());
+    String tenant = activation.json().path("tenant").asText(Tenants.DEFAULT);
+    var refusal = targets.refusal(url.asText(), tenant);
     if (refusal.isPresent()) {
       return CompletableFuture.completedFuture(
           Outcome.discard("agent metadata.webhookUrl " + refusal.get()));
     }
     URI uri = URI.create(url.asText()).normalize();
+    // A tenant's own target gets that tenant's headers; a shared one the shared headers.
+    Map<String, String> callHeaders =
+        targets.boundTo(url.asText(), tenant)
+            ? tenantHeaders.getOrDefault(tenant, Map.of())
+            : headers;
     String webhook = "webhook " + uri.getHost();
     AtomicReference<CompletableFuture<?>> sent = new AtomicReference<>();
     CompletableFuture<Outcome> result =
-        CompletableFuture.supplyAsync(() -> resolve(uri), blocking)
+        CompletableFuture.supplyAsync(() -> resolve(uri, tenant), blocking)
             .thenCompose(
                 address -> {
                   CompletableFuture<HttpResponse<CappedBody.Reply>> call =
-                      send(uri, address, activation);
+                      send(uri, activation, tenant, callHeaders);
                   sent.set(call);
                   return call;
                 })
@@ -150,9 +175,9 @@ public final class HttpExecutor implements Executor {
     return result;
   }
 
-  private InetAddress resolve(URI uri) {
+  private InetAddress resolve(URI uri, String tenant) {
     try {
-      InetAddress address = targets.resolve(uri, resolver);
+      InetAddress address = targets.resolve(uri, tenant, resolver);
       pinned.pin(uri, address);
       return address;
     } catch (UnknownHostException e) {
@@ -161,15 +186,16 @@ public final class HttpExecutor implements Executor {
   }
 
   private CompletableFuture<HttpResponse<CappedBody.Reply>> send(
-      URI uri, InetAddress address, Activation activation) {
+      URI uri, Activation activation, String tenant, Map<String, String> callHeaders) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(uri)
             .timeout(timeout)
             .header("Content-Type", "application/json")
+            .header("Rota-Tenant", tenant)
             .header("Rota-Agent-Id", activation.agentId())
             .header("Rota-Lease-Id", activation.leaseId())
             .POST(HttpRequest.BodyPublishers.ofByteArray(activation.jsonBytes()));
-    headers.forEach(request::header);
+    callHeaders.forEach(request::header);
     return client.sendAsync(request.build(), CappedBody.handler(maxReplyBytes));
   }
 

@@ -1,6 +1,7 @@
 package dev.rota.cluster.runner.executor;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigUtil;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.URI;
@@ -8,9 +9,13 @@ import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Where the {@code http} executor may send an activation: {@code rota.runners.http.allowed-targets}
@@ -27,8 +32,11 @@ import java.util.Optional;
  * </ul>
  *
  * <p>A URL whose path has a segment that decodes to {@code .} or {@code ..}, or holds an encoded
- * {@code /}, {@code \} or NUL, is refused whatever the entries: a server may decode and resolve it
- * out of the allowed prefix.
+ * {@code /}, {@code \} or NUL, or a {@code ;} (a path parameter, plain or encoded), is refused
+ * whatever the entries: a server may decode and resolve it out of the allowed prefix.
+ *
+ * <p>Targets may be bound to tenants ({@code tenant-targets}, decision 114): a URL that a tenant's
+ * entry matches serves only that tenant's agents, even where a shared entry matches it too.
  *
  * <p>A URL is allowed when it is http(s), carries no user info and matches an entry. The address
  * its host resolves to is checked again right before each call ({@link #resolve}): a loopback,
@@ -40,47 +48,92 @@ public final class WebhookTargets {
   /** The key of the list, for messages that tell an operator what to change. */
   public static final String KEY = "rota.runners.http.allowed-targets";
 
-  private static final WebhookTargets NONE = new WebhookTargets(List.of());
+  /** The key of the targets bound to tenants: {@code <tenant> { allowed-targets, headers }}. */
+  public static final String TENANT_KEY = "rota.runners.http.tenant-targets";
+
+  private static final WebhookTargets NONE = new WebhookTargets(List.of(), Map.of());
 
   private final List<WebhookTargetEntry> entries;
+  private final Map<String, List<WebhookTargetEntry>> byTenant;
 
-  private WebhookTargets(List<WebhookTargetEntry> entries) {
+  private WebhookTargets(
+      List<WebhookTargetEntry> entries, Map<String, List<WebhookTargetEntry>> byTenant) {
     this.entries = List.copyOf(entries);
+    this.byTenant = Map.copyOf(byTenant);
   }
 
-  /** The list of a node's whole config; none when the key is absent. */
+  /** The lists of a node's whole config ({@code rota.runners.http}); none when absent. */
   public static WebhookTargets from(Config config) {
-    return config.hasPath(KEY) ? of(config.getStringList(KEY)) : NONE;
-  }
-
-  /** The list of the executor's own settings ({@code rota.runners.http} overlaid by the pool's). */
-  static WebhookTargets fromExecutorSettings(Config settings) {
-    return settings.hasPath("allowed-targets")
-        ? of(settings.getStringList("allowed-targets"))
+    return config.hasPath("rota.runners.http")
+        ? fromExecutorSettings(config.getConfig("rota.runners.http"))
         : NONE;
   }
 
   /**
+   * The lists of the executor's own settings ({@code rota.runners.http} overlaid by the pool's):
+   * {@code allowed-targets}, shared by every tenant, and {@code tenant-targets}.
+   */
+  static WebhookTargets fromExecutorSettings(Config settings) {
+    List<WebhookTargetEntry> shared =
+        settings.hasPath("allowed-targets")
+            ? parse(settings.getStringList("allowed-targets"))
+            : List.of();
+    Map<String, List<WebhookTargetEntry>> byTenant = new LinkedHashMap<>();
+    for (Map.Entry<String, Config> tenant : tenantSettings(settings).entrySet()) {
+      Config c = tenant.getValue();
+      byTenant.put(
+          tenant.getKey(),
+          c.hasPath("allowed-targets") ? parse(c.getStringList("allowed-targets")) : List.of());
+    }
+    return new WebhookTargets(shared, byTenant);
+  }
+
+  /** Each tenant's block of {@code tenant-targets}, by tenant name. */
+  static Map<String, Config> tenantSettings(Config settings) {
+    Map<String, Config> out = new LinkedHashMap<>();
+    if (settings.hasPath("tenant-targets")) {
+      for (String tenant : settings.getObject("tenant-targets").keySet()) {
+        out.put(tenant, settings.getConfig(ConfigUtil.joinPath("tenant-targets", tenant)));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Targets shared by every tenant.
+   *
    * @throws IllegalArgumentException naming the first entry that is not a host, address, CIDR block
    *     or http(s) URL
    */
   public static WebhookTargets of(List<String> entries) {
+    return new WebhookTargets(parse(entries), Map.of());
+  }
+
+  private static List<WebhookTargetEntry> parse(List<String> entries) {
     List<WebhookTargetEntry> parsed = new ArrayList<>();
     for (String entry : entries) {
       parsed.add(WebhookTargetEntry.parse(entry.strip()));
     }
-    return new WebhookTargets(parsed);
+    return parsed;
   }
 
   public boolean isEmpty() {
-    return entries.isEmpty();
+    return entries.isEmpty() && byTenant.values().stream().allMatch(List::isEmpty);
+  }
+
+  /** {@link #refusal(String, String)} for a caller of no tenant: shared targets only. */
+  public Optional<String> refusal(String url) {
+    return refusal(url, null);
   }
 
   /**
-   * Why {@code url} may not be called, or empty when it may (as far as can be told without DNS).
-   * The reason is a sentence about the URL's shape, never about what is behind it.
+   * Why an agent of {@code tenant} may not call {@code url}, or empty when it may (as far as can be
+   * told without DNS). A URL that a tenant's {@code tenant-targets} entry matches is bound to that
+   * tenant (to each tenant whose list matches it): only its agents may use it, whatever the shared
+   * list says. Any other URL must match a shared entry. The reason is a sentence about the URL's
+   * shape, never about what is behind it nor whose it is.
    */
-  public Optional<String> refusal(String url) {
+  public Optional<String> refusal(String url, String tenant) {
     URI uri;
     try {
       uri = new URI(url).normalize();
@@ -98,10 +151,54 @@ public final class WebhookTargets {
     if (segments.isEmpty()) {
       return Optional.of("has an encoded dot segment or separator in its path");
     }
-    if (entries.stream().noneMatch(e -> e.allows(scheme, host(uri), port(uri), segments.get()))) {
-      return Optional.of("is not an allowed webhook target (" + KEY + ")");
+    Set<String> owners = owners(scheme, uri, segments.get());
+    boolean allowed =
+        owners.isEmpty()
+            ? matches(entries, scheme, uri, segments.get())
+            : tenant != null && owners.contains(tenant);
+    return allowed
+        ? Optional.empty()
+        : Optional.of("is not an allowed webhook target (" + KEY + ")");
+  }
+
+  /**
+   * Whether {@code url} is one of {@code tenant}'s own targets (its {@code tenant-targets} entries
+   * match it): the call then carries that tenant's headers instead of the shared ones.
+   */
+  public boolean boundTo(String url, String tenant) {
+    URI uri;
+    try {
+      uri = new URI(url).normalize();
+    } catch (URISyntaxException e) {
+      return false;
     }
-    return Optional.empty();
+    if (uri.getHost() == null || uri.getScheme() == null) {
+      return false;
+    }
+    String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
+    return segments(path(uri))
+        .map(s -> matches(ofTenant(tenant), scheme, uri, s))
+        .orElse(false);
+  }
+
+  private List<WebhookTargetEntry> ofTenant(String tenant) {
+    return tenant == null ? List.of() : byTenant.getOrDefault(tenant, List.of());
+  }
+
+  private Set<String> owners(String scheme, URI uri, List<String> segments) {
+    Set<String> owners = new HashSet<>();
+    byTenant.forEach(
+        (name, list) -> {
+          if (matches(list, scheme, uri, segments)) {
+            owners.add(name);
+          }
+        });
+    return owners;
+  }
+
+  private static boolean matches(
+      List<WebhookTargetEntry> list, String scheme, URI uri, List<String> segments) {
+    return list.stream().anyMatch(e -> e.allows(scheme, host(uri), port(uri), segments));
   }
 
   /**
@@ -111,10 +208,17 @@ public final class WebhookTargets {
    * @throws RefusedAddress when any of its addresses is inward and not listed
    */
   InetAddress resolve(URI uri, Resolver resolver) throws UnknownHostException {
+    return resolve(uri, null, resolver);
+  }
+
+  /** {@link #resolve(URI, Resolver)} where {@code tenant}'s own address entries also name. */
+  InetAddress resolve(URI uri, String tenant, Resolver resolver) throws UnknownHostException {
     InetAddress[] addresses = resolver.resolve(host(uri));
+    List<WebhookTargetEntry> naming = new ArrayList<>(entries);
+    naming.addAll(ofTenant(tenant));
     for (InetAddress address : addresses) {
       if (isInward(address)
-          && entries.stream()
+          && naming.stream()
               .noneMatch(e -> e.names(address) && (e.port() < 0 || e.port() == port(uri)))) {
         throw new RefusedAddress(host(uri), address);
       }
@@ -200,12 +304,17 @@ public final class WebhookTargets {
 
   /**
    * A raw path's segments, percent-decoded, without a trailing empty one; empty when one decodes to
-   * {@code .} or {@code ..} or holds a {@code /}, {@code \} or NUL (or is not decodable).
+   * {@code .} or {@code ..} or holds a {@code /}, {@code \}, {@code ;} or NUL (or is not
+   * decodable). A {@code ;} starts a path parameter, which servers such as Tomcat drop before they
+   * route: {@code /rota/..;/admin} would reach {@code /admin}.
    */
   static Optional<List<String>> segments(String rawPath) {
     List<String> out = new ArrayList<>();
     String[] raw = rawPath.split("/", -1);
     for (int i = 1; i < raw.length; i++) {
+      if (raw[i].indexOf(';') >= 0) {
+        return Optional.empty();
+      }
       String segment;
       try {
         segment = java.net.URLDecoder.decode(raw[i].replace("+", "%2B"), StandardCharsets.UTF_8);
@@ -216,6 +325,7 @@ public final class WebhookTargets {
           || segment.equals("..")
           || segment.contains("/")
           || segment.contains("\\")
+          || segment.indexOf(';') >= 0
           || segment.indexOf('\0') >= 0) {
         return Optional.empty();
       }

@@ -143,6 +143,61 @@ class WebhookTargetsTest {
   }
 
   @Test
+  void pathParametersAndDotDotSemicolonAreRefused() {
+    // A Java or Tomcat server drops ";..." from a segment before it routes: "/rota/..;/admin"
+    // reaches /admin, out of the allowed prefix.
+    for (String url :
+        List.of(
+            "http://127.0.0.1:9/rota/..;/admin",
+            "http://127.0.0.1:9/rota/..;x=1/admin",
+            "http://127.0.0.1:9/rota/hook;jsessionid=1",
+            "http://127.0.0.1:9/rota;/hook",
+            "http://127.0.0.1:9/rota/%2e%2e;/admin",
+            "http://127.0.0.1:9/rota/..%3b/admin",
+            "http://127.0.0.1:9/rota/..%3B/admin",
+            "http://127.0.0.1:9/rota/hook%3bx")) {
+      assertEquals(
+          Optional.of("has an encoded dot segment or separator in its path"),
+          PREFIX.refusal(url),
+          url);
+    }
+    assertTrue(PREFIX.refusal("http://127.0.0.1:9/rota/hook?a=1;b=2").isEmpty(), "a query");
+  }
+
+  @Test
+  void aTargetBoundToATenantServesThatTenantOnly() {
+    var targets =
+        WebhookTargets.from(
+            com.typesafe.config.ConfigFactory.parseString(
+                """
+                rota.runners.http {
+                  allowed-targets = ["*.example.com"]
+                  tenant-targets {
+                    acme { allowed-targets = ["https://hooks.example.com/acme/"] }
+                    globex { allowed-targets = ["https://hooks.example.com/globex/", "10.1.2.3:443"] }
+                  }
+                }
+                """));
+    String acmeHook = "https://hooks.example.com/acme/in";
+
+    assertTrue(targets.refusal(acmeHook, "acme").isEmpty());
+    assertTrue(targets.refusal("https://hooks.example.com/globex/in", "globex").isEmpty());
+    assertTrue(targets.refusal("https://10.1.2.3/in", "globex").isEmpty());
+    assertTrue(targets.refusal("https://other.example.com/x", "acme").isEmpty(), "shared");
+    for (String tenant : List.of("globex", "default")) {
+      // Bound to acme: refused to the others although the shared "*.example.com" covers it, with
+      // the words of any unlisted URL (so a tenant cannot probe another's targets).
+      assertEquals(
+          Optional.of("is not an allowed webhook target (rota.runners.http.allowed-targets)"),
+          targets.refusal(acmeHook, tenant),
+          tenant);
+    }
+    assertFalse(targets.refusal("https://10.1.2.3/in", "acme").isEmpty());
+    assertFalse(targets.boundTo("https://other.example.com/x", "acme"));
+    assertTrue(targets.boundTo(acmeHook, "acme"));
+  }
+
+  @Test
   void addressAndCidrEntriesMayCarryAPort() throws Exception {
     var targets =
         WebhookTargets.of(List.of("10.96.0.0/12:443", "[fd00::]/8:8443", "192.168.5.0/24"));
