@@ -165,6 +165,16 @@ class WebhookTenantsTest {
   }
 
   @Test
+  void aTenantsHeaderSecretIsRedactedFromWhatExecutorsHandBack() {
+    var redactor =
+        Redactor.from(
+            ConfigFactory.parseString(
+                "rota.runners.http.tenant-targets.acme.headers.Authorization = \"Bearer acme-s3cret\""));
+
+    assertEquals("echo: [redacted]", redactor.redact("echo: Bearer acme-s3cret"));
+  }
+
+  @Test
   void aSharedTargetGetsTheSharedSecretAndTheCallersTenant() throws Exception {
     assertInstanceOf(Outcome.Completed.class, run("acme", "bot", url(shared, "/hook")));
 

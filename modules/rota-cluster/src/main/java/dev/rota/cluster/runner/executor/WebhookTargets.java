@@ -176,9 +176,7 @@ public final class WebhookTargets {
       return false;
     }
     String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
-    return segments(path(uri))
-        .map(s -> matches(ofTenant(tenant), scheme, uri, s))
-        .orElse(false);
+    return segments(path(uri)).map(s -> matches(ofTenant(tenant), scheme, uri, s)).orElse(false);
   }
 
   private List<WebhookTargetEntry> ofTenant(String tenant) {
