@@ -142,6 +142,27 @@ class ProcessSandboxTest {
   }
 
   @Test
+  void aWorkingDirectoryOrWritablePathHoldingTheSecretsDoesNotShowThemAgain() throws Exception {
+    var probed =
+        process(
+                PROBE,
+                Map.of(
+                    "working-dir",
+                    SECRETS.getParent().toString(),
+                    "sandbox-writable-paths",
+                    List.of(SECRETS.toString())))
+            .execute(TestCluster.activation("sbx-probe-wd"))
+            .toCompletableFuture()
+            .get(30, TimeUnit.SECONDS);
+
+    var completed = assertInstanceOf(Outcome.Completed.class, probed);
+    String read = decoded(completed.result().get("stdout").asText());
+    for (String secret : List.of(FILE_TOKEN, KEYSTORE_SECRET)) {
+      assertFalse(read.contains(secret), "the process read " + secret + ":\n" + read);
+    }
+  }
+
+  @Test
   void eachActivationHasAPrivateDirectoryOfItsOwn() throws Exception {
     var outcome =
         process(

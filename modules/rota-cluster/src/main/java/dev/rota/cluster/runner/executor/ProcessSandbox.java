@@ -232,35 +232,43 @@ final class ProcessSandbox {
       line.add("--share-net");
     }
     line.addAll(List.of("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"));
-    line.addAll(List.of("--tmpfs", "/tmp", "--tmpfs", root.toString()));
-    for (String hidden : hiddenPaths) {
-      hide(line, Path.of(hidden), root);
+    line.addAll(List.of("--tmpfs", "/tmp"));
+    String cwd =
+        workingDir == null ? Path.of("").toAbsolutePath().toString() : workingDir.getAbsolutePath();
+    List<Path> shown = new ArrayList<>(writablePaths);
+    if (workingDir != null) {
+      // Visible even when it lies under /tmp; writable below if listed.
+      line.addAll(List.of("--ro-bind", cwd, cwd));
+      shown.add(Path.of(cwd));
     }
     for (Path path : writablePaths) {
       line.addAll(List.of("--bind", path.toString(), path.toString()));
     }
-    line.addAll(List.of("--bind", dir.toString(), dir.toString()));
-    String cwd =
-        workingDir == null ? Path.of("").toAbsolutePath().toString() : workingDir.getAbsolutePath();
-    if (workingDir != null) {
-      // Visible even when it lies under a directory hidden above (/tmp).
-      line.addAll(List.of("--ro-bind", cwd, cwd));
+    // Hidden after the binds above, so that none of them shows a secret again.
+    line.addAll(List.of("--tmpfs", root.toString()));
+    for (String hidden : hiddenPaths) {
+      hide(line, Path.of(hidden), shown);
     }
+    line.addAll(List.of("--bind", dir.toString(), dir.toString()));
     line.addAll(List.of("--chdir", cwd, "--"));
     line.addAll(command);
     return line;
   }
 
-  /** A directory becomes an empty tmpfs, a file unreadable; what does not exist needs nothing. */
-  private static void hide(List<String> line, Path path, Path root) {
+  /**
+   * A directory becomes an empty tmpfs, a file unreadable; what does not exist needs nothing, nor
+   * what lies in the sandbox's empty {@code /tmp} or activations root unless a bind shows it again.
+   */
+  private void hide(List<String> line, Path path, List<Path> shown) {
     Path real;
     try {
       real = path.toAbsolutePath().toRealPath();
     } catch (IOException e) {
       return;
     }
-    if (real.startsWith("/tmp") || real.startsWith(root)) {
-      return; // already under an empty tmpfs
+    boolean coveredByTmpfs = real.startsWith("/tmp") || real.startsWith(root);
+    if (coveredByTmpfs && shown.stream().noneMatch(real::startsWith)) {
+      return;
     }
     if (Files.isDirectory(real)) {
       line.addAll(List.of("--tmpfs", real.toString()));
