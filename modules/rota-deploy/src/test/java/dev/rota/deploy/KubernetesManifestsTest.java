@@ -120,6 +120,36 @@ class KubernetesManifestsTest {
   }
 
   @Test
+  void secretVolumesAskForOwnerReadOnly() throws IOException {
+    JsonNode pod =
+        documents(MANIFESTS.resolve("rota.yaml")).stream()
+            .filter(
+                d ->
+                    d.path("kind").asText().equals("StatefulSet")
+                        || d.path("kind").asText().equals("Deployment"))
+            .findFirst()
+            .orElseThrow()
+            .at("/spec/template/spec");
+    // Read as written: a YAML 1.1 reader takes 0400 as octal, a YAML 1.2 one as decimal.
+    List<String> modes =
+        Files.readAllLines(MANIFESTS.resolve("rota.yaml")).stream()
+            .map(String::strip)
+            .filter(l -> l.startsWith("defaultMode:"))
+            .toList();
+    long secretVolumes = 0;
+    for (JsonNode volume : pod.path("volumes")) {
+      if (volume.has("secret")) {
+        secretVolumes++;
+      }
+    }
+    assertEquals(secretVolumes, modes.size(), modes.toString());
+    assertTrue(secretVolumes >= 3, "tokens, cluster TLS, database CA");
+    for (String mode : modes) {
+      assertEquals("defaultMode: 0400", mode, "no group or other read");
+    }
+  }
+
+  @Test
   void theAutoscalerScalesTheRunnerExampleOnThePoolScalersMetric() throws IOException {
     JsonNode hpa = documents(MANIFESTS.resolve("runner-autoscaler.yaml")).get(0);
     JsonNode runner = documents(MANIFESTS.resolve("runner-example.yaml")).get(0);
