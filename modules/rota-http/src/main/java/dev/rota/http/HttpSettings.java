@@ -204,12 +204,15 @@ public record HttpSettings(
       line++;
       int hash = rawLine.indexOf('#');
       String content = hash >= 0 ? rawLine.substring(0, hash) : rawLine;
+      int onLine = 0;
       for (String entry : content.split("[\\s;]+")) {
         if (entry.isEmpty()) {
           continue;
         }
         int colon = entry.lastIndexOf(':');
-        String at = where + " (line " + line + ")";
+        // Each entry is its own caller: one line may carry several runners' tokens, each with its
+        // own share of the per-token caps.
+        String at = where + " (line " + line + ", entry " + ++onLine + ")";
         if (colon <= 0 || colon == entry.length() - 1) {
           throw new ConfigException.BadValue(
               at,
