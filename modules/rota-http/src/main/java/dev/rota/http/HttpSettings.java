@@ -187,6 +187,18 @@ public record HttpSettings(
         throw new ConfigException.BadValue(
             where + ".runnerIds", "an empty list would mean any runner: leave it out instead");
       }
+      if (!tenants.isEmpty()
+          && runnerIds.isEmpty()
+          && entry.getStringList("roles").stream().anyMatch(r -> r.trim().equals("runner"))) {
+        // Runner ids are one namespace across tenants: such a token could degrade, drain through
+        // failures or take the leases of another tenant's runners.
+        throw new ConfigException.BadValue(
+            where + ".runnerIds",
+            "a runner token scoped to tenants must name the runner ids it acts as (e.g. runnerIds"
+                + " = [\""
+                + tenants.get(0)
+                + "-runner-*\"]): runner ids are shared by every tenant");
+      }
       add(
           tokens,
           where,

@@ -45,13 +45,41 @@ public final class RunnerHealth
 
   public sealed interface Command extends CborSerializable {}
 
-  /** An activation of {@code runnerId} ended; no reply. */
-  public record Outcome(String runnerId, RunnerOutcome outcome) implements Command {}
+  /**
+   * An activation of {@code runnerId} ended; no reply.
+   *
+   * @param tenant the tenant of the agent it ran for, whose cap a degradation counts against (null:
+   *     none)
+   */
+  public record Outcome(String runnerId, RunnerOutcome outcome, String tenant) implements Command {
+    public Outcome(String runnerId, RunnerOutcome outcome) {
+      this(runnerId, outcome, null);
+    }
+  }
 
-  /** A runner says it is degraded (for {@code seconds}) or healthy again. */
+  /**
+   * A runner says it is degraded (for {@code seconds}) or healthy again.
+   *
+   * @param scope the tenants of the reporting token ({@code acme}, {@code acme,beta}), whose cap
+   *     the degradation counts against; null for a token of every tenant
+   */
   public record Report(
-      String runnerId, boolean degraded, String reason, long seconds, ActorRef<RunnerState> replyTo)
-      implements Command {}
+      String runnerId,
+      boolean degraded,
+      String reason,
+      long seconds,
+      String scope,
+      ActorRef<RunnerState> replyTo)
+      implements Command {
+    public Report(
+        String runnerId,
+        boolean degraded,
+        String reason,
+        long seconds,
+        ActorRef<RunnerState> replyTo) {
+      this(runnerId, degraded, reason, seconds, null, replyTo);
+    }
+  }
 
   /** No new work for the runner until it is restored; its current lease runs on. */
   public record Drain(String runnerId, ActorRef<RunnerState> replyTo) implements Command {}
@@ -84,10 +112,17 @@ public final class RunnerHealth
 
   /**
    * @param byRunner the runner said so itself; otherwise its record did
+   * @param scope the tenants whose cap of blocked runners this counts against (null: none; events
+   *     written before tenants had caps have none)
    */
   public record RunnerDegraded(
-      String runnerId, String reason, Instant at, Instant until, boolean byRunner)
-      implements Event {}
+      String runnerId, String reason, Instant at, Instant until, boolean byRunner, String scope)
+      implements Event {
+    public RunnerDegraded(
+        String runnerId, String reason, Instant at, Instant until, boolean byRunner) {
+      this(runnerId, reason, at, until, byRunner, null);
+    }
+  }
 
   public record RunnerDraining(String runnerId, Instant at) implements Event {}
 
@@ -96,19 +131,34 @@ public final class RunnerHealth
    */
   public record RunnerRestored(String runnerId, String reason, Instant at) implements Event {}
 
-  public record State(Map<String, RunnerBlock> blocks) implements CborSerializable {
+  /**
+   * @param blocks every runner blocked now
+   * @param scopes the scope each degradation counts against, for those that count against one
+   */
+  public record State(Map<String, RunnerBlock> blocks, Map<String, String> scopes)
+      implements CborSerializable {
     public State {
       blocks = Map.copyOf(blocks);
+      scopes = Map.copyOf(scopes);
     }
 
     State with(String runnerId, RunnerBlock block) {
+      return with(runnerId, block, null);
+    }
+
+    State with(String runnerId, RunnerBlock block, String scope) {
       Map<String, RunnerBlock> next = new HashMap<>(blocks);
+      Map<String, String> nextScopes = new HashMap<>(scopes);
+      nextScopes.remove(runnerId);
       if (block == null) {
         next.remove(runnerId);
       } else {
         next.put(runnerId, block);
+        if (scope != null) {
+          nextScopes.put(runnerId, scope);
+        }
       }
-      return new State(next);
+      return new State(next, nextScopes);
     }
   }
 
@@ -144,13 +194,14 @@ public final class RunnerHealth
   }
 
   /**
-   * Tells the singleton how an activation ended; nothing on a node where it was not started (an
-   * agent's own tests).
+   * Tells the singleton how an activation of an agent of {@code tenant} ended; nothing on a node
+   * where it was not started (an agent's own tests).
    */
-  public static void report(ActorSystem<?> system, String runnerId, RunnerOutcome outcome) {
+  public static void report(
+      ActorSystem<?> system, String runnerId, String tenant, RunnerOutcome outcome) {
     ActorRef<Command> proxy = RunnerHealthRefs.get(system).proxy;
     if (proxy != null) {
-      proxy.tell(new Outcome(runnerId, outcome));
+      proxy.tell(new Outcome(runnerId, outcome, tenant));
     }
   }
 
@@ -162,7 +213,7 @@ public final class RunnerHealth
   private final ActorRef<Topic.Command<Blocks>> topic;
   private final HealthSettings settings;
   private final RotaMetrics metrics;
-  private long lastFullWarning;
+  private final BlockCaps caps;
 
   /** Figures per runner, least recently heard first. */
   private final Map<String, RunnerRecord> records =
@@ -183,12 +234,13 @@ public final class RunnerHealth
     this.topic = topic;
     this.settings = settings;
     this.metrics = metrics;
+    this.caps = new BlockCaps(settings.maxBlocks(), settings.maxBlocksPerTenant());
     timers.startTimerWithFixedDelay(Tick.INSTANCE, TICK);
   }
 
   @Override
   public State emptyState() {
-    return new State(Map.of());
+    return new State(Map.of(), Map.of());
   }
 
   @Override
@@ -219,7 +271,7 @@ public final class RunnerHealth
     RunnerBlock block = state.blocks().get(cmd.runnerId());
     if (!degrade
         || (block != null && block.inForce(Instant.now()))
-        || full(state, cmd.runnerId())) {
+        || caps.full(state.blocks(), state.scopes(), cmd.runnerId(), cmd.tenant())) {
       return Effect().noReply();
     }
     Instant now = Instant.now();
@@ -229,14 +281,20 @@ public final class RunnerHealth
             + (outcome.error() == null ? "" : "; last: " + outcome.error());
     Event degraded =
         new RunnerDegraded(
-            cmd.runnerId(), reason, now, now.plus(settings.policy().degradedFor()), false);
+            cmd.runnerId(),
+            reason,
+            now,
+            now.plus(settings.policy().degradedFor()),
+            false,
+            cmd.tenant());
     // Published before the write: the runner's next claim races this message, not a database
     // write as well. Should the write fail, the restarted singleton publishes what it recovered.
     publish(
         state.with(
             cmd.runnerId(),
             new RunnerBlock(
-                Status.DEGRADED, reason, now, now.plus(settings.policy().degradedFor()))));
+                Status.DEGRADED, reason, now, now.plus(settings.policy().degradedFor())),
+            cmd.tenant()));
     return Effect()
         .persist(degraded)
         .thenRun(this::publish)
@@ -253,11 +311,12 @@ public final class RunnerHealth
         // Draining lasts until an admin restores the runner; its own report does not shorten it.
         return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), block));
       }
-      if (full(state, cmd.runnerId())) {
+      if (caps.full(state.blocks(), state.scopes(), cmd.runnerId(), cmd.scope())) {
         return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), block));
       }
       return persistAndAnswer(
-          new RunnerDegraded(cmd.runnerId(), cmd.reason(), now, now.plusSeconds(seconds), true),
+          new RunnerDegraded(
+              cmd.runnerId(), cmd.reason(), now, now.plusSeconds(seconds), true, cmd.scope()),
           cmd.replyTo());
     }
     if (block == null || block.status() != Status.DEGRADED) {
@@ -265,27 +324,6 @@ public final class RunnerHealth
     }
     return persistAndAnswer(
         new RunnerRestored(cmd.runnerId(), "reported healthy", now), cmd.replyTo());
-  }
-
-  /**
-   * Whether another runner may not be degraded: {@code max-blocks} runners are blocked already and
-   * this one is not among them. Logged (at most once a minute), since a runner then keeps getting
-   * work although it asked not to.
-   */
-  private boolean full(State state, String runnerId) {
-    if (state.blocks().size() < settings.maxBlocks() || state.blocks().containsKey(runnerId)) {
-      return false;
-    }
-    long now = System.nanoTime();
-    if (now - lastFullWarning > Duration.ofMinutes(1).toNanos() || lastFullWarning == 0) {
-      lastFullWarning = now;
-      org.slf4j.LoggerFactory.getLogger(RunnerHealth.class)
-          .warn(
-              "{} runners are blocked (rota.runner-health.max-blocks): no further runner is"
-                  + " degraded until some are restored",
-              state.blocks().size());
-    }
-    return true;
   }
 
   private ReplyEffect<Event, State> onDrain(State state, Drain cmd) {
@@ -359,7 +397,9 @@ public final class RunnerHealth
             RunnerDegraded.class,
             (state, e) ->
                 state.with(
-                    e.runnerId(), new RunnerBlock(Status.DEGRADED, e.reason(), e.at(), e.until())))
+                    e.runnerId(),
+                    new RunnerBlock(Status.DEGRADED, e.reason(), e.at(), e.until()),
+                    e.scope()))
         .onEvent(
             RunnerDraining.class,
             (state, e) ->

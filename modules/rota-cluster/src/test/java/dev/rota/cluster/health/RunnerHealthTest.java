@@ -199,6 +199,61 @@ class RunnerHealthTest {
     assertEquals(Status.DRAINING, drained.reply().block().status());
   }
 
+  /**
+   * One tenant's runners cannot take every block: reports under one scope and degradations by one
+   * tenant's agents' activations stop at max-blocks-per-tenant, while another tenant's runner, and
+   * one reported by a token of every tenant, are still degraded.
+   */
+  @Test
+  void aTenantsRunnersAreDegradedOnlyUpToItsOwnCap() {
+    HealthSettings capped =
+        new HealthSettings(
+            HealthPolicy.DEFAULT, Duration.ofSeconds(30), 3600, Duration.ofSeconds(30), 10, 2);
+    ActorRef<Topic.Command<Blocks>> topic =
+        TEST_KIT.spawn(Topic.create(Blocks.class, "tenant-capped-" + System.nanoTime()));
+    var capKit =
+        EventSourcedBehaviorTestKit.<Command, Event, State>create(
+            TEST_KIT.system(),
+            RunnerHealth.create(topic, capped, RotaMetrics.get(TEST_KIT.system())),
+            EventSourcedBehaviorTestKit.enabledSerializationSettings());
+    capKit.clear();
+    for (int i = 0; i < 5; i++) {
+      String id = "acme-" + i;
+      capKit.<RunnerState>runCommand(
+          r -> new RunnerHealth.Report(id, true, "flood", 600, "acme", r));
+    }
+    assertEquals(
+        java.util.Set.of("acme-0", "acme-1"), capKit.getState().blocks().keySet(), "acme's cap");
+
+    var beta =
+        capKit.<RunnerState>runCommand(
+            r -> new RunnerHealth.Report("beta-0", true, "oom", 60, "beta", r));
+    assertEquals(Status.DEGRADED, beta.reply().block().status());
+    var shared =
+        capKit.<RunnerState>runCommand(r -> new RunnerHealth.Report("shared", true, "oom", 60, r));
+    assertEquals(Status.DEGRADED, shared.reply().block().status());
+
+    // Degradation by record: acme's agents' failures no longer degrade a runner, beta's do.
+    for (String tenant : java.util.List.of("acme", "beta")) {
+      for (int i = 0; i < HealthPolicy.DEFAULT.failuresInARow(); i++) {
+        capKit.runCommand(
+            new RunnerHealth.Outcome(
+                "pool-" + tenant,
+                new RunnerOutcome(Kind.FAILED, Instant.now(), Duration.ofMillis(5), "boom"),
+                tenant));
+      }
+    }
+    assertTrue(capKit.getState().blocks().containsKey("pool-beta"));
+    assertTrue(!capKit.getState().blocks().containsKey("pool-acme"), capKit.getState().toString());
+
+    // Restoring one of acme's runners gives acme its place back.
+    capKit.<RunnerState>runCommand(r -> new RunnerHealth.Restore("acme-0", r));
+    var again =
+        capKit.<RunnerState>runCommand(
+            r -> new RunnerHealth.Report("acme-4", true, "oom", 60, "acme", r));
+    assertEquals(Status.DEGRADED, again.reply().block().status());
+  }
+
   @Test
   void thePoolLabelOfMetricsIsAConfiguredPoolOrExternal() {
     var config =
