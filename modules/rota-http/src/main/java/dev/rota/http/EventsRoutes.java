@@ -167,6 +167,11 @@ public final class EventsRoutes extends AllDirectives {
 
   /** Which events a stream shows: the caller's tenants, then the tenant and agent asked for. */
   private record Visible(Caller caller, String tenant, String agentId) {
+    /** The tenants whose agents' events the journal is asked for; empty: every event. */
+    Set<String> tenants() {
+      return tenant != null ? Set.of(tenant) : caller.tenants();
+    }
+
     boolean shows(JsonNode event) {
       String eventTenant = event.path("tenant").asText(null);
       if (!caller.everyTenant() && (eventTenant == null || !caller.mayUse(eventTenant))) {
@@ -219,7 +224,9 @@ public final class EventsRoutes extends AllDirectives {
 
   private Source<ServerSentEvent, NotUsed> stream(
       Cursor after, Visible visible, Set<String> types, Slot slot) {
-    return EventFeed.after(system, after)
+    // The journal is asked for the visible tenants' events only; the filter stays, as a second
+    // wall and for the agent and types asked for.
+    return EventFeed.after(system, after, visible.tenants())
         .filter(e -> visible.shows(e.event()))
         .filter(e -> types.isEmpty() || types.contains(e.event().get("type").asText()))
         .map(
