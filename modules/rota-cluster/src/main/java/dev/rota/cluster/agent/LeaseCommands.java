@@ -33,8 +33,6 @@ import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.TextRules;
 import dev.rota.core.model.TextRules.Kind;
 import dev.rota.core.model.TextRules.Violation;
-import dev.rota.core.tenant.AgentKeys;
-import dev.rota.core.tenant.Tenants;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -291,22 +289,13 @@ final class LeaseCommands {
     }
   }
 
-  /**
-   * The tenant whose cap of blocked runners a degradation by this agent's activations counts
-   * against; none for the default tenant's agents (a node without tenants keeps the whole cap).
-   */
-  private String capScope() {
-    String tenant = AgentKeys.tenantOf(entity.agentId());
-    return Tenants.DEFAULT.equals(tenant) ? null : tenant;
-  }
-
   private void toRunnerHealth(Lease lease, RunnerOutcome.Kind kind, Instant now, String error) {
     metrics.runnerActivation(
         metrics.poolLabel(lease.runnerId()), kind.name().toLowerCase(Locale.ROOT));
     RunnerHealth.report(
         system,
         lease.runnerId(),
-        capScope(),
+        entity.agentId(),
         new RunnerOutcome(kind, now, Duration.between(lease.grantedAt(), now), error));
   }
 

@@ -6,9 +6,10 @@ import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.health.RunnerOutcome;
 import dev.rota.core.health.RunnerRecord;
 import dev.rota.core.health.RunnerStats;
+import dev.rota.core.tenant.AgentKeys;
+import dev.rota.core.tenant.Tenants;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -41,7 +42,7 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  */
 public final class RunnerHealth
     extends EventSourcedBehaviorWithEnforcedReplies<
-        RunnerHealth.Command, RunnerHealth.Event, RunnerHealth.State> {
+        RunnerHealth.Command, RunnerHealth.Event, BlockedRunners> {
 
   public sealed interface Command extends CborSerializable {}
 
@@ -51,11 +52,7 @@ public final class RunnerHealth
    * @param tenant the tenant of the agent it ran for, whose cap a degradation counts against (null:
    *     none)
    */
-  public record Outcome(String runnerId, RunnerOutcome outcome, String tenant) implements Command {
-    public Outcome(String runnerId, RunnerOutcome outcome) {
-      this(runnerId, outcome, null);
-    }
-  }
+  public record Outcome(String runnerId, RunnerOutcome outcome, String tenant) implements Command {}
 
   /**
    * A runner says it is degraded (for {@code seconds}) or healthy again.
@@ -70,16 +67,7 @@ public final class RunnerHealth
       long seconds,
       String scope,
       ActorRef<RunnerState> replyTo)
-      implements Command {
-    public Report(
-        String runnerId,
-        boolean degraded,
-        String reason,
-        long seconds,
-        ActorRef<RunnerState> replyTo) {
-      this(runnerId, degraded, reason, seconds, null, replyTo);
-    }
-  }
+      implements Command {}
 
   /** No new work for the runner until it is restored; its current lease runs on. */
   public record Drain(String runnerId, ActorRef<RunnerState> replyTo) implements Command {}
@@ -117,12 +105,7 @@ public final class RunnerHealth
    */
   public record RunnerDegraded(
       String runnerId, String reason, Instant at, Instant until, boolean byRunner, String scope)
-      implements Event {
-    public RunnerDegraded(
-        String runnerId, String reason, Instant at, Instant until, boolean byRunner) {
-      this(runnerId, reason, at, until, byRunner, null);
-    }
-  }
+      implements Event {}
 
   public record RunnerDraining(String runnerId, Instant at) implements Event {}
 
@@ -130,37 +113,6 @@ public final class RunnerHealth
    * @param reason restored by an admin, reported healthy, or the degradation ran out
    */
   public record RunnerRestored(String runnerId, String reason, Instant at) implements Event {}
-
-  /**
-   * @param blocks every runner blocked now
-   * @param scopes the scope each degradation counts against, for those that count against one
-   */
-  public record State(Map<String, RunnerBlock> blocks, Map<String, String> scopes)
-      implements CborSerializable {
-    public State {
-      blocks = Map.copyOf(blocks);
-      scopes = Map.copyOf(scopes);
-    }
-
-    State with(String runnerId, RunnerBlock block) {
-      return with(runnerId, block, null);
-    }
-
-    State with(String runnerId, RunnerBlock block, String scope) {
-      Map<String, RunnerBlock> next = new HashMap<>(blocks);
-      Map<String, String> nextScopes = new HashMap<>(scopes);
-      nextScopes.remove(runnerId);
-      if (block == null) {
-        next.remove(runnerId);
-      } else {
-        next.put(runnerId, block);
-        if (scope != null) {
-          nextScopes.put(runnerId, scope);
-        }
-      }
-      return new State(next, nextScopes);
-    }
-  }
 
   public static final String TOPIC = "rota-runner-blocks";
 
@@ -194,14 +146,16 @@ public final class RunnerHealth
   }
 
   /**
-   * Tells the singleton how an activation of an agent of {@code tenant} ended; nothing on a node
-   * where it was not started (an agent's own tests).
+   * Tells the singleton how an activation of agent {@code agentKey} ended; nothing on a node where
+   * it was not started (an agent's own tests). A degradation it causes counts under the agent's
+   * tenant, none for the default tenant's agents (a node without tenants keeps the whole cap).
    */
   public static void report(
-      ActorSystem<?> system, String runnerId, String tenant, RunnerOutcome outcome) {
+      ActorSystem<?> system, String runnerId, String agentKey, RunnerOutcome outcome) {
     ActorRef<Command> proxy = RunnerHealthRefs.get(system).proxy;
     if (proxy != null) {
-      proxy.tell(new Outcome(runnerId, outcome, tenant));
+      String tenant = AgentKeys.tenantOf(agentKey);
+      proxy.tell(new Outcome(runnerId, outcome, Tenants.DEFAULT.equals(tenant) ? null : tenant));
     }
   }
 
@@ -239,12 +193,12 @@ public final class RunnerHealth
   }
 
   @Override
-  public State emptyState() {
-    return new State(Map.of(), Map.of());
+  public BlockedRunners emptyState() {
+    return new BlockedRunners(Map.of(), Map.of());
   }
 
   @Override
-  public CommandHandlerWithReply<Command, Event, State> commandHandler() {
+  public CommandHandlerWithReply<Command, Event, BlockedRunners> commandHandler() {
     return newCommandHandlerWithReplyBuilder()
         .forAnyState()
         .onCommand(Outcome.class, this::onOutcome)
@@ -256,7 +210,7 @@ public final class RunnerHealth
         .build();
   }
 
-  private ReplyEffect<Event, State> onOutcome(State state, Outcome cmd) {
+  private ReplyEffect<Event, BlockedRunners> onOutcome(BlockedRunners state, Outcome cmd) {
     RunnerOutcome outcome = cmd.outcome();
     if (outcome.error() != null && outcome.error().length() > MAX_ERROR_LENGTH) {
       outcome =
@@ -302,7 +256,7 @@ public final class RunnerHealth
         .thenNoReply();
   }
 
-  private ReplyEffect<Event, State> onReport(State state, Report cmd) {
+  private ReplyEffect<Event, BlockedRunners> onReport(BlockedRunners state, Report cmd) {
     Instant now = Instant.now();
     RunnerBlock block = state.blocks().get(cmd.runnerId());
     if (cmd.degraded()) {
@@ -326,7 +280,7 @@ public final class RunnerHealth
         new RunnerRestored(cmd.runnerId(), "reported healthy", now), cmd.replyTo());
   }
 
-  private ReplyEffect<Event, State> onDrain(State state, Drain cmd) {
+  private ReplyEffect<Event, BlockedRunners> onDrain(BlockedRunners state, Drain cmd) {
     RunnerBlock block = state.blocks().get(cmd.runnerId());
     if (block != null && block.status() == Status.DRAINING) {
       return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), block));
@@ -334,7 +288,7 @@ public final class RunnerHealth
     return persistAndAnswer(new RunnerDraining(cmd.runnerId(), Instant.now()), cmd.replyTo());
   }
 
-  private ReplyEffect<Event, State> onRestore(State state, Restore cmd) {
+  private ReplyEffect<Event, BlockedRunners> onRestore(BlockedRunners state, Restore cmd) {
     records.computeIfPresent(cmd.runnerId(), (id, r) -> r.clearStreak());
     if (!state.blocks().containsKey(cmd.runnerId())) {
       return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), null));
@@ -343,7 +297,8 @@ public final class RunnerHealth
         new RunnerRestored(cmd.runnerId(), "restored by an admin", Instant.now()), cmd.replyTo());
   }
 
-  private ReplyEffect<Event, State> persistAndAnswer(Event event, ActorRef<RunnerState> replyTo) {
+  private ReplyEffect<Event, BlockedRunners> persistAndAnswer(
+      Event event, ActorRef<RunnerState> replyTo) {
     return Effect()
         .persist(event)
         .thenRun(this::publish)
@@ -352,7 +307,7 @@ public final class RunnerHealth
             replyTo, s -> new RunnerState(event.runnerId(), s.blocks().get(event.runnerId())));
   }
 
-  private ReplyEffect<Event, State> onGetReport(State state, GetReport cmd) {
+  private ReplyEffect<Event, BlockedRunners> onGetReport(BlockedRunners state, GetReport cmd) {
     Instant now = Instant.now();
     Duration window = settings.policy().statsWindow();
     Map<String, RunnerHealthView> views = new TreeMap<>();
@@ -373,7 +328,7 @@ public final class RunnerHealth
    * Ends degradations whose time ran out (dispatchers already ignore them by their {@code until})
    * and publishes the blocks again, so that a node that joined since hears them too.
    */
-  private ReplyEffect<Event, State> onTick(State state) {
+  private ReplyEffect<Event, BlockedRunners> onTick(BlockedRunners state) {
     Instant now = Instant.now();
     var expired =
         state.blocks().entrySet().stream().filter(e -> !e.getValue().inForce(now)).findFirst();
@@ -390,7 +345,7 @@ public final class RunnerHealth
   }
 
   @Override
-  public EventHandler<State, Event> eventHandler() {
+  public EventHandler<BlockedRunners, Event> eventHandler() {
     return newEventHandlerBuilder()
         .forAnyState()
         .onEvent(
@@ -411,11 +366,11 @@ public final class RunnerHealth
   }
 
   @Override
-  public SignalHandler<State> signalHandler() {
+  public SignalHandler<BlockedRunners> signalHandler() {
     return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(), this::publish).build();
   }
 
-  private void publish(State state) {
+  private void publish(BlockedRunners state) {
     topic.tell(Topic.publish(new Blocks(state.blocks())));
   }
 
