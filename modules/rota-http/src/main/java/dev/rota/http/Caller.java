@@ -9,14 +9,16 @@ import java.util.regex.Pattern;
 /**
  * Who is asking, as their token says: its roles, the tenants it may work in, and (for runners) the
  * runner ids it may act as. A token without {@code tenants} works in every tenant; one without
- * {@code runnerIds} may act as any runner except the nodes' own (see {@link #mayActAs}). With no
- * tokens configured every request is {@link #ANYONE}.
+ * {@code runnerIds} may act as any runner except the nodes' own if it works in every tenant, and as
+ * none if it is scoped to tenants (see {@link #mayActAs}). With no tokens configured every request
+ * is {@link #ANYONE}.
  *
  * @param id which configured token this is, by where it was written (e.g. {@code
  *     rota.http.tokens[2]}): never the token itself; empty for {@link #ANYONE}
  * @param roles what the token may do; {@link Role#ADMIN} implies every role
  * @param tenants the tenants it may work in; empty: every tenant
- * @param runnerIds exact runner ids, or prefixes ending in {@code *}; empty: any runner id
+ * @param runnerIds exact runner ids, or prefixes ending in {@code *}; empty: any runner id for a
+ *     token of every tenant, none for a token scoped to tenants
  */
 public record Caller(String id, Set<Role> roles, Set<String> tenants, List<String> runnerIds) {
   /** The caller of a node without tokens: every role, every tenant, any runner. */
@@ -59,6 +61,14 @@ public record Caller(String id, Set<Role> roles, Set<String> tenants, List<Strin
     return roles.contains(role) || roles.contains(Role.ADMIN);
   }
 
+  /**
+   * The tenants a scoped token works in as one name ({@code acme}, or {@code acme,beta} sorted);
+   * null for a token of every tenant. Runner health counts the blocks a token reports under it.
+   */
+  public String scope() {
+    return tenants.isEmpty() ? null : String.join(",", new java.util.TreeSet<>(tenants));
+  }
+
   /** Whether the token works in every tenant. */
   public boolean everyTenant() {
     return tenants.isEmpty();
@@ -69,13 +79,18 @@ public record Caller(String id, Set<Role> roles, Set<String> tenants, List<Strin
     return tenants.isEmpty() || tenants.contains(tenant);
   }
 
-  /** Whether a runner with this token may claim, report and send health as {@code runnerId}. */
+  /**
+   * Whether a runner with this token may claim, report and send health as {@code runnerId}. A token
+   * scoped to tenants acts only under its {@code runnerIds}: without them (an admin of a tenant; a
+   * runner token so written does not start) it acts as no runner, since runner ids are one
+   * namespace across tenants.
+   */
   public boolean mayActAs(String runnerId) {
     if (IN_CLUSTER_RUNNER.matcher(runnerId).matches()) {
       return false;
     }
     if (runnerIds.isEmpty()) {
-      return true;
+      return tenants.isEmpty();
     }
     for (String pattern : runnerIds) {
       boolean prefix = pattern.endsWith("*");
@@ -95,7 +110,9 @@ public record Caller(String id, Set<Role> roles, Set<String> tenants, List<Strin
           ApiError.FORBIDDEN,
           IN_CLUSTER_RUNNER.matcher(runnerId).matches()
               ? "runner id '" + runnerId + "' names a node's own runner"
-              : "this token may not act as runner '" + runnerId + "' (its runnerIds)");
+              : runnerIds.isEmpty()
+                  ? "this token is scoped to tenants and has no runnerIds: it acts as no runner"
+                  : "this token may not act as runner '" + runnerId + "' (its runnerIds)");
     }
     return runnerId;
   }

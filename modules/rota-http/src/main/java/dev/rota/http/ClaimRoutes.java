@@ -9,8 +9,6 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -36,12 +34,7 @@ public final class ClaimRoutes extends AllDirectives {
   private final ApiAuth auth;
   private final long maxBodyBytes;
   private final long defaultLeaseSeconds;
-  private final int maxLongPolls;
-  private final int maxLongPollsPerToken;
-  private final AtomicInteger longPolls = new AtomicInteger();
-
-  /** Long polls waiting per caller token; an entry goes when its count returns to 0. */
-  private final ConcurrentHashMap<String, Integer> perToken = new ConcurrentHashMap<>();
+  private final LongPolls longPolls;
 
   /**
    * @param defaultLeaseSeconds the lease length when a claim names none ({@code
@@ -53,6 +46,19 @@ public final class ClaimRoutes extends AllDirectives {
       ApiAuth auth,
       HttpSettings settings,
       long defaultLeaseSeconds) {
+    this(dispatcher, system, auth, settings, defaultLeaseSeconds, new LongPolls(settings));
+  }
+
+  /**
+   * @param longPolls the node's count of waiting requests, shared with the input long poll
+   */
+  ClaimRoutes(
+      ActorRef<Dispatcher.Command> dispatcher,
+      ActorSystem<?> system,
+      ApiAuth auth,
+      HttpSettings settings,
+      long defaultLeaseSeconds,
+      LongPolls longPolls) {
     this.dispatcher = dispatcher;
     this.system = system;
     this.auth = auth;
@@ -61,8 +67,7 @@ public final class ClaimRoutes extends AllDirectives {
     this.delivery = new GrantDelivery(system, claims);
     this.maxBodyBytes = settings.maxBodyBytes();
     this.defaultLeaseSeconds = defaultLeaseSeconds;
-    this.maxLongPolls = settings.maxLongPolls();
-    this.maxLongPollsPerToken = settings.maxLongPollsPerToken();
+    this.longPolls = longPolls;
   }
 
   /** The longest a claim can take to answer: the longest wait plus the ask timeout. */
@@ -85,7 +90,7 @@ public final class ClaimRoutes extends AllDirectives {
           caller.requireRunner(claim.runnerId());
           Claim.Request request = request(caller, claim);
           if (claim.waitSeconds() > 0) {
-            return completeWithFuture(delivery.longPoll(waiting(request, caller.id())));
+            return completeWithFuture(delivery.longPoll(waiting(request, caller)));
           }
           Duration answerWithin = Claim.answerWithin(request.maxWait(), claims);
           return withRequestTimeout(
@@ -135,7 +140,7 @@ public final class ClaimRoutes extends AllDirectives {
     if (claim.waitSeconds() > 0) {
       Claim waiting;
       try {
-        waiting = waiting(request, caller.id());
+        waiting = waiting(request, caller);
       } catch (ApiException full) {
         return CompletableFuture.completedFuture(GrantDelivery.strict(new NoWork(), envelope));
       }
@@ -165,49 +170,27 @@ public final class ClaimRoutes extends AllDirectives {
     return named;
   }
 
-  /**
-   * Counts a long poll while it waits for the dispatcher; past {@code rota.http.max-long-polls}
-   * such claims at once on the node, or {@code max-long-polls-per-token} of one token ({@code
-   * caller}: the token's {@link Caller#id}, empty on a node without tokens, which counts only on
-   * the node), another is answered 503 at once rather than holding one more connection.
-   */
-  private Claim waiting(Claim.Request request, String caller) {
-    if (longPolls.incrementAndGet() > maxLongPolls) {
-      longPolls.decrementAndGet();
-      throw ApiException.unavailable(
-          "this node already holds "
-              + maxLongPolls
-              + " waiting claims (rota.http.max-long-polls); try again later");
-    }
-    boolean counted = !caller.isEmpty();
-    if (counted && perToken.merge(caller, 1, Integer::sum) > maxLongPollsPerToken) {
-      release(caller, true);
-      throw ApiException.unavailable(
-          "this token already holds "
-              + maxLongPollsPerToken
-              + " waiting claims on this node (rota.http.max-long-polls-per-token); try again"
-              + " later");
-    }
+  /** Asks the dispatcher with a wait, holding a place among this node's long polls meanwhile. */
+  private Claim waiting(Claim.Request request, Caller caller) {
+    LongPolls.Slot slot = longPolls.enter(caller);
     try {
       Claim claim = Claim.ask(system, dispatcher, claims, request);
-      claim.replied().whenComplete((reply, failure) -> release(caller, counted));
+      claim.replied().whenComplete((reply, failure) -> slot.release());
       return claim;
     } catch (RuntimeException e) {
-      release(caller, counted);
+      slot.release();
       throw e;
     }
   }
 
-  private void release(String caller, boolean counted) {
-    longPolls.decrementAndGet();
-    if (counted) {
-      perToken.computeIfPresent(caller, (token, n) -> n <= 1 ? null : n - 1);
-    }
+  /** Claims and waits for input waiting on this node now. */
+  int longPolls() {
+    return longPolls.waiting();
   }
 
-  /** Claims waiting for work on this node now. */
-  int longPolls() {
-    return longPolls.get();
+  /** The node's long polls, which a runner's wait for new input counts in too. */
+  LongPolls waitingRequests() {
+    return longPolls;
   }
 
   /** The strict answer of a claim without a wait: the reply, or 503 when it has none in time. */

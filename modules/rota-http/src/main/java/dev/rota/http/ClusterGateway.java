@@ -117,13 +117,16 @@ public final class ClusterGateway {
             });
   }
 
-  /** A runner reports its own health. */
+  /**
+   * A runner reports its own health; {@code scope} names the tenants of its token (null: a token of
+   * every tenant), whose cap of blocked runners the report counts against.
+   */
   public CompletionStage<RunnerHealth.RunnerState> reportHealth(
-      String runnerId, boolean degraded, String reason, long seconds) {
+      String runnerId, boolean degraded, String reason, long seconds, String scope) {
     return AskPattern.ask(
         runnerHealth,
         (ActorRef<RunnerHealth.RunnerState> replyTo) ->
-            new RunnerHealth.Report(runnerId, degraded, reason, seconds, replyTo),
+            new RunnerHealth.Report(runnerId, degraded, reason, seconds, scope, replyTo),
         askTimeout,
         scheduler);
   }

@@ -7,11 +7,14 @@ import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.readmodel.ReadModelException;
 import dev.rota.cluster.tenant.TenantTables;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,13 +39,15 @@ import org.slf4j.LoggerFactory;
  * connections open.
  *
  * <p>Each stream polls the journal, so a node serves at most {@code rota.http.events.max-clients}
- * at once; past that it answers 503 {@code unavailable} with {@code Retry-After}. The feed reads
- * the journal, so a node without a read model (no database) answers 503 too.
+ * at once, and the tokens scoped to one tenant at most {@code max-clients-per-tenant} of them; past
+ * either it answers 503 {@code unavailable} with {@code Retry-After}. The feed reads the journal,
+ * so a node without a read model (no database) answers 503 too.
  */
 public final class EventsRoutes extends AllDirectives {
   private static final Logger log = LoggerFactory.getLogger(EventsRoutes.class);
   static final Duration HEARTBEAT = Duration.ofSeconds(15);
   static final String MAX_CLIENTS = "rota.http.events.max-clients";
+  static final String MAX_CLIENTS_PER_TENANT = "rota.http.events.max-clients-per-tenant";
 
   /** A reserved slot not taken by a stream within this time is given back. */
   private static final Duration UNCLAIMED_SLOT = Duration.ofSeconds(30);
@@ -53,8 +58,12 @@ public final class EventsRoutes extends AllDirectives {
   private final ApiAuth auth;
   private final TenantResolver tenants;
   private final int maxClients;
+  private final int maxClientsPerTenant;
   private final Duration heartbeat;
   private final AtomicInteger clients = new AtomicInteger();
+
+  /** Streams open per tenant, of tokens scoped to it; an entry goes when its count returns to 0. */
+  private final ConcurrentHashMap<String, Integer> perTenant = new ConcurrentHashMap<>();
 
   /**
    * @param readModel null when the node has none: the route answers 503
@@ -67,6 +76,7 @@ public final class EventsRoutes extends AllDirectives {
         blocking,
         auth,
         system.settings().config().getInt(MAX_CLIENTS),
+        system.settings().config().getInt(MAX_CLIENTS_PER_TENANT),
         HEARTBEAT);
   }
 
@@ -80,9 +90,14 @@ public final class EventsRoutes extends AllDirectives {
       Executor blocking,
       ApiAuth auth,
       int maxClients,
+      int maxClientsPerTenant,
       Duration heartbeat) {
     if (maxClients < 1) {
       throw new IllegalArgumentException(MAX_CLIENTS + " must be at least 1: " + maxClients);
+    }
+    if (maxClientsPerTenant < 1) {
+      throw new IllegalArgumentException(
+          MAX_CLIENTS_PER_TENANT + " must be at least 1: " + maxClientsPerTenant);
     }
     this.system = system;
     this.readModel = readModel;
@@ -90,6 +105,7 @@ public final class EventsRoutes extends AllDirectives {
     this.auth = auth;
     this.tenants = new TenantResolver(TenantTables.get(system)::current);
     this.maxClients = maxClients;
+    this.maxClientsPerTenant = maxClientsPerTenant;
     this.heartbeat = heartbeat;
   }
 
@@ -151,6 +167,11 @@ public final class EventsRoutes extends AllDirectives {
 
   /** Which events a stream shows: the caller's tenants, then the tenant and agent asked for. */
   private record Visible(Caller caller, String tenant, String agentId) {
+    /** The tenants whose agents' events the journal is asked for; empty: every event. */
+    Set<String> tenants() {
+      return tenant != null ? Set.of(tenant) : caller.tenants();
+    }
+
     boolean shows(JsonNode event) {
       String eventTenant = event.path("tenant").asText(null);
       if (!caller.everyTenant() && (eventTenant == null || !caller.mayUse(eventTenant))) {
@@ -178,7 +199,7 @@ public final class EventsRoutes extends AllDirectives {
                                 ApiException.invalid(
                                     "Last-Event-ID (or since) must be an event id of this stream,"
                                         + " such as 1042 or 1042.1")));
-    Slot slot = reserve();
+    Slot slot = reserve(visible.caller());
     CompletableFuture<Cursor> from =
         after.map(CompletableFuture::completedFuture).orElseGet(this::now);
     return onComplete(
@@ -203,7 +224,9 @@ public final class EventsRoutes extends AllDirectives {
 
   private Source<ServerSentEvent, NotUsed> stream(
       Cursor after, Visible visible, Set<String> types, Slot slot) {
-    return EventFeed.after(system, after)
+    // The journal is asked for the visible tenants' events only; the filter stays, as a second
+    // wall and for the agent and types asked for.
+    return EventFeed.after(system, after, visible.tenants())
         .filter(e -> visible.shows(e.event()))
         .filter(e -> types.isEmpty() || types.contains(e.event().get("type").asText()))
         .map(
@@ -233,11 +256,32 @@ public final class EventsRoutes extends AllDirectives {
         blocking);
   }
 
-  /** One of the {@code max-clients} places, or 503. */
-  private Slot reserve() {
+  /**
+   * One of the {@code max-clients} places, and for a token scoped to tenants one of each of its
+   * tenants' {@code max-clients-per-tenant}, or 503.
+   */
+  private Slot reserve(Caller caller) {
+    Set<String> scopes = caller.everyTenant() ? Set.of() : caller.tenants();
+    List<String> counted = new ArrayList<>(scopes.size());
+    for (String tenant : scopes) {
+      if (perTenant.merge(tenant, 1, Integer::sum) > maxClientsPerTenant) {
+        counted.add(tenant);
+        counted.forEach(this::leave);
+        throw ApiException.unavailable(
+            "this node already streams events to "
+                + maxClientsPerTenant
+                + " clients of tenant '"
+                + tenant
+                + "' ("
+                + MAX_CLIENTS_PER_TENANT
+                + "); try again later or another node");
+      }
+      counted.add(tenant);
+    }
     while (true) {
       int now = clients.get();
       if (now >= maxClients) {
+        counted.forEach(this::leave);
         throw ApiException.unavailable(
             "this node already streams events to "
                 + maxClients
@@ -246,7 +290,7 @@ public final class EventsRoutes extends AllDirectives {
                 + "); try again later or another node");
       }
       if (clients.compareAndSet(now, now + 1)) {
-        Slot slot = new Slot();
+        Slot slot = new Slot(scopes);
         system
             .scheduler()
             .scheduleOnce(UNCLAIMED_SLOT, slot::releaseIfUnclaimed, system.executionContext());
@@ -255,10 +299,19 @@ public final class EventsRoutes extends AllDirectives {
     }
   }
 
+  private void leave(String tenant) {
+    perTenant.computeIfPresent(tenant, (t, n) -> n <= 1 ? null : n - 1);
+  }
+
   /** A reserved place: released once, when its stream ends or if no stream ever took it. */
   private final class Slot {
+    private final Set<String> tenants;
     private final AtomicBoolean taken = new AtomicBoolean();
     private final AtomicBoolean released = new AtomicBoolean();
+
+    Slot(Set<String> tenants) {
+      this.tenants = tenants;
+    }
 
     void taken() {
       taken.set(true);
@@ -267,6 +320,7 @@ public final class EventsRoutes extends AllDirectives {
     void release() {
       if (released.compareAndSet(false, true)) {
         clients.decrementAndGet();
+        tenants.forEach(EventsRoutes.this::leave);
       }
     }
 

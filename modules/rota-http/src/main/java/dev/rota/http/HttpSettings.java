@@ -187,6 +187,18 @@ public record HttpSettings(
         throw new ConfigException.BadValue(
             where + ".runnerIds", "an empty list would mean any runner: leave it out instead");
       }
+      if (!tenants.isEmpty()
+          && runnerIds.isEmpty()
+          && entry.getStringList("roles").stream().anyMatch(r -> r.trim().equals("runner"))) {
+        // Runner ids are one namespace across tenants: such a token could degrade, drain through
+        // failures or take the leases of another tenant's runners.
+        throw new ConfigException.BadValue(
+            where + ".runnerIds",
+            "a runner token scoped to tenants must name the runner ids it acts as (e.g. runnerIds"
+                + " = [\""
+                + tenants.get(0)
+                + "-runner-*\"]): runner ids are shared by every tenant");
+      }
       add(
           tokens,
           where,
@@ -204,12 +216,15 @@ public record HttpSettings(
       line++;
       int hash = rawLine.indexOf('#');
       String content = hash >= 0 ? rawLine.substring(0, hash) : rawLine;
+      int onLine = 0;
       for (String entry : content.split("[\\s;]+")) {
         if (entry.isEmpty()) {
           continue;
         }
         int colon = entry.lastIndexOf(':');
-        String at = where + " (line " + line + ")";
+        // Each entry is its own caller: one line may carry several runners' tokens, each with its
+        // own share of the per-token caps.
+        String at = where + " (line " + line + ", entry " + ++onLine + ")";
         if (colon <= 0 || colon == entry.length() - 1) {
           throw new ConfigException.BadValue(
               at,

@@ -21,6 +21,7 @@ import dev.rota.http.api.InputRequest;
 import dev.rota.http.api.LeaseExtended;
 import dev.rota.http.api.NextClaim;
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -225,7 +226,10 @@ public final class LeaseRoutes extends AllDirectives {
     return ask(caller, leaseId, null, command, onReply);
   }
 
-  /** {@link #ask} that waits {@code within} for the answer (null: the ask timeout). */
+  /**
+   * {@link #ask} that waits {@code within} for the answer (null: the ask timeout); one that waits
+   * longer holds a place among the node's long polls meanwhile, or is 503 when none is left.
+   */
   private Route ask(
       Caller caller,
       String leaseId,
@@ -235,8 +239,21 @@ public final class LeaseRoutes extends AllDirectives {
     String agentId =
         TenantResolver.visibleKey(caller, Ids.agentOf(leaseId))
             .orElseThrow(() -> ApiException.notFound("no lease " + leaseId));
+    CompletionStage<Reply> answer;
+    if (within == null || within.compareTo(askTimeout) <= 0) {
+      answer = agents.ask(agentId, command, within == null ? askTimeout : within);
+    } else {
+      LongPolls.Slot slot = claims.waitingRequests().enter(caller);
+      try {
+        answer = agents.ask(agentId, command, within);
+      } catch (RuntimeException e) {
+        slot.release();
+        throw e;
+      }
+      answer.whenComplete((reply, failure) -> slot.release());
+    }
     return onSuccess(
-        within == null ? agents.ask(agentId, command) : agents.ask(agentId, command, within),
+        answer,
         reply -> {
           if (reply instanceof Rejected rejected) {
             if (rejected.code() == AgentEntity.ErrorCode.NOT_FOUND) {

@@ -33,7 +33,10 @@ public final class RunnerRoutes extends AllDirectives {
             auth.requireCaller(Role.RUNNER, caller -> post(() -> report(caller, runnerId))));
   }
 
-  /** A runner's report on its own health: a token may report only as its own runner ids. */
+  /**
+   * A runner's report on its own health: a token may report only as its own runner ids, and the
+   * degradations a token scoped to tenants reports count against its tenants' cap.
+   */
   private Route report(Caller caller, String runnerId) {
     String id = caller.requireRunner(RunnerHealthRequest.checkedRunnerId(runnerId));
     return JsonSupport.body(
@@ -42,7 +45,8 @@ public final class RunnerRoutes extends AllDirectives {
         body -> {
           RunnerHealthRequest.Health health = body.validated(maxReportSeconds);
           return onSuccess(
-              cluster.reportHealth(id, health.degraded(), health.reason(), health.seconds()),
+              cluster.reportHealth(
+                  id, health.degraded(), health.reason(), health.seconds(), caller.scope()),
               state -> complete(JsonSupport.response(StatusCodes.OK, RunnerHealthState.of(state))));
         });
   }

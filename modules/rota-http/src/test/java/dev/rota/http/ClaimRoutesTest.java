@@ -483,17 +483,32 @@ class ClaimRoutesTest extends JUnit5RouteTest {
    */
   @Test
   void capsTheLongPollsOfOneToken() throws Exception {
+    assertTheLongPollCapCountsEachToken(
+        """
+        rota.http.tokens = [
+          { token = "runner-a", roles = [runner] }
+          { token = "runner-b", roles = [runner] }
+        ]
+        """);
+  }
+
+  /** Tokens written on one line of ROTA_API_TOKENS are each capped on their own, not together. */
+  @Test
+  void tokensOnOneLineOfTheTokenListHaveALongPollCapEach() throws Exception {
+    assertTheLongPollCapCountsEachToken(
+        "rota.http.tokens-list = \"runner-a:runner;runner-b:runner\"");
+  }
+
+  private void assertTheLongPollCapCountsEachToken(String tokens) throws Exception {
     HttpSettings secured =
         HttpSettings.from(
             ConfigFactory.parseString(
-                    """
-                    rota.http.tokens = [
-                      { token = "runner-a", roles = [runner] }
-                      { token = "runner-b", roles = [runner] }
-                    ]
-                    rota.http.max-long-polls = 10
-                    rota.http.max-long-polls-per-token = 2
-                    """)
+                    tokens
+                        + """
+
+                        rota.http.max-long-polls = 10
+                        rota.http.max-long-polls-per-token = 2
+                        """)
                 .withFallback(cluster.config()));
     ClaimRoutes claims =
         new ClaimRoutes(

@@ -312,6 +312,7 @@ class EventsRoutesTest extends JUnit5RouteTest {
             cluster.system().executionContext(),
             new ApiAuth(settings),
             1,
+            1,
             Duration.ofMillis(200));
     ServerBinding binding = bind(new ApiErrors(settings).handle(() -> capped.route()));
     try {
@@ -328,7 +329,7 @@ class EventsRoutesTest extends JUnit5RouteTest {
                       first.getInputStream(), java.nio.charset.StandardCharsets.US_ASCII))
               .readLine();
       assertEquals("HTTP/1.1 200 OK", status);
-      java.net.http.HttpResponse<String> refused = get(binding, "/v1/events");
+      Answer refused = get(binding, "/v1/events");
       assertEquals(503, refused.statusCode(), refused.body());
       assertEquals("5", refused.headers().firstValue("Retry-After").orElse(null));
       assertTrue(refused.body().contains("1 clients"), refused.body());
@@ -350,6 +351,60 @@ class EventsRoutesTest extends JUnit5RouteTest {
     }
   }
 
+  /**
+   * The admin tokens of one tenant cannot take every stream of a node: past max-clients-per-tenant
+   * the tenant's next stream is 503, while another tenant's and an unscoped admin's are still
+   * served, and the tenant's place comes back when one of its streams ends.
+   */
+  @Test
+  void aTenantsStreamsCannotTakeEveryPlaceOfTheNode() throws Exception {
+    HttpSettings settings =
+        HttpSettings.from(
+            ConfigFactory.parseString(
+                    """
+                    rota.http.tokens = [
+                      { token = "acme-1", roles = [admin], tenants = [acme] }
+                      { token = "acme-2", roles = [admin], tenants = [acme] }
+                      { token = "beta-1", roles = [admin], tenants = [beta] }
+                      { token = "root", roles = [admin] }
+                    ]
+                    """)
+                .withFallback(cluster.config()));
+    EventsRoutes capped =
+        new EventsRoutes(
+            cluster.system(),
+            cluster.rota().readModel(),
+            cluster.system().executionContext(),
+            new ApiAuth(settings),
+            4,
+            2,
+            Duration.ofMillis(200));
+    ServerBinding binding = bind(new ApiErrors(settings).handle(() -> capped.route()));
+    try (Sse first = Sse.open(binding, "/v1/events", null, "acme-1");
+        Sse second = Sse.open(binding, "/v1/events", null, "acme-2")) {
+      Answer refused = get(binding, "/v1/events", "acme-1");
+      assertEquals(503, refused.statusCode(), refused.body());
+      assertTrue(refused.body().contains("max-clients-per-tenant"), refused.body());
+      assertTrue(refused.body().contains("acme"), refused.body());
+      assertEquals(2, capped.clients(), "a refused stream holds no place");
+
+      try (Sse beta = Sse.open(binding, "/v1/events", null, "beta-1");
+          Sse root = Sse.open(binding, "/v1/events", null, "root")) {
+        assertEquals(4, capped.clients());
+      }
+      second.close();
+      await()
+          .atMost(DEADLINE)
+          .pollInterval(Duration.ofMillis(20))
+          .untilAsserted(() -> assertEquals(1, capped.clients()));
+      try (Sse again = Sse.open(binding, "/v1/events", null, "acme-2")) {
+        assertEquals(2, capped.clients());
+      }
+    } finally {
+      binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
   private ServerBinding bind(org.apache.pekko.http.javadsl.server.Route route) throws Exception {
     return Http.get(cluster.system())
         .newServerAt("127.0.0.1", 0)
@@ -358,16 +413,35 @@ class EventsRoutesTest extends JUnit5RouteTest {
         .get(10, TimeUnit.SECONDS);
   }
 
-  private static java.net.http.HttpResponse<String> get(ServerBinding binding, String path)
-      throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
-            java.net.http.HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + binding.localAddress().getPort() + path))
-                .GET()
-                .build(),
-            BodyHandlers.ofString());
+  private static Answer get(ServerBinding binding, String path) throws Exception {
+    return get(binding, path, null);
   }
+
+  /** A stream that should be refused: a stream served instead is closed, with an empty body. */
+  private static Answer get(ServerBinding binding, String path, String token) throws Exception {
+    java.net.http.HttpRequest.Builder request =
+        java.net.http.HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + binding.localAddress().getPort() + path))
+            .GET();
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    HttpResponse<Stream<String>> response =
+        HttpClient.newHttpClient()
+            .sendAsync(request.build(), BodyHandlers.ofLines())
+            .get(10, TimeUnit.SECONDS);
+    String body;
+    if (response.statusCode() == 200) {
+      response.body().close();
+      body = "";
+    } else {
+      body = response.body().collect(java.util.stream.Collectors.joining("\n"));
+    }
+    return new Answer(response.statusCode(), body, response.headers());
+  }
+
+  /** The status, body and headers of a request answered at once. */
+  private record Answer(int statusCode, String body, java.net.http.HttpHeaders headers) {}
 
   /** One event as a client reads it: the SSE id, event type and JSON data. */
   record SseEvent(String id, String type, JsonNode data) {}
@@ -385,12 +459,20 @@ class EventsRoutesTest extends JUnit5RouteTest {
     }
 
     static Sse open(ServerBinding binding, String path, String lastEventId) throws Exception {
+      return open(binding, path, lastEventId, null);
+    }
+
+    static Sse open(ServerBinding binding, String path, String lastEventId, String token)
+        throws Exception {
       java.net.http.HttpRequest.Builder request =
           java.net.http.HttpRequest.newBuilder(
                   URI.create("http://127.0.0.1:" + binding.localAddress().getPort() + path))
               .GET();
       if (lastEventId != null) {
         request.header("Last-Event-ID", lastEventId);
+      }
+      if (token != null) {
+        request.header("Authorization", "Bearer " + token);
       }
       HttpResponse<Stream<String>> response =
           HttpClient.newHttpClient()

@@ -65,6 +65,32 @@ class HttpSettingsTest {
     assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
   }
 
+  /**
+   * Runner ids are one namespace across tenants: a runner token scoped to a tenant but free to act
+   * as any runner id could degrade another tenant's runners, so it stops the start.
+   */
+  @Test
+  void aRunnerTokenScopedToTenantsWithoutRunnerIdsStopsTheStart() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                settings(
+                    "rota.http.tokens = [{ token = \"s3cret\", roles = [producer, runner],"
+                        + " tenants = [acme] }]"));
+    assertTrue(e.getMessage().contains("rota.http.tokens[0].runnerIds"), e.getMessage());
+    assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+    // Scoped with runner ids, or a runner of every tenant, or a scoped producer: all start.
+    settings(
+        """
+        rota.http.tokens = [
+          { token = "a", roles = [runner], tenants = [acme], runnerIds = ["acme-*"] }
+          { token = "b", roles = [runner] }
+          { token = "c", roles = [producer], tenants = [acme] }
+        ]
+        """);
+  }
+
   @Test
   void refusesBadScopes() {
     for (String scope :

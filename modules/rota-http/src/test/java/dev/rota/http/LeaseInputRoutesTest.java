@@ -3,18 +3,23 @@ package dev.rota.http;
 import static dev.rota.http.testing.RouteAssertions.assertError;
 import static dev.rota.http.testing.RouteAssertions.body;
 import static dev.rota.http.testing.RouteAssertions.jsonRequest;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.ConfigFactory;
 import dev.rota.http.testing.ApiCalls;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.RotaTestCluster;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.testkit.TestRouteResult;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -244,6 +249,56 @@ class LeaseInputRoutesTest extends JUnit5RouteTest {
                 + "\"], \"waitSeconds\": 20}");
     assertEquals("assigned", answer.get("status").asText(), answer.toString());
     assertEquals("burst-0,burst-1,burst-2", types(answer.get("assignment").get("notifications")));
+  }
+
+  /**
+   * A runner's wait for new input is a long poll like a waiting claim: it holds one of the node's
+   * rota.http.max-long-polls places while it waits, and gives it back when it is answered.
+   */
+  @Test
+  void aWaitForInputHoldsAPlaceAmongTheNodesLongPolls() throws Exception {
+    String leaseId = claimed("\"newInput\": \"interrupt\"");
+    HttpSettings onePlace =
+        HttpSettings.from(
+            ConfigFactory.parseString("rota.http.max-long-polls = 1")
+                .withFallback(cluster.config()));
+    Route capped = cluster.routes(onePlace).route();
+    String waitingClaim =
+        "{\"runnerId\": \"other-"
+            + cap
+            + "\", \"capabilities\": [\"none-"
+            + cap
+            + "\"],"
+            + " \"waitSeconds\": 1}";
+    CompletableFuture<TestRouteResult> poll =
+        CompletableFuture.supplyAsync(
+            () ->
+                testRoute(capped)
+                    .run(
+                        jsonRequest(
+                            "POST",
+                            "/v1/leases/" + leaseId + "/input",
+                            "{\"runnerId\": \"" + runnerId + "\", \"waitSeconds\": 20}")));
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .untilAsserted(
+            () ->
+                assertError(
+                    testRoute(capped).run(jsonRequest("POST", "/v1/claims", waitingClaim)),
+                    503,
+                    "unavailable",
+                    "max-long-polls"));
+
+    assertTrue(notified("second", null).get("interrupted").asBoolean());
+    JsonNode answer = body(poll.get(10, TimeUnit.SECONDS).assertStatusCode(200));
+    assertTrue(answer.get("interrupted").asBoolean(), answer.toString());
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .untilAsserted(
+            () ->
+                testRoute(capped)
+                    .run(jsonRequest("POST", "/v1/claims", waitingClaim))
+                    .assertStatusCode(200));
   }
 
   @Test

@@ -52,18 +52,12 @@ final class AgentCommandHandler {
       ActorContext<Command> context) {
     this.effects = effects;
     this.admin = new AdminCommands(effects);
-    this.turnInput = new TurnInput(effects, leaseTimer, timers, metrics);
+    TenantCaps caps = new TenantCaps(context.getSystem(), effects.agentId());
+    this.turnInput = new TurnInput(effects, leaseTimer, timers, metrics, caps);
     this.inbox = new InboxCommands(effects, settings, metrics, turnInput);
     this.leases =
         new LeaseCommands(
-            effects,
-            leaseTimer,
-            settings,
-            metrics,
-            context.getSystem(),
-            new TenantCaps(context.getSystem(), effects.agentId()),
-            context,
-            turnInput);
+            effects, leaseTimer, settings, metrics, context.getSystem(), caps, context, turnInput);
   }
 
   /** The handler, built on {@code handlers}, the entity's own builder. */

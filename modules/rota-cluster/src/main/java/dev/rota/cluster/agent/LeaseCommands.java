@@ -295,6 +295,7 @@ final class LeaseCommands {
     RunnerHealth.report(
         system,
         lease.runnerId(),
+        entity.agentId(),
         new RunnerOutcome(kind, now, Duration.between(lease.grantedAt(), now), error));
   }
 

@@ -15,6 +15,7 @@ import dev.rota.core.model.Lease;
 import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.Notification;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -42,6 +43,7 @@ final class TurnInput {
   private final LeaseTimer leaseTimer;
   private final TimerScheduler<Command> timers;
   private final RotaMetrics metrics;
+  private final TenantCaps caps;
 
   /** The lease {@link #given} counts for. */
   private String givenLease;
@@ -60,11 +62,13 @@ final class TurnInput {
       AgentEffects entity,
       LeaseTimer leaseTimer,
       TimerScheduler<Command> timers,
-      RotaMetrics metrics) {
+      RotaMetrics metrics,
+      TenantCaps caps) {
     this.entity = entity;
     this.leaseTimer = leaseTimer;
     this.timers = timers;
     this.metrics = metrics;
+    this.caps = caps;
   }
 
   /**
@@ -157,12 +161,16 @@ final class TurnInput {
   }
 
   /**
-   * New input ended the lease: it needs no expiry any more, its duration counts, and its runner's
-   * waits hear of it now.
+   * New input ended the lease, as a completion would: it needs no expiry any more, its tenant's
+   * permit goes back and its runner time counts, its duration counts, and its runner's waits hear
+   * of it now.
    */
   void interrupted(Lease lease) {
+    Instant now = entity.now();
     leaseTimer.stop();
-    metrics.activationEnded(Duration.between(lease.grantedAt(), entity.now()));
+    caps.release(lease.leaseId(), "lease interrupted");
+    metrics.activationEnded(Duration.between(lease.grantedAt(), now));
+    entity.leaseEnded(lease, now);
     if (waiters == null || waiters.isEmpty()) {
       return;
     }

@@ -6,9 +6,10 @@ import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.health.RunnerOutcome;
 import dev.rota.core.health.RunnerRecord;
 import dev.rota.core.health.RunnerStats;
+import dev.rota.core.tenant.AgentKeys;
+import dev.rota.core.tenant.Tenants;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -41,16 +42,31 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  */
 public final class RunnerHealth
     extends EventSourcedBehaviorWithEnforcedReplies<
-        RunnerHealth.Command, RunnerHealth.Event, RunnerHealth.State> {
+        RunnerHealth.Command, RunnerHealth.Event, BlockedRunners> {
 
   public sealed interface Command extends CborSerializable {}
 
-  /** An activation of {@code runnerId} ended; no reply. */
-  public record Outcome(String runnerId, RunnerOutcome outcome) implements Command {}
+  /**
+   * An activation of {@code runnerId} ended; no reply.
+   *
+   * @param tenant the tenant of the agent it ran for, whose cap a degradation counts against (null:
+   *     none)
+   */
+  public record Outcome(String runnerId, RunnerOutcome outcome, String tenant) implements Command {}
 
-  /** A runner says it is degraded (for {@code seconds}) or healthy again. */
+  /**
+   * A runner says it is degraded (for {@code seconds}) or healthy again.
+   *
+   * @param scope the tenants of the reporting token ({@code acme}, {@code acme,beta}), whose cap
+   *     the degradation counts against; null for a token of every tenant
+   */
   public record Report(
-      String runnerId, boolean degraded, String reason, long seconds, ActorRef<RunnerState> replyTo)
+      String runnerId,
+      boolean degraded,
+      String reason,
+      long seconds,
+      String scope,
+      ActorRef<RunnerState> replyTo)
       implements Command {}
 
   /** No new work for the runner until it is restored; its current lease runs on. */
@@ -84,9 +100,11 @@ public final class RunnerHealth
 
   /**
    * @param byRunner the runner said so itself; otherwise its record did
+   * @param scope the tenants whose cap of blocked runners this counts against (null: none; events
+   *     written before tenants had caps have none)
    */
   public record RunnerDegraded(
-      String runnerId, String reason, Instant at, Instant until, boolean byRunner)
+      String runnerId, String reason, Instant at, Instant until, boolean byRunner, String scope)
       implements Event {}
 
   public record RunnerDraining(String runnerId, Instant at) implements Event {}
@@ -95,22 +113,6 @@ public final class RunnerHealth
    * @param reason restored by an admin, reported healthy, or the degradation ran out
    */
   public record RunnerRestored(String runnerId, String reason, Instant at) implements Event {}
-
-  public record State(Map<String, RunnerBlock> blocks) implements CborSerializable {
-    public State {
-      blocks = Map.copyOf(blocks);
-    }
-
-    State with(String runnerId, RunnerBlock block) {
-      Map<String, RunnerBlock> next = new HashMap<>(blocks);
-      if (block == null) {
-        next.remove(runnerId);
-      } else {
-        next.put(runnerId, block);
-      }
-      return new State(next);
-    }
-  }
 
   public static final String TOPIC = "rota-runner-blocks";
 
@@ -144,13 +146,16 @@ public final class RunnerHealth
   }
 
   /**
-   * Tells the singleton how an activation ended; nothing on a node where it was not started (an
-   * agent's own tests).
+   * Tells the singleton how an activation of agent {@code agentKey} ended; nothing on a node where
+   * it was not started (an agent's own tests). A degradation it causes counts under the agent's
+   * tenant, none for the default tenant's agents (a node without tenants keeps the whole cap).
    */
-  public static void report(ActorSystem<?> system, String runnerId, RunnerOutcome outcome) {
+  public static void report(
+      ActorSystem<?> system, String runnerId, String agentKey, RunnerOutcome outcome) {
     ActorRef<Command> proxy = RunnerHealthRefs.get(system).proxy;
     if (proxy != null) {
-      proxy.tell(new Outcome(runnerId, outcome));
+      String tenant = AgentKeys.tenantOf(agentKey);
+      proxy.tell(new Outcome(runnerId, outcome, Tenants.DEFAULT.equals(tenant) ? null : tenant));
     }
   }
 
@@ -162,7 +167,7 @@ public final class RunnerHealth
   private final ActorRef<Topic.Command<Blocks>> topic;
   private final HealthSettings settings;
   private final RotaMetrics metrics;
-  private long lastFullWarning;
+  private final BlockCaps caps;
 
   /** Figures per runner, least recently heard first. */
   private final Map<String, RunnerRecord> records =
@@ -183,16 +188,17 @@ public final class RunnerHealth
     this.topic = topic;
     this.settings = settings;
     this.metrics = metrics;
+    this.caps = new BlockCaps(settings.maxBlocks(), settings.maxBlocksPerTenant());
     timers.startTimerWithFixedDelay(Tick.INSTANCE, TICK);
   }
 
   @Override
-  public State emptyState() {
-    return new State(Map.of());
+  public BlockedRunners emptyState() {
+    return new BlockedRunners(Map.of(), Map.of());
   }
 
   @Override
-  public CommandHandlerWithReply<Command, Event, State> commandHandler() {
+  public CommandHandlerWithReply<Command, Event, BlockedRunners> commandHandler() {
     return newCommandHandlerWithReplyBuilder()
         .forAnyState()
         .onCommand(Outcome.class, this::onOutcome)
@@ -204,7 +210,7 @@ public final class RunnerHealth
         .build();
   }
 
-  private ReplyEffect<Event, State> onOutcome(State state, Outcome cmd) {
+  private ReplyEffect<Event, BlockedRunners> onOutcome(BlockedRunners state, Outcome cmd) {
     RunnerOutcome outcome = cmd.outcome();
     if (outcome.error() != null && outcome.error().length() > MAX_ERROR_LENGTH) {
       outcome =
@@ -219,7 +225,7 @@ public final class RunnerHealth
     RunnerBlock block = state.blocks().get(cmd.runnerId());
     if (!degrade
         || (block != null && block.inForce(Instant.now()))
-        || full(state, cmd.runnerId())) {
+        || caps.full(state.blocks(), state.scopes(), cmd.runnerId(), cmd.tenant())) {
       return Effect().noReply();
     }
     Instant now = Instant.now();
@@ -229,14 +235,20 @@ public final class RunnerHealth
             + (outcome.error() == null ? "" : "; last: " + outcome.error());
     Event degraded =
         new RunnerDegraded(
-            cmd.runnerId(), reason, now, now.plus(settings.policy().degradedFor()), false);
+            cmd.runnerId(),
+            reason,
+            now,
+            now.plus(settings.policy().degradedFor()),
+            false,
+            cmd.tenant());
     // Published before the write: the runner's next claim races this message, not a database
     // write as well. Should the write fail, the restarted singleton publishes what it recovered.
     publish(
         state.with(
             cmd.runnerId(),
             new RunnerBlock(
-                Status.DEGRADED, reason, now, now.plus(settings.policy().degradedFor()))));
+                Status.DEGRADED, reason, now, now.plus(settings.policy().degradedFor())),
+            cmd.tenant()));
     return Effect()
         .persist(degraded)
         .thenRun(this::publish)
@@ -244,7 +256,7 @@ public final class RunnerHealth
         .thenNoReply();
   }
 
-  private ReplyEffect<Event, State> onReport(State state, Report cmd) {
+  private ReplyEffect<Event, BlockedRunners> onReport(BlockedRunners state, Report cmd) {
     Instant now = Instant.now();
     RunnerBlock block = state.blocks().get(cmd.runnerId());
     if (cmd.degraded()) {
@@ -253,11 +265,12 @@ public final class RunnerHealth
         // Draining lasts until an admin restores the runner; its own report does not shorten it.
         return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), block));
       }
-      if (full(state, cmd.runnerId())) {
+      if (caps.full(state.blocks(), state.scopes(), cmd.runnerId(), cmd.scope())) {
         return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), block));
       }
       return persistAndAnswer(
-          new RunnerDegraded(cmd.runnerId(), cmd.reason(), now, now.plusSeconds(seconds), true),
+          new RunnerDegraded(
+              cmd.runnerId(), cmd.reason(), now, now.plusSeconds(seconds), true, cmd.scope()),
           cmd.replyTo());
     }
     if (block == null || block.status() != Status.DEGRADED) {
@@ -267,28 +280,7 @@ public final class RunnerHealth
         new RunnerRestored(cmd.runnerId(), "reported healthy", now), cmd.replyTo());
   }
 
-  /**
-   * Whether another runner may not be degraded: {@code max-blocks} runners are blocked already and
-   * this one is not among them. Logged (at most once a minute), since a runner then keeps getting
-   * work although it asked not to.
-   */
-  private boolean full(State state, String runnerId) {
-    if (state.blocks().size() < settings.maxBlocks() || state.blocks().containsKey(runnerId)) {
-      return false;
-    }
-    long now = System.nanoTime();
-    if (now - lastFullWarning > Duration.ofMinutes(1).toNanos() || lastFullWarning == 0) {
-      lastFullWarning = now;
-      org.slf4j.LoggerFactory.getLogger(RunnerHealth.class)
-          .warn(
-              "{} runners are blocked (rota.runner-health.max-blocks): no further runner is"
-                  + " degraded until some are restored",
-              state.blocks().size());
-    }
-    return true;
-  }
-
-  private ReplyEffect<Event, State> onDrain(State state, Drain cmd) {
+  private ReplyEffect<Event, BlockedRunners> onDrain(BlockedRunners state, Drain cmd) {
     RunnerBlock block = state.blocks().get(cmd.runnerId());
     if (block != null && block.status() == Status.DRAINING) {
       return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), block));
@@ -296,7 +288,7 @@ public final class RunnerHealth
     return persistAndAnswer(new RunnerDraining(cmd.runnerId(), Instant.now()), cmd.replyTo());
   }
 
-  private ReplyEffect<Event, State> onRestore(State state, Restore cmd) {
+  private ReplyEffect<Event, BlockedRunners> onRestore(BlockedRunners state, Restore cmd) {
     records.computeIfPresent(cmd.runnerId(), (id, r) -> r.clearStreak());
     if (!state.blocks().containsKey(cmd.runnerId())) {
       return Effect().reply(cmd.replyTo(), new RunnerState(cmd.runnerId(), null));
@@ -305,7 +297,8 @@ public final class RunnerHealth
         new RunnerRestored(cmd.runnerId(), "restored by an admin", Instant.now()), cmd.replyTo());
   }
 
-  private ReplyEffect<Event, State> persistAndAnswer(Event event, ActorRef<RunnerState> replyTo) {
+  private ReplyEffect<Event, BlockedRunners> persistAndAnswer(
+      Event event, ActorRef<RunnerState> replyTo) {
     return Effect()
         .persist(event)
         .thenRun(this::publish)
@@ -314,7 +307,7 @@ public final class RunnerHealth
             replyTo, s -> new RunnerState(event.runnerId(), s.blocks().get(event.runnerId())));
   }
 
-  private ReplyEffect<Event, State> onGetReport(State state, GetReport cmd) {
+  private ReplyEffect<Event, BlockedRunners> onGetReport(BlockedRunners state, GetReport cmd) {
     Instant now = Instant.now();
     Duration window = settings.policy().statsWindow();
     Map<String, RunnerHealthView> views = new TreeMap<>();
@@ -335,7 +328,7 @@ public final class RunnerHealth
    * Ends degradations whose time ran out (dispatchers already ignore them by their {@code until})
    * and publishes the blocks again, so that a node that joined since hears them too.
    */
-  private ReplyEffect<Event, State> onTick(State state) {
+  private ReplyEffect<Event, BlockedRunners> onTick(BlockedRunners state) {
     Instant now = Instant.now();
     var expired =
         state.blocks().entrySet().stream().filter(e -> !e.getValue().inForce(now)).findFirst();
@@ -352,14 +345,16 @@ public final class RunnerHealth
   }
 
   @Override
-  public EventHandler<State, Event> eventHandler() {
+  public EventHandler<BlockedRunners, Event> eventHandler() {
     return newEventHandlerBuilder()
         .forAnyState()
         .onEvent(
             RunnerDegraded.class,
             (state, e) ->
                 state.with(
-                    e.runnerId(), new RunnerBlock(Status.DEGRADED, e.reason(), e.at(), e.until())))
+                    e.runnerId(),
+                    new RunnerBlock(Status.DEGRADED, e.reason(), e.at(), e.until()),
+                    e.scope()))
         .onEvent(
             RunnerDraining.class,
             (state, e) ->
@@ -371,11 +366,11 @@ public final class RunnerHealth
   }
 
   @Override
-  public SignalHandler<State> signalHandler() {
+  public SignalHandler<BlockedRunners> signalHandler() {
     return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(), this::publish).build();
   }
 
-  private void publish(State state) {
+  private void publish(BlockedRunners state) {
     topic.tell(Topic.publish(new Blocks(state.blocks())));
   }
 

@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.pekko.NotUsed;
@@ -127,13 +128,27 @@ public final class EventFeed {
    * cancel it to stop.
    */
   public static Source<Entry, NotUsed> after(ActorSystem<?> system, Cursor after) {
+    return after(system, after, Set.of());
+  }
+
+  /**
+   * {@link #after(ActorSystem, Cursor)} of the agents of {@code tenants} only (empty: every event),
+   * chosen by the journal's query: a tenant's replay from the start reads its own events, not the
+   * whole journal's, out of the database.
+   */
+  public static Source<Entry, NotUsed> after(
+      ActorSystem<?> system, Cursor after, Set<String> tenants) {
     JdbcReadJournal journal =
         PersistenceQuery.get(system.classicSystem())
             .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
     // From the cursor's own event (offsets are exclusive), whose earlier objects are skipped.
     Offset from = Offset.sequence(Math.max(0, after.ordering() - 1));
+    String stream =
+        tenants.isEmpty()
+            ? TagIndexReadJournalDao.ALL_EVENTS
+            : TagIndexReadJournalDao.tenantEvents(tenants);
     return journal
-        .eventsByTag(TagIndexReadJournalDao.ALL_EVENTS, from)
+        .eventsByTag(stream, from)
         .mapConcat(EventFeed::entries)
         .filter(entry -> entry.cursor().isAfter(after));
   }

@@ -1,11 +1,16 @@
 package dev.rota.cluster.readmodel;
 
+import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.core.tenant.AgentKeys;
+import dev.rota.core.tenant.Tenants;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.TreeSet;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.persistence.PersistentRepr;
 import org.apache.pekko.persistence.jdbc.PekkoSerialization$;
@@ -63,6 +68,15 @@ public final class TagIndexReadJournalDao extends DefaultReadJournalDao {
           + " where j.ordering > ? and j.ordering <= ? and j.deleted = false"
           + " order by j.ordering limit ?";
 
+  /**
+   * Not a tag either: events by {@code rota:tenant-events:acme,beta} ({@link #tenantEvents}) are
+   * {@link #ALL_EVENTS} narrowed, in the database, to the events of those tenants' agents (their
+   * persistence ids), so a tenant's replay leaves the database with its own rows only.
+   */
+  static final String TENANT_EVENTS = "rota:tenant-events:";
+
+  private static final String AGENT_PREFIX = AgentEntity.ENTITY_TYPE_KEY.name() + "|";
+
   private final JdbcBackend.JdbcDatabaseDef db;
   private final Serialization serialization;
 
@@ -102,17 +116,68 @@ public final class TagIndexReadJournalDao extends DefaultReadJournalDao {
         .asScala();
   }
 
-  private static List<JournalTables.JournalPekkoSerializationRow> rows(
+  /** The name that reads the events of {@code tenants}' agents in journal order. */
+  public static String tenantEvents(Collection<String> tenants) {
+    if (tenants.isEmpty()) {
+      throw new IllegalArgumentException("no tenant: read ALL_EVENTS");
+    }
+    for (String tenant : tenants) {
+      if (!Tenants.isValidName(tenant)) {
+        throw new IllegalArgumentException("not a tenant name: " + tenant);
+      }
+    }
+    return TENANT_EVENTS + String.join(",", new TreeSet<>(tenants));
+  }
+
+  /**
+   * The query of {@code tag} and the persistence id patterns it binds after the ordering range: an
+   * agent of the default tenant is keyed by its id alone, another's by {@code <tenant>/<id>}
+   * (AgentKeys); tenant names hold no {@code LIKE} wildcard.
+   */
+  static Query query(String tag) {
+    if (ALL_EVENTS.equals(tag)) {
+      return new Query(ALL_EVENTS_QUERY, List.of(), false);
+    }
+    if (!tag.startsWith(TENANT_EVENTS)) {
+      return new Query(EVENTS_BY_TAG, List.of(), true);
+    }
+    List<String> patterns = new ArrayList<>();
+    List<String> clauses = new ArrayList<>();
+    for (String tenant : tag.substring(TENANT_EVENTS.length()).split(",")) {
+      if (!Tenants.isValidName(tenant)) {
+        throw new IllegalArgumentException("not a tenant name: " + tenant);
+      }
+      if (Tenants.DEFAULT.equals(tenant)) {
+        clauses.add("(j.persistence_id like ? and j.persistence_id not like ?)");
+        patterns.add(AGENT_PREFIX + "%");
+        patterns.add(AGENT_PREFIX + "%/%");
+      } else {
+        clauses.add("j.persistence_id like ?");
+        patterns.add(AGENT_PREFIX + AgentKeys.likePattern(tenant));
+      }
+    }
+    String sql =
+        ALL_EVENTS_QUERY.replace(
+            " order by", " and (" + String.join(" or ", clauses) + ") order by");
+    return new Query(sql, patterns, false);
+  }
+
+  /** A query of the journal: its SQL, its patterns, and whether it binds a tag first. */
+  record Query(String sql, List<String> patterns, boolean bindsTag) {}
+
+  static List<JournalTables.JournalPekkoSerializationRow> rows(
       Connection connection, String tag, long offset, long maxOffset, long max) {
-    boolean all = ALL_EVENTS.equals(tag);
-    try (PreparedStatement s =
-        connection.prepareStatement(all ? ALL_EVENTS_QUERY : EVENTS_BY_TAG)) {
+    Query query = query(tag);
+    try (PreparedStatement s = connection.prepareStatement(query.sql())) {
       int i = 1;
-      if (!all) {
+      if (query.bindsTag()) {
         s.setString(i++, tag);
       }
       s.setLong(i++, offset);
       s.setLong(i++, maxOffset);
+      for (String pattern : query.patterns()) {
+        s.setString(i++, pattern);
+      }
       s.setLong(i, Math.min(max, Integer.MAX_VALUE));
       List<JournalTables.JournalPekkoSerializationRow> rows = new ArrayList<>();
       try (ResultSet rs = s.executeQuery()) {

@@ -15,7 +15,6 @@ import dev.rota.cluster.health.RunnerHealth.RunnerDegraded;
 import dev.rota.cluster.health.RunnerHealth.RunnerDraining;
 import dev.rota.cluster.health.RunnerHealth.RunnerRestored;
 import dev.rota.cluster.health.RunnerHealth.RunnerState;
-import dev.rota.cluster.health.RunnerHealth.State;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.health.HealthPolicy;
 import dev.rota.core.health.RunnerOutcome;
@@ -44,7 +43,7 @@ class RunnerHealthTest {
           HealthPolicy.DEFAULT, Duration.ofSeconds(30), 3600, Duration.ofSeconds(30));
 
   private TestProbe<Blocks> published;
-  private EventSourcedBehaviorTestKit<Command, Event, State> kit;
+  private EventSourcedBehaviorTestKit<Command, Event, BlockedRunners> kit;
 
   @AfterAll
   static void shutdown() {
@@ -68,7 +67,7 @@ class RunnerHealthTest {
   private void outcome(String runnerId, Kind kind, String error) {
     kit.runCommand(
         new RunnerHealth.Outcome(
-            runnerId, new RunnerOutcome(kind, Instant.now(), Duration.ofMillis(200), error)));
+            runnerId, new RunnerOutcome(kind, Instant.now(), Duration.ofMillis(200), error), null));
   }
 
   /** The first publication that blocks {@code runnerId}; earlier ones (recovery) are skipped. */
@@ -96,7 +95,8 @@ class RunnerHealthTest {
         kit.runCommand(
             new RunnerHealth.Outcome(
                 "r1",
-                new RunnerOutcome(Kind.FAILED, Instant.now(), Duration.ofMillis(200), "key")));
+                new RunnerOutcome(Kind.FAILED, Instant.now(), Duration.ofMillis(200), "key"),
+                null));
     RunnerDegraded degraded = assertInstanceOf(RunnerDegraded.class, third.event());
     assertTrue(degraded.reason().contains("key"), degraded.reason());
     assertEquals(
@@ -120,7 +120,7 @@ class RunnerHealthTest {
     var fourth =
         kit.runCommand(
             new RunnerHealth.Outcome(
-                "r2", new RunnerOutcome(Kind.FAILED, Instant.now(), Duration.ZERO, "c")));
+                "r2", new RunnerOutcome(Kind.FAILED, Instant.now(), Duration.ZERO, "c"), null));
     assertTrue(fourth.hasNoEvents());
     assertNull(report().runners().get("r2").block());
   }
@@ -128,7 +128,7 @@ class RunnerHealthTest {
   @Test
   void aRunnersOwnReportDrainAndRestore() {
     var reported =
-        kit.<RunnerState>runCommand(r -> new RunnerHealth.Report("r3", true, "oom", 60, r));
+        kit.<RunnerState>runCommand(r -> new RunnerHealth.Report("r3", true, "oom", 60, null, r));
     assertInstanceOf(RunnerDegraded.class, reported.event());
     assertEquals("oom", reported.reply().block().reason());
     assertTrue(((RunnerDegraded) reported.event()).byRunner());
@@ -138,7 +138,7 @@ class RunnerHealthTest {
     assertEquals(Status.DRAINING, drained.reply().block().status());
     // A drain is not lifted by the runner's own word.
     var healthy =
-        kit.<RunnerState>runCommand(r -> new RunnerHealth.Report("r3", false, null, 0, r));
+        kit.<RunnerState>runCommand(r -> new RunnerHealth.Report("r3", false, null, 0, null, r));
     assertTrue(healthy.hasNoEvents());
     assertEquals(Status.DRAINING, healthy.reply().block().status());
 
@@ -150,7 +150,7 @@ class RunnerHealthTest {
 
   @Test
   void aDegradationEndsWhenItsTimeRunsOut() {
-    kit.<RunnerState>runCommand(r -> new RunnerHealth.Report("r4", true, "brief", 1, r));
+    kit.<RunnerState>runCommand(r -> new RunnerHealth.Report("r4", true, "brief", 1, null, r));
     publishedWith("r4");
     // The singleton's tick (every second) restores it and publishes the empty set.
     published.fishForMessage(
@@ -172,7 +172,7 @@ class RunnerHealthTest {
     TestProbe<Blocks> seen = TEST_KIT.createTestProbe();
     topic.tell(Topic.subscribe(seen.ref()));
     var capKit =
-        EventSourcedBehaviorTestKit.<Command, Event, State>create(
+        EventSourcedBehaviorTestKit.<Command, Event, BlockedRunners>create(
             TEST_KIT.system(),
             RunnerHealth.create(topic, capped, RotaMetrics.get(TEST_KIT.system())),
             EventSourcedBehaviorTestKit.enabledSerializationSettings());
@@ -180,7 +180,8 @@ class RunnerHealthTest {
     String longReason = "x".repeat(5000);
     for (int i = 0; i < 10; i++) {
       String id = "flood-" + i;
-      capKit.<RunnerState>runCommand(r -> new RunnerHealth.Report(id, true, longReason, 600, r));
+      capKit.<RunnerState>runCommand(
+          r -> new RunnerHealth.Report(id, true, longReason, 600, null, r));
     }
     assertEquals(
         3, capKit.getState().blocks().size(), capKit.getState().blocks().keySet().toString());
@@ -188,15 +189,73 @@ class RunnerHealthTest {
       assertTrue(block.reason().length() <= RunnerBlock.MAX_REASON, block.reason());
     }
     var refused =
-        capKit.<RunnerState>runCommand(r -> new RunnerHealth.Report("flood-9", true, "oom", 60, r));
+        capKit.<RunnerState>runCommand(
+            r -> new RunnerHealth.Report("flood-9", true, "oom", 60, null, r));
     assertNull(refused.reply().block(), "past the cap a runner is not degraded");
     assertTrue(refused.events().isEmpty(), "and nothing is persisted for it");
     // A runner already blocked can still be reported, and an admin's drain is always taken.
     var again =
-        capKit.<RunnerState>runCommand(r -> new RunnerHealth.Report("flood-0", true, "oom", 60, r));
+        capKit.<RunnerState>runCommand(
+            r -> new RunnerHealth.Report("flood-0", true, "oom", 60, null, r));
     assertEquals(Status.DEGRADED, again.reply().block().status());
     var drained = capKit.<RunnerState>runCommand(r -> new RunnerHealth.Drain("admin-pick", r));
     assertEquals(Status.DRAINING, drained.reply().block().status());
+  }
+
+  /**
+   * One tenant's runners cannot take every block: reports under one scope and degradations by one
+   * tenant's agents' activations stop at max-blocks-per-tenant, while another tenant's runner, and
+   * one reported by a token of every tenant, are still degraded.
+   */
+  @Test
+  void aTenantsRunnersAreDegradedOnlyUpToItsOwnCap() {
+    HealthSettings capped =
+        new HealthSettings(
+            HealthPolicy.DEFAULT, Duration.ofSeconds(30), 3600, Duration.ofSeconds(30), 10, 2);
+    ActorRef<Topic.Command<Blocks>> topic =
+        TEST_KIT.spawn(Topic.create(Blocks.class, "tenant-capped-" + System.nanoTime()));
+    var capKit =
+        EventSourcedBehaviorTestKit.<Command, Event, BlockedRunners>create(
+            TEST_KIT.system(),
+            RunnerHealth.create(topic, capped, RotaMetrics.get(TEST_KIT.system())),
+            EventSourcedBehaviorTestKit.enabledSerializationSettings());
+    capKit.clear();
+    for (int i = 0; i < 5; i++) {
+      String id = "acme-" + i;
+      capKit.<RunnerState>runCommand(
+          r -> new RunnerHealth.Report(id, true, "flood", 600, "acme", r));
+    }
+    assertEquals(
+        java.util.Set.of("acme-0", "acme-1"), capKit.getState().blocks().keySet(), "acme's cap");
+
+    var beta =
+        capKit.<RunnerState>runCommand(
+            r -> new RunnerHealth.Report("beta-0", true, "oom", 60, "beta", r));
+    assertEquals(Status.DEGRADED, beta.reply().block().status());
+    var shared =
+        capKit.<RunnerState>runCommand(
+            r -> new RunnerHealth.Report("shared", true, "oom", 60, null, r));
+    assertEquals(Status.DEGRADED, shared.reply().block().status());
+
+    // Degradation by record: acme's agents' failures no longer degrade a runner, beta's do.
+    for (String tenant : java.util.List.of("acme", "beta")) {
+      for (int i = 0; i < HealthPolicy.DEFAULT.failuresInARow(); i++) {
+        capKit.runCommand(
+            new RunnerHealth.Outcome(
+                "pool-" + tenant,
+                new RunnerOutcome(Kind.FAILED, Instant.now(), Duration.ofMillis(5), "boom"),
+                tenant));
+      }
+    }
+    assertTrue(capKit.getState().blocks().containsKey("pool-beta"));
+    assertTrue(!capKit.getState().blocks().containsKey("pool-acme"), capKit.getState().toString());
+
+    // Restoring one of acme's runners gives acme its place back.
+    capKit.<RunnerState>runCommand(r -> new RunnerHealth.Restore("acme-0", r));
+    var again =
+        capKit.<RunnerState>runCommand(
+            r -> new RunnerHealth.Report("acme-4", true, "oom", 60, "acme", r));
+    assertEquals(Status.DEGRADED, again.reply().block().status());
   }
 
   @Test
