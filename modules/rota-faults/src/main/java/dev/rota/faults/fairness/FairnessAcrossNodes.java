@@ -88,13 +88,12 @@ public final class FairnessAcrossNodes implements AutoCloseable {
   private final Map<Long, Long> quietSent = new ConcurrentHashMap<>();
   private final List<Double> quietMillis =
       java.util.Collections.synchronizedList(new ArrayList<>());
+  private final List<Double> quietAcceptMillis =
+      java.util.Collections.synchronizedList(new ArrayList<>());
   private final AtomicLong quietTokens = new AtomicLong();
   private final LongAdder errors = new LongAdder();
 
   public FairnessAcrossNodes(FaultCluster cluster) {
-    if (cluster.nodes().size() != 3) {
-      throw new IllegalArgumentException("three nodes, not " + cluster.nodes().size());
-    }
     this.cluster = cluster;
     for (NodeProcess node : cluster.nodes()) {
       URI uri = URI.create("http://" + node.host() + ":" + node.httpPort());
@@ -134,7 +133,6 @@ public final class FairnessAcrossNodes implements AutoCloseable {
 
   /** Registers and floods the agents, runs {@code warmUp} unmeasured, then {@code window}. */
   public FairnessResult run(Duration warmUp, Duration window) throws Exception {
-    String before = NewInputAcrossNodes.loadAverage();
     List<String> agents = register();
     List<Thread> threads = new ArrayList<>();
     for (int r = 0; r < RUNNERS; r++) {
@@ -145,6 +143,7 @@ public final class FairnessAcrossNodes implements AutoCloseable {
     threads.add(new Thread(this::quietProducer, "quiet-producer"));
     threads.forEach(Thread::start);
     Thread.sleep(warmUp.toMillis());
+    String before = NewInputAcrossNodes.loadAverage();
     windowStart = System.nanoTime();
     Thread.sleep(window.toMillis());
     windowEnd = System.nanoTime();
@@ -167,6 +166,7 @@ public final class FairnessAcrossNodes implements AutoCloseable {
         totals(turnsByNode, 1),
         hosts,
         List.copyOf(quietMillis),
+        List.copyOf(quietAcceptMillis),
         unclaimedInWindow(),
         errors.sum(),
         views,
@@ -220,7 +220,13 @@ public final class FairnessAcrossNodes implements AutoCloseable {
             JsonNode token = item.payload() == null ? null : item.payload().get("t");
             Long sent = token == null ? null : quietSent.remove(token.asLong());
             if (sent != null && sent >= windowStart && sent <= windowEnd) {
-              quietMillis.add((claimed - sent) / 1e6);
+              double ms = (claimed - sent) / 1e6;
+              quietMillis.add(ms);
+              if (ms > 1_000) {
+                System.out.printf(
+                    "[fairness] quiet notification %s to %s claimed on node %d after %.0f ms%n",
+                    token, a.agentId(), node, ms);
+              }
             }
           }
         }
@@ -263,11 +269,16 @@ public final class FairnessAcrossNodes implements AutoCloseable {
       long token = quietTokens.incrementAndGet();
       String agent = QUIET + "-" + (i % QUIET_AGENTS);
       try {
-        quietSent.put(token, System.nanoTime());
+        long sent = System.nanoTime();
+        quietSent.put(token, sent);
         producers
             .get(anyNode())
             .get(QUIET)
             .notify(agent, Notification.of("quiet", json.objectNode().put("t", token)));
+        if (sent >= windowStart && sent <= windowEnd) {
+          quietAcceptMillis.add((System.nanoTime() - sent) / 1e6);
+        }
+        pool.execute(() -> explainIfWaiting(token, agent, sent));
       } catch (RuntimeException e) {
         quietSent.remove(token);
         errors.increment();
@@ -278,6 +289,27 @@ public final class FairnessAcrossNodes implements AutoCloseable {
         Thread.currentThread().interrupt();
         return;
       }
+    }
+  }
+
+  /** A quiet notification still unclaimed a second after it was sent: what its agent says. */
+  private void explainIfWaiting(long token, String agent, long sent) {
+    try {
+      Thread.sleep(1_000);
+      if (quietSent.containsKey(token)) {
+        int node = anyNode();
+        System.out.printf(
+            "[fairness] quiet notification %d to %s unclaimed after %.0f ms; node %d explains: %s%n",
+            token,
+            agent,
+            (System.nanoTime() - sent) / 1e6,
+            node,
+            producers.get(node).get(QUIET).explain(agent));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      System.out.printf("[fairness] explaining %s failed: %s%n", agent, e);
     }
   }
 

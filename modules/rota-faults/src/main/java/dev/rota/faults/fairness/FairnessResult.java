@@ -13,6 +13,8 @@ import java.util.Map;
  * @param turnsByNode turns begun inside the window, by the node the runner claimed from
  * @param hosts agents by the node hosting them at the end
  * @param quietMillis each quiet notification's time from being sent to the claim that carried it
+ * @param quietAcceptMillis each quiet notification's time from being sent to its answer (202): the
+ *     part of {@code quietMillis} that is the write, not the rule
  * @param quietUnclaimed quiet notifications sent in the window that no claim carried
  * @param errors requests that failed (any error), counted, not fatal
  * @param views what each node's {@code GET /admin/tenants} showed at the end of the window: node →
@@ -25,6 +27,7 @@ public record FairnessResult(
     Map<Integer, Long> turnsByNode,
     Map<Integer, Long> hosts,
     List<Double> quietMillis,
+    List<Double> quietAcceptMillis,
     int quietUnclaimed,
     long errors,
     Map<Integer, Map<String, double[]>> views,
@@ -47,10 +50,14 @@ public record FairnessResult(
 
   /** The {@code q} quantile of the quiet tenant's notification → claim times, in ms. */
   public double quietPercentile(double q) {
-    if (quietMillis.isEmpty()) {
+    return percentile(quietMillis, q);
+  }
+
+  private static double percentile(List<Double> values, double q) {
+    if (values.isEmpty()) {
       return Double.NaN;
     }
-    List<Double> sorted = quietMillis.stream().sorted().toList();
+    List<Double> sorted = values.stream().sorted().toList();
     int i = (int) Math.ceil(q * sorted.size()) - 1;
     return sorted.get(Math.max(0, Math.min(i, sorted.size() - 1)));
   }
@@ -81,8 +88,14 @@ public record FairnessResult(
             quietMillis.size() + quietUnclaimed));
     out.append(
         String.format(
-            "%nturns by the runners' node: %s; agents by host: %s; failed requests: %d%n",
-            turnsByNode, hosts, errors));
+            "%nquiet notification sent → its 202: p50 %.0f ms, p99 %.0f ms, max %.0f ms%n"
+                + "turns by the runners' node: %s; agents by host: %s; failed requests: %d%n",
+            percentile(quietAcceptMillis, 0.5),
+            percentile(quietAcceptMillis, 0.99),
+            percentile(quietAcceptMillis, 1.0),
+            turnsByNode,
+            hosts,
+            errors));
     views.forEach(
         (node, tenants) -> {
           out.append(String.format("node %d's GET /admin/tenants:", node));
