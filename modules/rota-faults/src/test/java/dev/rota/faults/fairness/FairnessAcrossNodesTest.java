@@ -21,7 +21,9 @@ import org.junit.jupiter.api.Test;
  * every quiet notification was claimed, every node's admin view shows fair shares 3 : 1; 60 or more
  * is the measurement of docs/performance.md, after 10 s of warm-up, which also holds the shares to
  * 0.75 ± 0.0375 : 0.25 (±5 % of the weighted tenant's share) and the quiet tenant's p99 to 1 s).
- * The figures are printed and written to {@code target/faults/fairness-across-nodes.md}.
+ * {@code rota.faults.fairness-warm-up-seconds} overrides the warm-up (150: past the coordinators'
+ * rebalancing after the start). The figures are printed and written to {@code
+ * target/faults/fairness-across-nodes.md}.
  */
 class FairnessAcrossNodesTest {
 
