@@ -21,7 +21,6 @@ import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.tenant.TenantCapSettings;
 import dev.rota.cluster.tenant.TenantDirectory;
 import dev.rota.cluster.tenant.TenantGate;
-import dev.rota.cluster.tenant.TenantUsage;
 import javax.sql.DataSource;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -95,7 +94,6 @@ public record RotaCluster(
         readModel == null ? null : LeaseRescuer.init(system, readModel);
     ActorRef<SystemControl.Command> systemControl = SystemControl.init(system);
     ActorRef<TenantDirectory.Command> tenantDirectory = TenantDirectory.init(system);
-    TenantUsage.init(system);
     ActorRef<RunnerHealth.Command> runnerHealth =
         RunnerHealth.init(system, HealthSettings.from(system.settings().config()));
     PoolScalerSettings poolSettings = PoolScalerSettings.from(system.settings().config());

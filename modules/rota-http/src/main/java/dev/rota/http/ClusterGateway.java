@@ -12,8 +12,8 @@ import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.system.SystemControl.PauseState;
 import dev.rota.cluster.tenant.TenantDirectory;
 import dev.rota.cluster.tenant.TenantGate;
+import dev.rota.cluster.tenant.TenantSharesView;
 import dev.rota.cluster.tenant.TenantTables;
-import dev.rota.cluster.tenant.TenantUsage;
 import dev.rota.core.model.AgentExplanation;
 import dev.rota.core.tenant.TenantSpec;
 import java.time.Duration;
@@ -48,6 +48,7 @@ public final class ClusterGateway {
   private final ActorRef<PoolScaler.Command> poolScaler;
   private final ActorRef<RunnerHealth.Command> runnerHealth;
   private final ActorRef<TenantDirectory.Command> tenantDirectory;
+  private final ActorRef<Dispatcher.Command> dispatcher;
   private final int partitions;
   private final Duration askTimeout;
   private final Scheduler scheduler;
@@ -60,6 +61,7 @@ public final class ClusterGateway {
     this.poolScaler = rota.poolScaler();
     this.runnerHealth = rota.runnerHealth();
     this.tenantDirectory = rota.tenantDirectory();
+    this.dispatcher = rota.dispatcher();
     this.partitions = rota.agentSettings().partitions();
     this.askTimeout = askTimeout;
     this.scheduler = system.scheduler();
@@ -200,9 +202,12 @@ public final class ClusterGateway {
     return dev.rota.cluster.tenant.TenantTables.get(system).current();
   }
 
-  /** What every node counted for each tenant over the last minute (a silent node left out). */
-  public CompletionStage<List<TenantUsage.Usage>> tenantUsage() {
-    return nodes.repliesOfEveryNode(TenantUsage.SERVICE_KEY, TenantUsage.GetUsage::new);
+  /**
+   * Each tenant's share of runner time over about the last minute, as this node's dispatcher
+   * applies it (cluster-wide: it adds up what every partition's coordinator counted).
+   */
+  public CompletionStage<TenantSharesView> tenantShares() {
+    return AskPattern.ask(dispatcher, Dispatcher.GetTenantShares::new, askTimeout, scheduler);
   }
 
   /** Every node's in-cluster runner pool: its runners and the size each pool is held at. */

@@ -178,7 +178,11 @@ public final class MetricsSampler {
             s.registered(), metrics.meanActivationDuration(), runners.active()));
     // While the scaler does not answer (a failover), the pools keep their last numbers.
     report.ifPresent(this::setPoolGauges);
-    tenantGauges.set(cluster.tenantTable(), readModel.tenants(now, TenantRoutes.WINDOW), now);
+    tenantGauges.set(
+        cluster.tenantTable(),
+        readModel.tenants(),
+        join(cluster.tenantShares()::toCompletableFuture),
+        now);
   }
 
   /** {@code rota_pool_desired_runners{pool}}: one series per pool of the scaler's last round. */

@@ -3,14 +3,13 @@ package dev.rota.http;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.readmodel.TenantRow;
 import dev.rota.cluster.tenant.TenantDirectory;
-import dev.rota.cluster.tenant.TenantUsage;
+import dev.rota.cluster.tenant.TenantSharesView;
 import dev.rota.core.tenant.TenantSpec;
 import dev.rota.core.tenant.TenantTable;
 import dev.rota.core.tenant.Tenants;
 import dev.rota.http.api.TenantList;
 import dev.rota.http.api.TenantRequest;
 import dev.rota.http.api.TenantView;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -29,11 +28,10 @@ import org.slf4j.LoggerFactory;
  * with their figures ({@link TenantViews}), and an admin's {@code PUT} and {@code DELETE} of one. A
  * tenant with agents cannot be deleted (409 {@code conflict}), nor can {@code default} or a tenant
  * declared in configuration. The figures read the read model on the blocking dispatcher (503
- * without one) and ask every node for its last minute.
+ * without one) and ask this node's dispatcher for the shares it applies.
  */
 final class TenantRoutes extends AllDirectives {
   private static final Logger log = LoggerFactory.getLogger(TenantRoutes.class);
-  static final Duration WINDOW = Duration.ofMinutes(1);
 
   private final ClusterGateway cluster;
   private final ReadModelReads reads;
@@ -138,10 +136,10 @@ final class TenantRoutes extends AllDirectives {
     Instant now = Instant.now();
     CompletableFuture<TenantTable> table =
         cluster.tenants().toCompletableFuture().thenApply(TenantDirectory.Listing::table);
-    CompletableFuture<Map<String, TenantRow>> rows = read(rm -> rm.tenants(now, WINDOW));
-    CompletableFuture<List<TenantUsage.Usage>> usage = cluster.tenantUsage().toCompletableFuture();
-    return CompletableFuture.allOf(table, rows, usage)
-        .thenApply(done -> TenantViews.of(table.join(), rows.join(), usage.join(), now));
+    CompletableFuture<Map<String, TenantRow>> rows = read(ReadModel::tenants);
+    CompletableFuture<TenantSharesView> shares = cluster.tenantShares().toCompletableFuture();
+    return CompletableFuture.allOf(table, rows, shares)
+        .thenApply(done -> TenantViews.of(table.join(), rows.join(), shares.join(), now));
   }
 
   /** A read-model query on the blocking dispatcher; 503 when there is none or it fails. */

@@ -121,6 +121,10 @@ class MetricsExpositionTest {
               "rota_tenant_leased{tenant=\"other\"} 0.0",
               "rota_tenant_oldest_unread_age_seconds{tenant=\"default\"}",
               "rota_tenant_activations_total{tenant=\"default\"} 1.0",
+              // the dispatcher's shares (decision 117): no tenants here, so no runner time counted
+              "rota_tenant_runner_seconds{tenant=\"default\"} 0.0",
+              "rota_tenant_share_actual{tenant=\"default\"} 0.0",
+              "rota_tenant_share_fair{tenant=\"default\"}",
               "rota_http_requests_seconds_count{method=\"POST\",route=\"/v1/claims\",status=\"200\"}",
               "jvm_memory_used_bytes",
               "jvm_gc_memory_allocated_bytes_total",

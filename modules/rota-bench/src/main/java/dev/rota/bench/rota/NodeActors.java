@@ -2,6 +2,7 @@ package dev.rota.bench.rota;
 
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.cluster.runner.RunnerPool;
+import dev.rota.cluster.tenant.TenantSharesView;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -47,7 +48,7 @@ final class NodeActors {
   }
 
   /** The dispatcher's view of each tenant's share of runner time. */
-  static Dispatcher.TenantSharesView shares(BenchNode node) throws Exception {
+  static TenantSharesView shares(BenchNode node) throws Exception {
     var system = node.system();
     Duration ask = Duration.ofSeconds(10);
     Receptionist.Listing listing =
@@ -60,7 +61,7 @@ final class NodeActors {
             .get(10, TimeUnit.SECONDS);
     ActorRef<Dispatcher.Command> dispatcher =
         listing.getServiceInstances(Dispatcher.SERVICE_KEY).iterator().next();
-    return AskPattern.<Dispatcher.Command, Dispatcher.TenantSharesView>ask(
+    return AskPattern.<Dispatcher.Command, TenantSharesView>ask(
             dispatcher, Dispatcher.GetTenantShares::new, ask, system.scheduler())
         .toCompletableFuture()
         .get(10, TimeUnit.SECONDS);

@@ -5,7 +5,7 @@ import dev.rota.bench.system.BenchDatabase;
 import dev.rota.bench.system.Claim;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
-import dev.rota.cluster.assign.Dispatcher;
+import dev.rota.cluster.tenant.TenantSharesView;
 import dev.rota.core.tenant.AgentKeys;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -230,7 +230,7 @@ public final class TenantsBench {
         Thread.sleep(seconds * 1000L);
         counting.set(false);
         double window = (System.nanoTime() - start) / 1e9;
-        Dispatcher.TenantSharesView view = NodeActors.shares(node);
+        TenantSharesView view = NodeActors.shares(node);
         publishers.shutdownNow();
         running.set(false);
         report(load, window, view);
@@ -287,7 +287,7 @@ public final class TenantsBench {
     }
   }
 
-  private void report(String load, double window, Dispatcher.TenantSharesView view) {
+  private void report(String load, double window, TenantSharesView view) {
     long total = turns.values().stream().mapToLong(LongAdder::sum).sum();
     System.out.printf(
         "tenants %s%s%s%s: %d runners (hybrid, %d ms turns), %.1f s measured after %d s warm-up%n",
@@ -335,7 +335,7 @@ public final class TenantsBench {
       }
     }
     System.out.printf("dispatcher's shares over %.0f s:%n", view.windowSeconds());
-    for (Dispatcher.TenantShareView s : view.tenants()) {
+    for (TenantSharesView.Share s : view.tenants()) {
       if (s.activations() > 0) {
         System.out.printf(
             "  %-7s weight %d: %d activations, %.1f runner-s, actual %.3f, fair %.3f%n",

@@ -9,7 +9,6 @@ import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.AgentState;
-import dev.rota.core.model.Lease;
 import dev.rota.core.model.TextRules.Violation;
 import dev.rota.core.tenant.AgentKeys;
 import java.time.Clock;
@@ -96,11 +95,6 @@ final class AgentEffects {
     } else if (event instanceof ActivationFailed e) {
       metrics.deadLettered(e.deadLettered() == null ? 0 : e.deadLettered().size());
     }
-  }
-
-  /** The runner held {@code lease} until {@code endedAt}: its tenant's runner time counts it. */
-  void leaseEnded(Lease lease, Instant endedAt) {
-    metrics.tenants().leaseEnded(AgentKeys.tenantOf(agentId), lease.grantedAt(), endedAt);
   }
 
   /** {@code handler} for a registered agent; {@link ErrorCode#NOT_FOUND} for any other. */

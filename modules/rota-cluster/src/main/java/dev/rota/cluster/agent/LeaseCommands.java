@@ -283,7 +283,6 @@ final class LeaseCommands {
     timer.stop();
     caps.release(lease.leaseId(), "lease ended");
     metrics.activationEnded(Duration.between(lease.grantedAt(), now));
-    entity.leaseEnded(lease, now);
     if (kind != null) {
       toRunnerHealth(lease, kind, now, error);
     }
@@ -304,7 +303,6 @@ final class LeaseCommands {
     Lease lease = state.lease();
     return entity
         .persist(expiredEvent(state, now))
-        .thenRun(s -> entity.leaseEnded(lease, now))
         .thenRun(s -> caps.release(lease.leaseId(), LEASE_EXPIRED))
         .thenRun(s -> toRunnerHealth(lease, RunnerOutcome.Kind.EXPIRED, now, LEASE_EXPIRED));
   }

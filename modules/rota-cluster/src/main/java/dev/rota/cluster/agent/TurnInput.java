@@ -162,7 +162,7 @@ final class TurnInput {
 
   /**
    * New input ended the lease, as a completion would: it needs no expiry any more, its tenant's
-   * permit goes back and its runner time counts, its duration counts, and its runner's waits hear
+   * permit goes back, its duration counts, and its runner's waits hear
    * of it now.
    */
   void interrupted(Lease lease) {
@@ -170,7 +170,6 @@ final class TurnInput {
     leaseTimer.stop();
     caps.release(lease.leaseId(), "lease interrupted");
     metrics.activationEnded(Duration.between(lease.grantedAt(), now));
-    entity.leaseEnded(lease, now);
     if (waiters == null || waiters.isEmpty()) {
       return;
     }

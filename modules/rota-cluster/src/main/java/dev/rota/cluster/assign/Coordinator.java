@@ -5,7 +5,7 @@ import dev.rota.core.model.AgentState;
 import dev.rota.core.scheduling.AgentSchedule;
 import dev.rota.core.scheduling.HeadsBoard;
 import dev.rota.core.scheduling.SchedulingIndex;
-import dev.rota.core.scheduling.TenantUsage;
+import dev.rota.core.tenant.TenantRunnerTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -108,7 +108,7 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
    * The runner time each tenant's agents take, published with the heads for the rule across
    * tenants.
    */
-  private final TenantUsage usage = new TenantUsage();
+  private final TenantRunnerTime usage = new TenantRunnerTime();
 
   private long publishedUsage = -1;
 
@@ -286,7 +286,12 @@ public final class Coordinator extends AbstractBehavior<Coordinator.Command> {
     } else {
       index.remove(schedule.agentId());
     }
-    usage.changed(previous, registered ? schedule : null, clock.millis());
+    usage.changed(
+        schedule.agentId(),
+        previous != null && previous.leased(),
+        registered && schedule.leased(),
+        registered,
+        clock.millis());
   }
 
   /**

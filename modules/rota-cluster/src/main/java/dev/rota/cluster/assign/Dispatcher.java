@@ -12,11 +12,12 @@ import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.tenant.TenantCapSettings;
+import dev.rota.cluster.tenant.TenantSharesView;
 import dev.rota.cluster.tenant.TenantTables;
 import dev.rota.core.scheduling.HeadsBoard;
-import dev.rota.core.scheduling.TenantLoad;
-import dev.rota.core.scheduling.TenantShares;
 import dev.rota.core.tenant.AgentKeys;
+import dev.rota.core.tenant.TenantLoad;
+import dev.rota.core.tenant.TenantShares;
 import dev.rota.core.tenant.TenantTable;
 import java.time.Duration;
 import java.time.Instant;
@@ -96,36 +97,10 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
 
   /**
    * Each tenant's share of runner time over about the last minute, across the cluster, as this
-   * node's dispatcher knows it ({@link TenantShares}).
+   * node's dispatcher knows it and applies it ({@link TenantShares}).
    */
   public record GetTenantShares(ActorRef<TenantSharesView> replyTo)
       implements Command, CborSerializable {}
-
-  /**
-   * The answer to {@link GetTenantShares}: {@code windowSeconds} the shares are over (up to about
-   * 60; less on a dispatcher started more recently), and one entry per tenant.
-   */
-  public record TenantSharesView(double windowSeconds, List<TenantShareView> tenants)
-      implements CborSerializable {}
-
-  /**
-   * One tenant's use of runners over the window.
-   *
-   * @param activations leases granted to its agents, across the cluster
-   * @param runnerSeconds runner time its agents' leases took (grant to end, in flight so far)
-   * @param actual its part of every tenant's runner time, 0–1
-   * @param fair its weight's part of the weights of the tenants that used runners, 0–1
-   * @param leased its leases in flight now
-   */
-  public record TenantShareView(
-      String tenant,
-      int weight,
-      long activations,
-      double runnerSeconds,
-      double actual,
-      double fair,
-      int leased)
-      implements CborSerializable {}
 
   public static final ServiceKey<Command> SERVICE_KEY =
       ServiceKey.create(Command.class, "rota-dispatcher");
@@ -492,23 +467,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   }
 
   private Behavior<Command> onGetTenantShares(GetTenantShares get) {
-    TenantShares.Window window = heads.shares().lastMinute(System.currentTimeMillis());
-    get.replyTo()
-        .tell(
-            new TenantSharesView(
-                window.seconds(),
-                window.shares().stream()
-                    .map(
-                        s ->
-                            new TenantShareView(
-                                s.tenant(),
-                                s.weight(),
-                                s.activations(),
-                                s.runnerSeconds(),
-                                s.actual(),
-                                s.fair(),
-                                s.leased()))
-                    .toList()));
+    get.replyTo().tell(TenantSharesView.of(heads.shares(System.currentTimeMillis())));
     return this;
   }
 

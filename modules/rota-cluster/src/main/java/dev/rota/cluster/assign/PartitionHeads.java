@@ -2,7 +2,7 @@ package dev.rota.cluster.assign;
 
 import dev.rota.core.model.RunnerMode;
 import dev.rota.core.scheduling.HeadsBoard;
-import dev.rota.core.scheduling.TenantShares;
+import dev.rota.core.tenant.TenantShares;
 import dev.rota.core.tenant.TenantTable;
 import java.time.Duration;
 import java.time.Instant;
@@ -95,6 +95,23 @@ final class PartitionHeads {
 
   TenantShares shares() {
     return shares;
+  }
+
+  /**
+   * Every tenant's share of runner time over about the last minute ({@link
+   * TenantShares#lastMinute}), the tenants with notifications waiting on the board counted in
+   * contention.
+   */
+  TenantShares.Window shares(long nowMillis) {
+    Set<String> waiting = new HashSet<>();
+    for (int partition : versions.keySet()) {
+      for (HeadsBoard.GroupHeads group : board.of(partition)) {
+        if (!group.inbox().isEmpty()) {
+          waiting.add(group.tenant());
+        }
+      }
+    }
+    return shares.lastMinute(nowMillis, waiting);
   }
 
   /** Asks the partition's coordinator to publish again, unless it was asked already. */

@@ -309,8 +309,8 @@ public final class ReadModel {
    * Every tenant that has agents, by name ({@link TenantQuery#tenants}). Scans every agent row,
    * like {@link #stats}.
    */
-  public Map<String, TenantRow> tenants(Instant now, Duration window) {
-    return TenantQuery.tenants(queries, now, window);
+  public Map<String, TenantRow> tenants() {
+    return TenantQuery.tenants(queries);
   }
 
   /** How many agents {@code tenant} has. */

@@ -4,7 +4,6 @@ import dev.rota.core.tenant.AgentKeys;
 import dev.rota.core.tenant.Tenants;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -12,8 +11,9 @@ import java.util.Map;
 /**
  * The read model by tenant ({@link ReadModel#tenants}): an agent's key names its tenant (the part
  * before its first {@code /}; none: {@code default}), so one grouped scan of {@code agent_schedule}
- * counts every tenant, and a second one over the leased rows measures the runner time their leases
- * have held inside the window. Plain SQL that H2 and PostgreSQL both run.
+ * counts every tenant. Plain SQL that H2 and PostgreSQL both run. Runner time is not measured here:
+ * the coordinators count it ({@link dev.rota.core.tenant.TenantRunnerTime}) and the dispatchers add
+ * it up.
  */
 final class TenantQuery {
   private TenantQuery() {}
@@ -35,11 +35,6 @@ final class TenantQuery {
           + " as tenant, unread, lease_id, oldest_unread_at from agent_schedule) keyed"
           + " group by tenant";
 
-  static final String HELD =
-      "select "
-          + TENANT_OF_KEY
-          + " as tenant, lease_granted_at from agent_schedule where lease_id is not null";
-
   /** Agents of one tenant other than default: their keys begin with its name and a slash. */
   static final String AGENTS_OF_TENANT =
       "select count(*) from agent_schedule where agent_id like ?";
@@ -50,27 +45,15 @@ final class TenantQuery {
 
   record Counts(long agents, long unread, long leased, Instant oldestUnreadAt) {}
 
-  /**
-   * Every tenant that has agents, by name: counts, the oldest unread notification and the runner
-   * time its held leases have run within {@code window} before {@code now}.
-   */
-  static Map<String, TenantRow> tenants(ReadQueries queries, Instant now, Duration window) {
+  /** Every tenant that has agents, by name: counts and the oldest unread notification. */
+  static Map<String, TenantRow> tenants(ReadQueries queries) {
     Map<String, Counts> counts = queries.query("tenants", GROUPS, s -> {}, TenantQuery::readGroups);
-    Map<String, Long> held =
-        queries.query(
-            "tenantLeases", HELD, s -> s.setFetchSize(1000), rs -> readHeld(rs, now, window));
     Map<String, TenantRow> rows = new HashMap<>();
     counts.forEach(
         (tenant, c) ->
             rows.put(
                 tenant,
-                new TenantRow(
-                    tenant,
-                    c.agents(),
-                    c.unread(),
-                    c.leased(),
-                    c.oldestUnreadAt(),
-                    held.getOrDefault(tenant, 0L))));
+                new TenantRow(tenant, c.agents(), c.unread(), c.leased(), c.oldestUnreadAt())));
     return rows;
   }
 
@@ -100,23 +83,5 @@ final class TenantQuery {
               Sql.getInstant(rs, "oldest_unread_at")));
     }
     return groups;
-  }
-
-  /**
-   * For each tenant, the part of {@code window} before {@code now} that its held leases have run (a
-   * lease granted before the window counts the whole window). A lease the read model holds without
-   * a grant time (rows written before it was recorded) counts from the window's start.
-   */
-  static Map<String, Long> readHeld(ResultSet rs, Instant now, Duration window)
-      throws SQLException {
-    Map<String, Long> held = new HashMap<>();
-    Instant windowStart = now.minus(window);
-    while (rs.next()) {
-      Instant grantedAt = Sql.getInstant(rs, "lease_granted_at");
-      Instant from = grantedAt == null || grantedAt.isBefore(windowStart) ? windowStart : grantedAt;
-      long millis = from.isAfter(now) ? 0 : Duration.between(from, now).toMillis();
-      held.merge(rs.getString("tenant"), millis, Long::sum);
-    }
-    return held;
   }
 }

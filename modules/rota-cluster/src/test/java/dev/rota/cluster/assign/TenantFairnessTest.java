@@ -9,6 +9,7 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.assign.WorkProtocol.Assigned;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
+import dev.rota.cluster.tenant.TenantSharesView;
 import dev.rota.cluster.testing.ClusterTestConfig;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.Ids;
@@ -174,12 +175,11 @@ class TenantFairnessTest {
     List<String> counted = tenants.subList(200, tenants.size());
     Map<String, Long> byTenant =
         counted.stream().collect(Collectors.groupingBy(t -> t, Collectors.counting()));
-    TestProbe<Dispatcher.TenantSharesView> probe = testKit.createTestProbe();
+    TestProbe<TenantSharesView> probe = testKit.createTestProbe();
     rota.dispatcher().tell(new Dispatcher.GetTenantShares(probe.ref()));
-    Dispatcher.TenantSharesView view = probe.receiveMessage();
-    Map<String, Dispatcher.TenantShareView> shares =
-        view.tenants().stream()
-            .collect(Collectors.toMap(Dispatcher.TenantShareView::tenant, s -> s));
+    TenantSharesView view = probe.receiveMessage();
+    Map<String, TenantSharesView.Share> shares =
+        view.tenants().stream().collect(Collectors.toMap(TenantSharesView.Share::tenant, s -> s));
     double acme = (double) byTenant.getOrDefault("acme", 0L) / counted.size();
     assertTrue(
         Math.abs(acme - 0.75) <= 0.05,
@@ -242,7 +242,7 @@ class TenantFairnessTest {
 
   @Test
   void theMessagesWithTenantsSerialize() {
-    TestProbe<Dispatcher.TenantSharesView> probe = testKit.createTestProbe();
+    TestProbe<TenantSharesView> probe = testKit.createTestProbe();
     List<Object> messages =
         List.of(
             new Dispatcher.Heads(
@@ -251,10 +251,10 @@ class TenantFairnessTest {
                 7,
                 List.of(),
                 1_700_000_000_500L,
-                Map.of("acme", new dev.rota.core.scheduling.TenantLoad(2, 40, 900, 45, 47))),
+                Map.of("acme", new dev.rota.core.tenant.TenantLoad(2, 40, 900, 45, 47))),
             new Dispatcher.GetTenantShares(probe.ref()),
-            new Dispatcher.TenantSharesView(
-                60.0, List.of(new Dispatcher.TenantShareView("acme", 3, 120, 2.5, 0.74, 0.75, 2))));
+            new TenantSharesView(
+                60.0, List.of(new TenantSharesView.Share("acme", 3, 120, 2.5, 0.74, 0.75, 2))));
     for (Object message : messages) {
       assertEquals(message, testKit.serializationTestKit().verifySerialization(message, true));
     }

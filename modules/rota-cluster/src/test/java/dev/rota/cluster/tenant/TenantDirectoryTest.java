@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.metrics.TenantMeters;
-import dev.rota.cluster.metrics.TenantMeters.TenantMinute;
 import dev.rota.cluster.tenant.TenantDirectory.Command;
 import dev.rota.cluster.tenant.TenantDirectory.Deleted;
 import dev.rota.cluster.tenant.TenantDirectory.Event;
@@ -199,8 +198,8 @@ class TenantDirectoryTest {
             new TenantSet("acme", 3, 10, null, at),
             new TenantDeleted("acme", at),
             new State(Map.of("acme", spec), 2),
-            new TenantUsage.GetUsage(probe.ref().narrow()),
-            new TenantUsage.Usage(Map.of("acme", new TenantMinute(12, 34_000))))) {
+            new TenantSharesView(
+                58.5, List.of(new TenantSharesView.Share("acme", 3, 12, 34.0, 0.7, 0.75, 1))))) {
       serialization.verifySerialization(message, true);
     }
   }

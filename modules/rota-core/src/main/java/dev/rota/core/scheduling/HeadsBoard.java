@@ -34,8 +34,8 @@ import java.util.function.Predicate;
  *
  * <p>Agents of different tenants sit in different groups. When more than one tenant has work of the
  * kind the rule reaches (inbox, due schedules, staleness), a {@link TenantChoice} picks the tenant
- * first ({@link TenantShares}: the one furthest below its weighted share of runner time), and the
- * rule above is applied among that tenant's heads only.
+ * first ({@link dev.rota.core.tenant.TenantShares}: the one furthest below its weighted share of
+ * runner time), and the rule above is applied among that tenant's heads only.
  *
  * <p>Not thread-safe; one actor owns it.
  */
@@ -158,7 +158,8 @@ public final class HeadsBoard {
 
   /**
    * Chooses, among tenants that have work for a request, the one to serve: the rule across tenants
-   * ({@link TenantShares}). Called only when more than one tenant has work of the same kind.
+   * ({@link dev.rota.core.tenant.TenantShares}). Called only when more than one tenant has work of
+   * the same kind.
    */
   @FunctionalInterface
   public interface TenantChoice {

@@ -1,9 +1,9 @@
-package dev.rota.core.scheduling;
+package dev.rota.core.tenant;
 
 /**
  * One tenant's use of runners in one partition, as its coordinator publishes it with the heads
- * ({@link TenantUsage#snapshot}). The counts are cumulative since the coordinator started, so a
- * dispatcher adds up what changed between two publications of the same coordinator.
+ * ({@link TenantRunnerTime#snapshot}). The counts are cumulative since the coordinator started, so
+ * a dispatcher adds up what changed between two publications of the same coordinator.
  *
  * @param leased agents of the tenant leased now
  * @param inFlightMillis runner time the leases in flight have taken so far, at the publication

@@ -1,11 +1,8 @@
-package dev.rota.core.scheduling;
+package dev.rota.core.tenant;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.rota.core.tenant.TenantSpec;
-import dev.rota.core.tenant.TenantTable;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -19,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The rule across tenants, simulated: runners ask, {@link TenantShares} picks the tenant, leases
- * run for random turns, and a coordinator's {@link TenantUsage} sees them start and end and
+ * run for random turns, and a coordinator's {@link TenantRunnerTime} sees them start and end and
  * publishes (sometimes late) what the dispatcher learns. Time is simulated, in milliseconds.
  */
 class TenantSharesRandomizedTest {
@@ -28,7 +25,7 @@ class TenantSharesRandomizedTest {
   private static final class Sim {
     final Random random;
     final TenantShares shares;
-    final TenantUsage usage = new TenantUsage();
+    final TenantRunnerTime usage = new TenantRunnerTime();
     final Map<String, Integer> weights;
     final Map<String, Double> meanTurn;
     final Set<String> withWork = new TreeSet<>();
@@ -80,7 +77,7 @@ class TenantSharesRandomizedTest {
         long[] end = ends.poll();
         now = end[0];
         String key = endKeys.get((int) end[1]);
-        usage.changed(row(key, true), row(key, false), now);
+        usage.changed(key, true, false, true, now);
         idle++;
         publish(false);
       }
@@ -92,7 +89,7 @@ class TenantSharesRandomizedTest {
       double mean = meanTurn.get(tenant);
       long turn = Math.max(1, Math.round(mean * (0.5 + random.nextDouble())));
       shares.granted(0, tenant, now);
-      usage.changed(row(key, false), row(key, true), now);
+      usage.changed(key, false, true, true, now);
       grants.add(tenant);
       grantTimes.add(now);
       runnerMillis.merge(tenant, turn, Long::sum);
@@ -105,10 +102,6 @@ class TenantSharesRandomizedTest {
       long total = runnerMillis.values().stream().mapToLong(Long::longValue).sum();
       return (double) runnerMillis.getOrDefault(tenant, 0L) / total;
     }
-  }
-
-  private static AgentSchedule row(String key, boolean leased) {
-    return new AgentSchedule(key, Set.of(), 0, 1, null, null, Duration.ZERO, leased, false, null);
   }
 
   @Test
@@ -249,7 +242,7 @@ class TenantSharesRandomizedTest {
       sim.runUntil(sim.now + 1_000);
       sim.publish(true);
     }
-    TenantShares.Window window = sim.shares.lastMinute(sim.now);
+    TenantShares.Window window = sim.shares.lastMinute(sim.now, Set.of());
     assertTrue(window.seconds() >= 55 && window.seconds() <= 66, "window " + window.seconds());
     Map<String, TenantShares.Share> byName = new HashMap<>();
     window.shares().forEach(s -> byName.put(s.tenant(), s));
@@ -261,5 +254,29 @@ class TenantSharesRandomizedTest {
     double seconds = byName.get("acme").runnerSeconds() + byName.get("beta").runnerSeconds();
     assertEquals(4 * window.seconds(), seconds, 4 * window.seconds() * 0.05);
     assertEquals(0, byName.get("default").activations());
+  }
+
+  @Test
+  void aTenantWithNotificationsWaitingIsInContentionBeforeItsFirstTurn() {
+    Sim sim = new Sim(5, Map.of("acme", 3, "beta", 1), Map.of("acme", 20.0, "beta", 20.0), 4, 0);
+    sim.withWork.add("acme");
+    for (int i = 0; i < 5; i++) {
+      sim.runUntil(sim.now + 1_000);
+      sim.publish(true);
+    }
+    Map<String, TenantShares.Share> alone = new HashMap<>();
+    sim.shares.lastMinute(sim.now, Set.of()).shares().forEach(s -> alone.put(s.tenant(), s));
+    assertEquals(1.0, alone.get("acme").fair(), 1e-9);
+    assertEquals(0.0, alone.get("beta").fair(), 1e-9);
+
+    Map<String, TenantShares.Share> waiting = new HashMap<>();
+    sim.shares
+        .lastMinute(sim.now, Set.of("beta"))
+        .shares()
+        .forEach(s -> waiting.put(s.tenant(), s));
+    assertEquals(0.75, waiting.get("acme").fair(), 1e-9);
+    assertEquals(0.25, waiting.get("beta").fair(), 1e-9);
+    assertEquals(0.0, waiting.get("beta").actual(), 1e-9);
+    assertEquals(1.0, waiting.get("acme").actual(), 1e-9);
   }
 }

@@ -1,12 +1,12 @@
-package dev.rota.core.scheduling;
+package dev.rota.core.tenant;
 
-import dev.rota.core.tenant.TenantTable;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The rule across tenants, as a dispatcher applies it: among the tenants with work a request may
@@ -33,12 +33,17 @@ import java.util.Objects;
 public final class TenantShares {
 
   /**
-   * One tenant's share of the runner time over the last {@code windowSeconds}.
+   * One tenant's share of the runner time over the last {@code windowSeconds}: the one definition
+   * of a tenant's share, which the admin's tenant view, the tenant metrics and the bench all show.
    *
    * @param activations leases granted to its agents in the window, across the cluster
-   * @param runnerSeconds runner time its agents' leases took in the window
+   * @param runnerSeconds runner time its agents' leases took in the window (ended leases, and the
+   *     leases in flight so far)
    * @param actual its part of all tenants' runner time in the window, 0–1
-   * @param fair its weight's part of the weights of the tenants that used runners in the window
+   * @param fair its weight over the weights of the tenants in contention — those that used runners
+   *     in the window, hold leases now or have notifications waiting — 0 when it is in none of
+   *     these: the share the rule across tenants gives it while they all have work
+   * @param leased its leases in flight now, across the cluster
    */
   public record Share(
       String tenant,
@@ -263,9 +268,10 @@ public final class TenantShares {
   /**
    * Every tenant's share of runner time over about the last minute (since the sample nearest a
    * minute ago; the window is shorter while the dispatcher is younger): the tenants of the table,
-   * and any other tenant whose agents used runners.
+   * and any other tenant whose agents used runners. {@code waiting}: the tenants with notifications
+   * waiting now, which are in contention for runners even while they get none.
    */
-  public Window lastMinute(long nowMillis) {
+  public Window lastMinute(long nowMillis, Set<String> waiting) {
     sample(nowMillis);
     Sample base = null;
     for (Sample s : samples) {
@@ -287,7 +293,7 @@ public final class TenantShares {
       activations[i] = t == null ? 0 : Math.max(0, t.grants - start[0]);
       used[i] = t == null ? 0 : Math.max(0, t.elapsedMillis(nowMillis) - start[1]);
       usedTotal += used[i];
-      if (used[i] > 0 || (t != null && t.leased > 0)) {
+      if (contending(used[i], t, waiting.contains(names.get(i)))) {
         activeWeights += table.specOf(names.get(i)).weight();
       }
     }
@@ -296,7 +302,7 @@ public final class TenantShares {
       String name = names.get(i);
       Tenant t = tenants.get(name);
       int weight = table.specOf(name).weight();
-      boolean active = used[i] > 0 || (t != null && t.leased > 0);
+      boolean active = contending(used[i], t, waiting.contains(name));
       shares.add(
           new Share(
               name,
@@ -309,6 +315,10 @@ public final class TenantShares {
     }
     long window = base == null ? 0 : nowMillis - base.atMillis();
     return new Window(window / 1000.0, shares);
+  }
+
+  private static boolean contending(long usedMillis, Tenant t, boolean waiting) {
+    return usedMillis > 0 || (t != null && t.leased > 0) || waiting;
   }
 
   /** Shares over a window of {@code seconds}. */

@@ -1,22 +1,21 @@
-package dev.rota.core.scheduling;
+package dev.rota.core.tenant;
 
-import dev.rota.core.tenant.AgentKeys;
-import dev.rota.core.tenant.Tenants;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A coordinator's count of the runner time each tenant's agents of its partition take: it sees
- * every agent's row go leased and back ({@link #changed}), so it knows when each lease started and
- * ended without asking anyone. Published with the partition's heads ({@link TenantLoad}), it lets
- * every dispatcher apply the rule across tenants ({@link TenantShares}) on the same, cluster-wide,
- * use of runners, whichever node granted the leases.
+ * The one count of the runner time each tenant's agents take: a coordinator keeps one for its
+ * partition, sees every agent's row go leased and back ({@link #changed}), and so knows when each
+ * lease started and ended without asking anyone. Published with the partition's heads ({@link
+ * TenantLoad}), it is what every dispatcher's {@link TenantShares} adds up: the rule across
+ * tenants, the admin's tenant view and the tenant metrics all read runner time from here, whichever
+ * node granted the leases and whichever node hosts the agents.
  *
  * <p>A partition that has only ever held agents of the default tenant publishes nothing, so a node
  * without tenants publishes exactly what it published before tenants existed. Not thread-safe; one
  * actor owns it.
  */
-public final class TenantUsage {
+public final class TenantRunnerTime {
   private static final class Counts {
     int leased;
     long startedMillisSum;
@@ -34,17 +33,11 @@ public final class TenantUsage {
   private long version;
 
   /**
-   * An agent's row changed from {@code previous} to {@code next} (either null: the agent was not
-   * known, or is removed) at {@code nowMillis}.
+   * The row of the agent {@code key} changed at {@code nowMillis}: it was leased ({@code was}) and
+   * is now ({@code is}); {@code present} is false when the agent was removed.
    */
-  public void changed(AgentSchedule previous, AgentSchedule next, long nowMillis) {
-    String key = next != null ? next.agentId() : previous != null ? previous.agentId() : null;
-    if (key == null) {
-      return;
-    }
-    boolean was = previous != null && previous.leased();
-    boolean is = next != null && next.leased();
-    if (!tenanted && next != null && key.indexOf('/') >= 0) {
+  public void changed(String key, boolean was, boolean is, boolean present, long nowMillis) {
+    if (!tenanted && present && key.indexOf('/') >= 0) {
       tenanted = true;
       version++;
     }
