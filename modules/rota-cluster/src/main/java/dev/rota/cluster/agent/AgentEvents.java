@@ -61,7 +61,7 @@ public final class AgentEvents {
     } else if (event instanceof AgentUpdated e) {
       return s.configured(e.config(), e.at());
     } else if (event instanceof AgentDeregistered e) {
-      return s.deregistered(e.at());
+      return CallState.sent(s.deregistered(e.at()), e.replies(), List.of(), e.at());
     } else if (event instanceof AgentPaused e) {
       return s.pausedAt(e.at(), true);
     } else if (event instanceof AgentResumed e) {
@@ -100,7 +100,19 @@ public final class AgentEvents {
     }
   }
 
-  public record AgentDeregistered(Instant at) implements Event {}
+  /**
+   * @param replies the failed replies owed to the callers of calls left unread (none in events
+   *     written before calls existed)
+   */
+  public record AgentDeregistered(Instant at, List<OutboxItem> replies) implements Event {
+    public AgentDeregistered {
+      replies = replies == null ? List.of() : List.copyOf(replies);
+    }
+
+    public AgentDeregistered(Instant at) {
+      this(at, List.of());
+    }
+  }
 
   public record NotificationReceived(Notification notification) implements Event {
     @Override

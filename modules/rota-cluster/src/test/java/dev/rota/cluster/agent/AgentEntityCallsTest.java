@@ -355,6 +355,19 @@ class AgentEntityCallsTest {
   }
 
   @Test
+  void callsLeftUnreadByADeletedAgentAreAnsweredFailed() throws Exception {
+    Granted g = notifiedAndClaimed(caller);
+    complete(caller, g, null, List.of(call(calleeId(), null)));
+    deliverTo(mailbox.next(), callee);
+    callee.<Reply>runCommand(AgentEntity.Deregister::new);
+    Pending reply = mailbox.next();
+    assertEquals(Replies.FAILED, reply.item().status());
+    deliverTo(reply, caller);
+    JsonNode payload = caller.getState().inbox().get(0).payload();
+    assertEquals("deleted", payload.get("error").get("reason").asText());
+  }
+
+  @Test
   void callToAnUnknownAgentIsAnsweredUndeliverable() throws Exception {
     Granted g = notifiedAndClaimed(caller);
     complete(caller, g, null, List.of(call("nobody", null)));

@@ -156,6 +156,30 @@ public final class TurnSends {
     return List.copyOf(items);
   }
 
+  /**
+   * The failed replies owed for unread notifications that were calls and will never be served
+   * ({@code reason}: the agent was deleted).
+   */
+  public static List<OutboxItem> abandoned(
+      String agentKey, List<Notification> unread, String reason, Instant now) {
+    CallInfo.Party me =
+        new CallInfo.Party(AgentKeys.tenantOf(agentKey), AgentKeys.agentIdOf(agentKey));
+    List<OutboxItem> items = new ArrayList<>();
+    for (Notification n : unread) {
+      if (n.call() != null) {
+        items.add(
+            reply(
+                "a-" + n.notificationId(),
+                n.call(),
+                Replies.FAILED,
+                Replies.failed(
+                    n.call().callId(), me, Replies.FAILED, reason, "the agent was deleted"),
+                now));
+      }
+    }
+    return List.copyOf(items);
+  }
+
   /** Where a reply to {@code call} goes: its calling agent, or the call's own record. */
   public static String callerKey(CallInfo call) {
     return call.from().agentId() == null
