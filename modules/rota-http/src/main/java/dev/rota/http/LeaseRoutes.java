@@ -10,6 +10,7 @@ import dev.rota.cluster.agent.AgentEntity.Rejected;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.assign.ActivationJson;
 import dev.rota.core.model.Ids;
+import dev.rota.core.model.Send;
 import dev.rota.http.api.ActivationCompleted;
 import dev.rota.http.api.ActivationFailed;
 import dev.rota.http.api.ClaimRequest;
@@ -22,6 +23,7 @@ import dev.rota.http.api.LeaseExtended;
 import dev.rota.http.api.NextClaim;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
+import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -146,6 +148,7 @@ public final class LeaseRoutes extends AllDirectives {
         body -> {
           String runnerId = caller.requireRunner(body.validatedRunnerId());
           JsonNode result = body.validatedResult();
+          List<Send> sends = body.validatedSends();
           ClaimRequest.Claim next = next(body.next(), runnerId);
           return withNextTimeout(
               next,
@@ -153,7 +156,8 @@ public final class LeaseRoutes extends AllDirectives {
                   ask(
                       caller,
                       leaseId,
-                      replyTo -> new AgentEntity.Complete(leaseId, runnerId, result, replyTo),
+                      replyTo ->
+                          new AgentEntity.Complete(leaseId, runnerId, result, sends, replyTo),
                       reply ->
                           answer(
                               caller,

@@ -79,7 +79,12 @@ final class AdminCommands {
               new Rejected(ErrorCode.CONFLICT, "agent " + entity.agentId() + " holds a lease"));
     }
     Instant now = entity.now();
-    return entity.persist(new AgentDeregistered(now)).thenReply(cmd.replyTo(), s -> new Done(now));
+    // The calls waiting in the inbox are answered failed: their callers would wait in vain.
+    var replies =
+        dev.rota.core.calls.TurnSends.abandoned(entity.agentId(), state.inbox(), "deleted", now);
+    return entity
+        .persist(new AgentDeregistered(now, replies))
+        .thenReply(cmd.replyTo(), s -> new Done(now));
   }
 
   ReplyEffect<Event, AgentState> onSetPaused(AgentState state, SetPaused cmd) {

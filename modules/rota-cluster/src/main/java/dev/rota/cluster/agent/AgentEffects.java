@@ -7,6 +7,7 @@ import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
 import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
+import dev.rota.cluster.metrics.CallMeters;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.TextRules.Violation;
@@ -28,15 +29,19 @@ import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
  * which the change listener and this node's counters hear of every persisted event.
  */
 final class AgentEffects {
-  private final AgentEntity entity;
+  private final AgentBehavior entity;
   private final String agentId;
   private final ActorContext<AgentEntity.Command> context;
   private final Clock clock;
   private final AgentChangeListener listener;
   private final RotaMetrics metrics;
+  private final CallMeters callMeters;
+
+  /** Told of the state after every write: what it now owes others is delivered. */
+  private java.util.function.Consumer<AgentState> afterWrite = s -> {};
 
   AgentEffects(
-      AgentEntity entity,
+      AgentBehavior entity,
       String agentId,
       ActorContext<AgentEntity.Command> context,
       Clock clock,
@@ -48,6 +53,12 @@ final class AgentEffects {
     this.clock = clock;
     this.listener = listener;
     this.metrics = metrics;
+    this.callMeters = CallMeters.get(context.getSystem());
+  }
+
+  /** {@code hook} hears the state after every write of this agent. */
+  void afterWrite(java.util.function.Consumer<AgentState> hook) {
+    this.afterWrite = hook;
   }
 
   String agentId() {
@@ -72,7 +83,8 @@ final class AgentEffects {
     return effect()
         .persist(event)
         .thenRun(s -> listener.changed(s, seqNr()))
-        .thenRun(s -> count(event));
+        .thenRun(s -> count(event))
+        .thenRun(s -> afterWrite.accept(s));
   }
 
   /** Persists {@code events} in one atomic write. */
@@ -80,7 +92,8 @@ final class AgentEffects {
     return effect()
         .persist(events)
         .thenRun(s -> listener.changed(s, seqNr()))
-        .thenRun(s -> events.forEach(this::count));
+        .thenRun(s -> events.forEach(this::count))
+        .thenRun(s -> afterWrite.accept(s));
   }
 
   /** This node's counters of what was persisted (docs/operations.md). */
@@ -94,6 +107,12 @@ final class AgentEffects {
       metrics.leaseExpired(e.deadLettered() == null ? 0 : e.deadLettered().size());
     } else if (event instanceof ActivationFailed e) {
       metrics.deadLettered(e.deadLettered() == null ? 0 : e.deadLettered().size());
+    } else if (event instanceof AgentEvents.ActivationCompleted e && !e.calls().isEmpty()) {
+      callMeters.callsSent(e.calls().size());
+    } else if (event instanceof AgentEvents.CallResolved e) {
+      callMeters.replied(e.status());
+    } else if (event instanceof AgentEvents.SendUndeliverable e) {
+      callMeters.undeliverable(e.reason());
     }
   }
 
@@ -124,6 +143,10 @@ final class AgentEffects {
 
   Rejected notFound() {
     return new Rejected(ErrorCode.NOT_FOUND, "no agent " + agentId);
+  }
+
+  CallMeters callMeters() {
+    return callMeters;
   }
 
   static Rejected invalid(Violation violation) {

@@ -2,41 +2,29 @@ package dev.rota.cluster.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.CborSerializable;
-import dev.rota.cluster.agent.AgentEvents.Event;
-import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.tenant.Permits;
 import dev.rota.cluster.tenant.TenantGate;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.AgentSummary;
+import dev.rota.core.model.CallInfo;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.NewInput;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.RunnerMode;
+import dev.rota.core.model.Send;
 import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.SupervisorStrategy;
-import org.apache.pekko.actor.typed.TypedActorContext;
-import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.persistence.typed.PersistenceId;
-import org.apache.pekko.persistence.typed.RecoveryCompleted;
-import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
-import org.apache.pekko.persistence.typed.javadsl.EventHandler;
-import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
-import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
-import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
 /**
  * The single writer for one agent: its config, inbox, dead letters and lease. Because all of an
@@ -48,10 +36,10 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * AdminCommands} (the agent's own life and dead letters), {@link InboxCommands} (notifications) and
  * {@link LeaseCommands} (claims and the reports on a lease), with the lease's time kept by {@link
  * LeaseTimer}; {@link AgentCommandHandler} routes each command to its group. The events and how
- * they apply are in {@link AgentEvents}.
+ * they apply are in {@link AgentEvents}, the event-sourced behaviour itself in {@link
+ * AgentBehavior}.
  */
-public final class AgentEntity
-    extends EventSourcedBehaviorWithEnforcedReplies<AgentEntity.Command, Event, AgentState> {
+public final class AgentEntity {
 
   public static final EntityTypeKey<Command> ENTITY_TYPE_KEY =
       EntityTypeKey.create(Command.class, "Agent");
@@ -89,13 +77,58 @@ public final class AgentEntity
   /** Replies {@link Done}; {@link ErrorCode#CONFLICT} while leased. */
   public record Deregister(ActorRef<Reply> replyTo) implements Command {}
 
-  /** One notification; {@code newInput} (null: the agent's) decides what it does to a turn. */
+  /**
+   * One notification; {@code newInput} (null: the agent's) decides what it does to a turn; {@code
+   * call} (null: none) when it is a call, whose reply the turn that carries it sends.
+   */
   public record Notify(
-      String type, JsonNode payload, String dedupeKey, NewInput newInput, ActorRef<Reply> replyTo)
+      String type,
+      JsonNode payload,
+      String dedupeKey,
+      NewInput newInput,
+      CallInfo call,
+      ActorRef<Reply> replyTo)
       implements Command {
-    public Notify(String type, JsonNode payload, String dedupeKey, ActorRef<Reply> replyTo) {
-      this(type, payload, dedupeKey, null, replyTo);
+    public Notify(
+        String type,
+        JsonNode payload,
+        String dedupeKey,
+        NewInput newInput,
+        ActorRef<Reply> replyTo) {
+      this(type, payload, dedupeKey, newInput, null, replyTo);
     }
+
+    public Notify(String type, JsonNode payload, String dedupeKey, ActorRef<Reply> replyTo) {
+      this(type, payload, dedupeKey, null, null, replyTo);
+    }
+  }
+
+  /**
+   * The reply to call {@code callId} this agent made ({@link dev.rota.core.model.Replies}): into
+   * the inbox, held for its group, or, for a call no longer open, kept in the history only. Replies
+   * {@link Done}.
+   */
+  public record DeliverReply(
+      String callId, String status, JsonNode payload, ActorRef<Reply> replyTo) implements Command {}
+
+  /** The target of outbox item {@code sendId} answered ({@link SendDelivery}); the agent's own. */
+  record SendAnswered(String sendId, SendDelivery.Outcome outcome, String detail)
+      implements Command {}
+
+  /** Try outbox item {@code sendId} again (the agent's own timer). */
+  record RetrySend(String sendId) implements Command {}
+
+  /**
+   * Deliver what the agent owes others (its outbox): the outbox sweeper's wake-up for an agent
+   * whose node died before it delivered. No reply; harmless when delivery is under way.
+   */
+  public enum DeliverOwed implements Command {
+    INSTANCE
+  }
+
+  /** A call's deadline passed (the agent's own timer). */
+  enum CallsDue implements Command {
+    INSTANCE
   }
 
   /**
@@ -132,8 +165,21 @@ public final class AgentEntity
   public record Heartbeat(String leaseId, String runnerId, ActorRef<Reply> replyTo)
       implements Command {}
 
-  public record Complete(String leaseId, String runnerId, JsonNode result, ActorRef<Reply> replyTo)
-      implements Command {}
+  /**
+   * The turn is done; {@code sends} (possibly empty) are delivered if and only if this completion
+   * is written, in the same event.
+   */
+  public record Complete(
+      String leaseId, String runnerId, JsonNode result, List<Send> sends, ActorRef<Reply> replyTo)
+      implements Command {
+    public Complete {
+      sends = sends == null ? List.of() : List.copyOf(sends);
+    }
+
+    public Complete(String leaseId, String runnerId, JsonNode result, ActorRef<Reply> replyTo) {
+      this(leaseId, runnerId, result, List.of(), replyTo);
+    }
+  }
 
   /** The lease's runner waits up to {@code waitMillis} for {@link NewInputs}. */
   public record AwaitInput(
@@ -297,92 +343,24 @@ public final class AgentEntity
       LongSupplier nanoTime) {
     return Behaviors.setup(
         ctx ->
-            Behaviors.withTimers(
-                timers ->
-                    new AgentEntity(agentId, settings, listener, clock, nanoTime, ctx, timers)));
+            create(agentId, settings, listener, clock, nanoTime, Mailbox.sharded(ctx.getSystem())));
   }
 
-  private final String agentId;
-  private final AgentSettings settings;
-  private final LeaseTimer leaseTimer;
-  private final AgentCommandHandler commands;
-
-  private AgentEntity(
+  /**
+   * @param mailbox where the agent's sends and replies go ({@link Mailbox#sharded} in a cluster)
+   */
+  public static Behavior<Command> create(
       String agentId,
       AgentSettings settings,
       AgentChangeListener listener,
       Clock clock,
       LongSupplier nanoTime,
-      ActorContext<Command> context,
-      TimerScheduler<Command> timers) {
-    // A write the journal fails (a database restart, the write guard after a stall) restarts the
-    // agent after a back-off, commands stashed meanwhile, instead of stopping it until its next
-    // message.
-    super(
-        PersistenceId.of(ENTITY_TYPE_KEY.name(), agentId),
-        SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
-    this.agentId = agentId;
-    this.settings = settings;
-    this.leaseTimer = new LeaseTimer(timers, nanoTime, settings.expiryGrace());
-    RotaMetrics metrics = RotaMetrics.get(context.getSystem());
-    AgentEffects effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
-    this.commands =
-        new AgentCommandHandler(effects, leaseTimer, timers, settings, metrics, context);
-  }
-
-  /**
-   * Persistence Typed publishes every persisted event to the actor system's event stream unless
-   * told not to (only its Scala DSL can): one more message per event, to one actor every agent of
-   * the node shares, for subscribers Rota does not have. The events stream of the API reads the
-   * journal instead (docs/performance.md, "The turn path").
-   */
-  @Override
-  public Behavior<Command> apply(TypedActorContext<Command> context) {
-    // The Scala trait is a Behavior only to Scala's type system; the object is one (the base class
-    // makes the same cast).
-    @SuppressWarnings("unchecked")
-    Behavior<Command> behavior =
-        (Behavior<Command>) (Object) createEventSourcedBehavior().withEventPublishing(false);
-    return behavior;
-  }
-
-  @Override
-  public AgentState emptyState() {
-    return AgentState.empty(agentId);
-  }
-
-  /**
-   * Snapshots keep recovery short; events are never deleted with them (decision 10): the events
-   * stream reads them in journal order, and a read model written before the journal wrote it is
-   * caught up from them.
-   */
-  @Override
-  public RetentionCriteria retentionCriteria() {
-    return RetentionCriteria.snapshotEvery(settings.snapshotEvery(), 2);
-  }
-
-  @Override
-  public SignalHandler<AgentState> signalHandler() {
-    return newSignalHandlerBuilder()
-        .onSignal(
-            RecoveryCompleted.instance(),
-            state -> {
-              if (state.lease() != null) {
-                leaseTimer.start(state.lease());
-              }
-            })
-        .build();
-  }
-
-  @Override
-  public CommandHandlerWithReply<Command, Event, AgentState> commandHandler() {
-    return commands.build(newCommandHandlerWithReplyBuilder());
-  }
-
-  @Override
-  public EventHandler<AgentState, Event> eventHandler() {
-    return newEventHandlerBuilder()
-        .forAnyState()
-        .onAnyEvent((state, event) -> AgentEvents.apply(state, event, settings));
+      Mailbox mailbox) {
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.withTimers(
+                timers ->
+                    new AgentBehavior(
+                        agentId, settings, listener, clock, nanoTime, mailbox, ctx, timers)));
   }
 }

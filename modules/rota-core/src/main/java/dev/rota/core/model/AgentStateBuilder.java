@@ -24,6 +24,7 @@ final class AgentStateBuilder {
   List<HistoryEntry> history = List.of();
   Map<String, Instant> nextFires = Map.of();
   int scheduleAttempts;
+  CallBook calls = CallBook.empty();
 
   AgentStateBuilder(String agentId) {
     this.agentId = agentId;
@@ -47,6 +48,7 @@ final class AgentStateBuilder {
     this.history = s.history();
     this.nextFires = s.nextFires();
     this.scheduleAttempts = s.scheduleAttempts();
+    this.calls = s.calls();
   }
 
   AgentState build() {
@@ -65,6 +67,7 @@ final class AgentStateBuilder {
         dedupe,
         history,
         nextFires,
-        scheduleAttempts);
+        scheduleAttempts,
+        calls);
   }
 }
