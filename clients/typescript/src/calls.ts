@@ -20,7 +20,7 @@ export interface AgentRef {
 /** Why a call failed: `undeliverable`, `depth_exceeded`, a dead letter's reason, ... */
 export interface CallError {
   reason: string;
-  message?: string;
+  message?: string | null;
 }
 
 /**
@@ -30,8 +30,8 @@ export interface CallError {
  */
 export interface CallInfo {
   callId: string;
-  /** The calling agent; absent for a caller outside Rota. */
-  from?: AgentRef;
+  /** The caller: its `agentId` is null for a caller outside Rota (a producer's call). */
+  from: { tenant: string; agentId?: string | null };
   depth: number;
 }
 
@@ -47,7 +47,7 @@ export interface Reply {
   status: Exclude<CallStatus, "pending">;
   /** The answering turn's completion result, when `answered`. */
   result?: unknown;
-  /** Why, when `failed`. */
+  /** Why, when `failed` or `timedOut`. */
   error?: CallError;
 }
 

@@ -119,7 +119,7 @@ describe("agents that work together", () => {
       assert.deepEqual(reply.result, { worker: reply.from.agentId });
     }
     const call = callOf(turns.received(workers[0]!)[0]!);
-    assert.equal(call?.from?.agentId, boss);
+    assert.equal(call?.from.agentId, boss);
     assert.ok(replies.some((r) => r.callId === call?.callId));
   });
 
