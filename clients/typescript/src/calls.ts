@@ -3,7 +3,9 @@
  * the typed answers of calls, as a reply notification in the caller's inbox or from
  * `GET /v1/calls/{callId}`.
  */
-import type { ActivationNotification, NewInputPolicy } from "./types.js";
+import type { ActivationNotification, CallAnswer, CallInfo, NewInputPolicy, SendItem } from "./types.js";
+
+export type { CallAnswer, CallInfo, SendItem };
 
 /** The type of the notification that carries a call's reply to the calling agent. */
 export const REPLY_TYPE = "rota.reply";
@@ -24,18 +26,6 @@ export interface CallError {
 }
 
 /**
- * What a notification that is a call says about it: completing the turn that carries it answers
- * the caller with the completion's result. `depth` grows by one with each call made by a turn that
- * serves a call.
- */
-export interface CallInfo {
-  callId: string;
-  /** The caller: its `agentId` is null for a caller outside Rota (a producer's call). */
-  from: { tenant: string; agentId?: string | null };
-  depth: number;
-}
-
-/**
  * The answer to a call a turn made, as it arrives in a later turn of the caller: a notification of
  * type {@link REPLY_TYPE} (read it with {@link replyOf}). Exactly one per call; the replies of a
  * call group arrive together.
@@ -51,16 +41,7 @@ export interface Reply {
   error?: CallError;
 }
 
-/** Where a producer's call stands (`GET /v1/calls/{callId}`). */
-export interface CallAnswer {
-  callId: string;
-  status: CallStatus;
-  result?: unknown;
-  error?: CallError;
-  answeredAt?: string;
-}
-
-/** The options of a turn's {@link TurnContext.send}. */
+/** The options of a turn's `context.send`. */
 export interface SendOptions {
   /** Without one the node derives a key from the lease and the send's place in the turn. */
   dedupeKey?: string;
@@ -73,16 +54,6 @@ export interface TurnCallOptions extends SendOptions {
   timeoutSeconds?: number;
   /** Calls of one turn with the same group have their replies delivered together, once all are in. */
   group?: string;
-}
-
-/** One item of a completion's `send` list. */
-export interface SendItem {
-  agentId: string;
-  type: string;
-  payload?: unknown;
-  dedupeKey?: string;
-  newInput?: NewInputPolicy;
-  call?: { timeoutSeconds?: number; group?: string };
 }
 
 /** The send list item for a send (`call` undefined) or a call. */
@@ -98,13 +69,14 @@ export function sendItem(agentId: string, type: string, payload: unknown, option
     item.newInput = options.newInput;
   }
   if (call) {
-    item.call = {};
+    const spec: { timeoutSeconds?: number; group?: string } = {};
     if (options.timeoutSeconds !== undefined) {
-      item.call.timeoutSeconds = options.timeoutSeconds;
+      spec.timeoutSeconds = options.timeoutSeconds;
     }
     if (options.group !== undefined) {
-      item.call.group = options.group;
+      spec.group = options.group;
     }
+    item.call = spec;
   }
   return item;
 }
@@ -129,7 +101,10 @@ export function replyOf(notification: Pick<ActivationNotification, "type" | "pay
   return payload as Reply;
 }
 
-/** What the notification says about the call it is; undefined when it is not one. */
+/**
+ * What the notification says about the call it is (its `call`); undefined when it is not one. It
+ * takes any notification object: one an assignment carries, or one steered into a turn.
+ */
 export function callOf(notification: object): CallInfo | undefined {
   const call = (notification as { call?: unknown }).call;
   return typeof call === "object" && call !== null && typeof (call as { callId?: unknown }).callId === "string" ? (call as CallInfo) : undefined;
