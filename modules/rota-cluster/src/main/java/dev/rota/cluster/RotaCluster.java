@@ -17,6 +17,7 @@ import dev.rota.cluster.readmodel.JdbcPartitionLoader;
 import dev.rota.cluster.readmodel.JournalSink;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.rescue.LeaseRescuer;
+import dev.rota.cluster.rescue.OutboxSweeper;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.tenant.TenantCapSettings;
 import dev.rota.cluster.tenant.TenantDirectory;
@@ -93,6 +94,9 @@ public record RotaCluster(
     Coordinator.init(system, coordinatorSettings, loader);
     ActorRef<LeaseRescuer.Command> rescuer =
         readModel == null ? null : LeaseRescuer.init(system, readModel);
+    if (readModel != null) {
+      OutboxSweeper.init(system, readModel);
+    }
     ActorRef<SystemControl.Command> systemControl = SystemControl.init(system);
     ActorRef<TenantDirectory.Command> tenantDirectory = TenantDirectory.init(system);
     TenantUsage.init(system);
