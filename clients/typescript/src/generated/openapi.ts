@@ -1086,7 +1086,7 @@ export interface components {
         /** @description the `data:` of one Server-Sent Event */
         Event: {
             /** @enum {string} */
-            type: "notification.accepted" | "lease.granted" | "activation.completed" | "activation.failed" | "lease.expired" | "notification.dead_lettered" | "system.paused" | "system.resumed" | "runner.degraded" | "runner.draining" | "runner.restored" | "notification.steered" | "lease.interrupted" | "notification.rejected";
+            type: "notification.accepted" | "lease.granted" | "activation.completed" | "activation.failed" | "lease.expired" | "notification.dead_lettered" | "system.paused" | "system.resumed" | "runner.degraded" | "runner.draining" | "runner.restored" | "notification.steered" | "lease.interrupted" | "notification.rejected" | "call.sent" | "call.answered" | "call.failed" | "call.timed-out";
             at: components["schemas"]["Time"];
             agentId: string | null;
             /** @description the agent's tenant; null for events of no agent */
@@ -1105,6 +1105,10 @@ export interface components {
             until?: string | null;
             /** @description runner.degraded: the runner said so itself */
             reportedByRunner?: boolean;
+            /** @description call events, and a notification that is a call */
+            callId?: string;
+            /** @description call.sent: the agent called */
+            to?: string;
         };
         AdminStats: {
             paused: boolean;
