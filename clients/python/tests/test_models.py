@@ -6,8 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from rota._models import parse_time
 from rota._sse import SseDecoder
+from rota._times import parse_time
 
 
 @pytest.mark.parametrize(

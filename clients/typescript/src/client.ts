@@ -1,6 +1,7 @@
+import type { CallAnswer, SendItem } from "./calls.js";
 import { EventStream, type EventStreamOptions } from "./events.js";
 import type { Outcome } from "./outcome.js";
-import { DEFAULT_RETRY, Transport, segment, type Call, type RetryPolicy } from "./transport.js";
+import { DEFAULT_RETRY, Transport, segment, sleep, type Call, type RetryPolicy } from "./transport.js";
 import type {
   ActivationCompleted,
   ActivationFailed,
@@ -74,6 +75,34 @@ export interface NotifyOptions extends CallOptions {
   /** What this notification does to a turn running now, over the agent's own `newInput`. */
   newInput?: NewInputPolicy;
 }
+
+/** The options of a completion: the turn's sends, which go out with it (if and only if it is accepted). */
+export interface CompleteOptions extends CallOptions {
+  sends?: readonly SendItem[];
+}
+
+/** A report's options: the turn's sends go out with a completion only. */
+export type ReportOptions = CompleteOptions;
+
+export interface StartCallOptions extends CallOptions {
+  /** The call's own timeout at the node: 1 to 86,400 seconds (the node's default is an hour). */
+  timeoutSeconds?: number;
+  /** As {@link NotifyOptions.dedupeKey}: a retry after a lost answer gets the first call's id. */
+  dedupeKey?: string;
+}
+
+export interface ProducerCallOptions extends StartCallOptions {
+  /** How long {@link Rota.call} waits for the answer, in all (default 60 s); then it answers `pending`. */
+  waitMs?: number;
+}
+
+export interface GetCallOptions extends CallOptions {
+  /** Long poll: 0 to 60 seconds; default 0. */
+  waitSeconds?: number;
+}
+
+/** The node's answer to a notification sent as a call. */
+export type CallAccepted = NotificationAccepted & { callId: string };
 
 export interface AwaitInputOptions extends CallOptions {
   /** Long poll: 0 to 60 seconds; default 20. */
@@ -200,6 +229,60 @@ export class Rota {
     return this.json({ method: "POST", path: `${agentPath(agentId)}/notifications`, safe: true, body, signal: options.signal });
   }
 
+  // ---- calls (role producer) ----
+
+  /**
+   * Calls an agent and waits for its answer: sends the notification as a call (`"call":
+   * {"timeoutSeconds"}`), then long-polls `GET /v1/calls/{callId}` until the call is answered,
+   * failed or timed out, or until `waitMs` has passed; the answer is then `pending` (ask again with
+   * {@link getCall}). An answered call's `result` is the agent's turn's completion result.
+   */
+  async call(agentId: string, type: string, payload?: unknown, options: ProducerCallOptions = {}): Promise<CallAnswer> {
+    const deadline = performance.now() + Math.max(0, options.waitMs ?? 60_000);
+    const { callId } = await this.startCall(agentId, type, payload, options);
+    for (;;) {
+      const left = deadline - performance.now();
+      const answer = await this.getCall(callId, { waitSeconds: Math.floor(Math.max(0, Math.min(60_000, left)) / 1000), signal: options.signal });
+      if (answer.status !== "pending" || performance.now() >= deadline) {
+        return answer;
+      }
+      if (left < 1_000) {
+        // Under a second left: the node answers at once, so wait here rather than spin.
+        await sleep(Math.min(200, Math.max(0, left)), options.signal);
+      }
+    }
+  }
+
+  /** Sends a notification as a call without waiting; the answer's `callId` is what {@link getCall} takes. */
+  async startCall(agentId: string, type: string, payload?: unknown, options: StartCallOptions = {}): Promise<CallAccepted> {
+    const body: Record<string, unknown> = { type, dedupeKey: options.dedupeKey ?? generatedDedupeKey() };
+    if (payload !== undefined) {
+      body.payload = payload;
+    }
+    body.call = options.timeoutSeconds === undefined ? {} : { timeoutSeconds: options.timeoutSeconds };
+    const accepted = await this.json<NotificationAccepted & { callId?: string }>({ method: "POST", path: `${agentPath(agentId)}/notifications`, safe: true, body, signal: options.signal });
+    if (typeof accepted.callId !== "string") {
+      throw new TypeError("the node answered a call without a callId: it predates calls");
+    }
+    return accepted as CallAccepted;
+  }
+
+  /** Where a call stands, waiting up to `waitSeconds` (0 to 60) at the node for its answer; {@link NotFound} for an unknown call or one of another tenant. */
+  getCall(callId: string, options: GetCallOptions = {}): Promise<CallAnswer> {
+    const waitSeconds = options.waitSeconds ?? 0;
+    if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > 60) {
+      throw new RangeError(`waitSeconds must be 0 to 60: ${waitSeconds}`);
+    }
+    return this.json({
+      method: "GET",
+      path: `v1/calls/${segment(callId)}`,
+      safe: true,
+      query: { waitSeconds },
+      timeoutMs: waitSeconds * 1000 + this.transport.timeoutMs,
+      signal: options.signal,
+    });
+  }
+
   // ---- admin (role admin) ----
 
   stats(query: { targetStalenessSeconds?: number } = {}, options: CallOptions = {}): Promise<AdminStats> {
@@ -321,12 +404,12 @@ export class Rota {
     });
   }
 
-  /** Ends the turn: every notification the lease carried is read; `result` (an object) is kept. */
-  complete(leaseId: string, runnerId: string, result?: Record<string, unknown>, options: CallOptions = {}): Promise<ActivationCompleted> {
-    const body: Record<string, unknown> = { runnerId };
-    if (result !== undefined) {
-      body.result = result;
-    }
+  /**
+   * Ends the turn: every notification the lease carried is read; `result` (an object) is kept, and
+   * the `sends` go out with it in one durable write (docs/api.md, "Agents that work together").
+   */
+  complete(leaseId: string, runnerId: string, result?: Record<string, unknown>, options: CompleteOptions = {}): Promise<ActivationCompleted> {
+    const body = completeBody(runnerId, result, options.sends);
     return this.json({ method: "POST", path: `${leasePath(leaseId)}/complete`, safe: false, body, signal: options.signal });
   }
 
@@ -349,17 +432,14 @@ export class Rota {
     runnerId: string,
     outcome: Outcome,
     next: NextClaimOptions = {},
-    options: CallOptions = {},
+    options: ReportOptions = {},
   ): Promise<ClaimResponse> {
     const waitSeconds = next.waitSeconds ?? 0;
     let path: string;
     let body: Record<string, unknown>;
     if (outcome.action === "complete") {
       path = `${leasePath(leaseId)}/complete`;
-      body = { runnerId };
-      if (outcome.result !== undefined) {
-        body.result = outcome.result;
-      }
+      body = completeBody(runnerId, outcome.result, options.sends);
     } else {
       path = `${leasePath(leaseId)}/fail`;
       body = failBody(runnerId, {
@@ -404,7 +484,8 @@ export class Rota {
 
   /** Sends the call, with `?tenant=` when it is an agent call of a client with a tenant. */
   private send(call: Call): ReturnType<Transport["send"]> {
-    if (this.tenant !== undefined && (call.path === "v1/agents" || call.path.startsWith("v1/agents/"))) {
+    // A call is its tenant's, as an agent is.
+    if (this.tenant !== undefined && (call.path === "v1/agents" || call.path.startsWith("v1/agents/") || call.path.startsWith("v1/calls/"))) {
       return this.transport.send({ ...call, query: { ...call.query, tenant: this.tenant } });
     }
     return this.transport.send(call);
@@ -422,6 +503,18 @@ function claimFields(options: NextClaimOptions, waitSeconds: number): Record<str
     fields.leaseSeconds = options.leaseSeconds;
   }
   return fields;
+}
+
+/** A completion's body; the sends only when there are some (a node from before sends then refuses the field rather than drop them). */
+function completeBody(runnerId: string, result: Record<string, unknown> | undefined, sends: readonly SendItem[] | undefined): Record<string, unknown> {
+  const body: Record<string, unknown> = { runnerId };
+  if (result !== undefined) {
+    body.result = result;
+  }
+  if (sends !== undefined && sends.length > 0) {
+    body.send = [...sends];
+  }
+  return body;
 }
 
 function failBody(runnerId: string, options: Omit<FailOptions, "signal">): Record<string, unknown> {

@@ -1,4 +1,35 @@
-export { Rota, type RotaOptions, type CallOptions, type ClaimOptions, type NextClaimOptions, type FailOptions, type HealthOptions, type NotifyOptions, type AwaitInputOptions } from "./client.js";
+export {
+  Rota,
+  type RotaOptions,
+  type CallOptions,
+  type ClaimOptions,
+  type NextClaimOptions,
+  type FailOptions,
+  type HealthOptions,
+  type NotifyOptions,
+  type AwaitInputOptions,
+  type CompleteOptions,
+  type ReportOptions,
+  type StartCallOptions,
+  type ProducerCallOptions,
+  type GetCallOptions,
+  type CallAccepted,
+} from "./client.js";
+export {
+  REPLY_TYPE,
+  isReply,
+  replyOf,
+  callOf,
+  type AgentRef,
+  type CallAnswer,
+  type CallError,
+  type CallInfo,
+  type CallStatus,
+  type Reply,
+  type SendItem,
+  type SendOptions,
+  type TurnCallOptions,
+} from "./calls.js";
 export {
   RotaError,
   InvalidRequest,

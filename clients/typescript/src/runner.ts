@@ -1,5 +1,6 @@
 import type { Rota } from "./client.js";
 import { ConnectionFailed, InvalidRequest, LeaseLost, LeaseNotHeld, NotFound, RotaError, Unavailable } from "./errors.js";
+import { sendItem, type SendItem, type SendOptions, type TurnCallOptions } from "./calls.js";
 import { Outcome } from "./outcome.js";
 import { sleep } from "./transport.js";
 import type { Activation, ActivationNotification, ClaimResponse, RunnerHealthState, RunnerMode } from "./types.js";
@@ -68,6 +69,21 @@ export interface TurnContext {
    * queueing them for {@link input}, {@link nextInput} and {@link drainInput}.
    */
   onInput(callback: (notification: ActivationNotification) => void): void;
+  /**
+   * Sends a notification to another agent of the tenant with this turn's completion, in one durable
+   * write with it; nothing is sent if the turn fails or is cancelled (docs/api.md, "Agents that work
+   * together"). Throws once the handler has returned.
+   */
+  send(agentId: string, type: string, payload?: unknown, options?: SendOptions): void;
+  /**
+   * Calls another agent of the tenant with this turn's completion. Nothing comes back here: the
+   * node assigns the call's id, and the answer arrives in a later turn of this agent as a
+   * notification of type `rota.reply` (read it with `replyOf`). Calls with the same `group` have
+   * their replies delivered together, once all are in.
+   */
+  call(agentId: string, type: string, payload?: unknown, options?: TurnCallOptions): void;
+  /** The sends and calls buffered so far, as the completion's `send` list carries them. */
+  readonly sends: readonly SendItem[];
 }
 
 export type Handler = (activation: Activation, context: TurnContext) => Outcome | void | Promise<Outcome | void>;
@@ -390,8 +406,12 @@ export class Runner {
     }
     this.running.delete(slotId);
     const reason = turn.reason;
+    const buffered = turn.closeSends();
     if (reason === undefined) {
       const outcome = outcomeOf(settled);
+      // Sends ride on a completion only: a failed turn sends nothing. Every try of the report
+      // carries the same list, so the node's per-item dedupe keys hold.
+      turn.sends = outcome.action === "complete" ? buffered : [];
       if (this.stopping.signal.aborted || this.nextRefused) {
         // No next turn to claim, or a node without "next": the report goes out alone, while the
         // slot claims again (stopping waits for it).
@@ -420,12 +440,18 @@ export class Runner {
   private async reportAndClaim(turn: Turn, outcome: Outcome): Promise<Claimed | undefined> {
     const { activation, slotId } = turn;
     try {
-      const answer = await this.client.reportAndClaim(activation.leaseId, slotId, outcome, {
-        mode: this.options.mode ?? "hybrid",
-        capabilities: this.options.capabilities ?? [],
-        waitSeconds: 0,
-        leaseSeconds: this.options.leaseSeconds,
-      });
+      const answer = await this.client.reportAndClaim(
+        activation.leaseId,
+        slotId,
+        outcome,
+        {
+          mode: this.options.mode ?? "hybrid",
+          capabilities: this.options.capabilities ?? [],
+          waitSeconds: 0,
+          leaseSeconds: this.options.leaseSeconds,
+        },
+        { sends: turn.sends },
+      );
       const received = performance.now();
       this.notify("onReported", activation, outcome);
       return { answer, received };
@@ -539,7 +565,7 @@ export class Runner {
     for (;;) {
       try {
         if (outcome.action === "complete") {
-          await this.client.complete(activation.leaseId, slotId, outcome.result);
+          await this.client.complete(activation.leaseId, slotId, outcome.result, { sends: turn.sends });
         } else if (outcome.action === "snooze") {
           await this.client.fail(activation.leaseId, slotId, { action: "snooze", snoozeSeconds: outcome.seconds, error: outcome.error });
         } else {
@@ -607,6 +633,8 @@ class Turn {
   deadline: number;
   reason: CancelReason | undefined;
   handedBack = false;
+  /** What the turn's completion sends (set once the handler is done). */
+  sends: SendItem[] = [];
   isSettled = false;
   readonly context: TurnContext;
   /** Fires when the handler settles or the turn is cancelled. */
@@ -618,6 +646,8 @@ class Turn {
   /** Waiters of nextInput(), woken by new input and by the end of the turn. */
   private readonly waiters = new Set<() => void>();
   private callback: ((notification: ActivationNotification) => void) | undefined;
+  private readonly outbox: SendItem[] = [];
+  private outboxClosed = false;
 
   constructor(
     readonly slotId: string,
@@ -629,6 +659,7 @@ class Turn {
     this.done = AbortSignal.any([this.abort.signal, this.settled.signal]);
     const signal = this.abort.signal;
     const next = (timeoutMs?: number): Promise<ActivationNotification | undefined> => this.next(timeoutMs);
+    const outbox = this.outbox;
     this.context = {
       runnerId: slotId,
       leaseId: activation.leaseId,
@@ -651,7 +682,25 @@ class Turn {
           this.deliver(callback, notification);
         }
       },
+      send: (agentId, type, payload, options) => this.buffer(sendItem(agentId, type, payload, options)),
+      call: (agentId, type, payload, options) => this.buffer(sendItem(agentId, type, payload, options, true)),
+      get sends(): readonly SendItem[] {
+        return outbox.slice();
+      },
     };
+  }
+
+  private buffer(item: SendItem): void {
+    if (this.outboxClosed) {
+      throw new Error("the turn is over: a send must be made before the handler returns");
+    }
+    this.outbox.push(item);
+  }
+
+  /** The handler is done: later sends are refused; what the turn's completion carries. */
+  closeSends(): SendItem[] {
+    this.outboxClosed = true;
+    return this.outbox.slice();
   }
 
   /** Whether the handler still runs and the turn was not cancelled. */

@@ -14,6 +14,12 @@ export type AgentHistory = Schemas["AgentHistory"];
 export type HistoryEvent = AgentHistory["events"][number];
 export type Explanation = Schemas["Explain"];
 export type NotificationAccepted = Schemas["NotificationAccepted"];
+/** Where a producer's call stands (`GET /v1/calls/{callId}`): `pending`, `answered`, `failed` or `timedOut`. */
+export type CallAnswer = Schemas["CallAnswer"];
+/** What a notification that is a call says about it (`callId`, `from`, `depth`). */
+export type CallInfo = Schemas["CallCarried"];
+/** One item of a completion's `send` list: a notification for another agent, a call with `call`. */
+export type SendItem = Schemas["Send"];
 export type ClaimResponse = Schemas["ClaimResponse"];
 /** What a runner is given for one turn: the lease, the agent and the notifications to handle. */
 export type Activation = Schemas["Assignment"];

@@ -1,6 +1,7 @@
 """Rota's Python SDK: a client for producers and admins (:class:`Rota`, :class:`AsyncRota`) and
 the runner loop for agents' turns (:class:`Runner`, :class:`AsyncRunner`)."""
 
+from ._calls import REPLY_TYPE, AgentRef, CallAnswer, CallError, CallInfo, CallStatus, Reply
 from ._context import Cancelled, CancelReason, Context
 from ._core import RetryPolicy
 from ._errors import (
@@ -38,10 +39,16 @@ from .client import EventStream, Rota
 from .runner import AsyncRunner, Handler, Runner, RunnerListener
 
 __all__ = [
+    "REPLY_TYPE",
     "Activation",
+    "AgentRef",
     "AsyncEventStream",
     "AsyncRota",
     "AsyncRunner",
+    "CallAnswer",
+    "CallError",
+    "CallInfo",
+    "CallStatus",
     "CancelReason",
     "Cancelled",
     "ClaimResult",
@@ -62,6 +69,7 @@ __all__ = [
     "Notification",
     "NotifyResult",
     "Outcome",
+    "Reply",
     "RetryPolicy",
     "Rota",
     "RotaError",

@@ -7,7 +7,9 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from ._calls import JsonObject, call_options, send_item
 
 if TYPE_CHECKING:
     from ._models import Notification
@@ -47,6 +49,11 @@ class Context:
     here, each once, in order; they are the lease's, so completing the turn completes them. Take
     them with :meth:`drain_input` between steps, wait with :meth:`next_input`, iterate
     :meth:`input` (blocks until the next one or the turn's end), or register :meth:`on_input`.
+
+    Agents that work together: :meth:`send` and :meth:`call` buffer notifications to other agents
+    of the tenant; they go out with the turn's completion, in one durable write with it, and not
+    at all if the turn fails or is cancelled. A call's answer arrives later, in a turn of this
+    agent, as a notification whose :attr:`~rota.Notification.reply` is the typed :class:`Reply`.
     """
 
     def __init__(self, runner_id: str, lease_id: str, deadline: float) -> None:
@@ -60,6 +67,68 @@ class Context:
         self._seen: set[str] = set()
         self._on_input: Callable[[Notification], None] | None = None
         self._ended = False
+        self._sends: list[JsonObject] = []
+        self._sends_closed = False
+
+    def send(
+        self,
+        agent_id: str,
+        type: str,
+        payload: Any = None,
+        *,
+        dedupe_key: str | None = None,
+        new_input: str | None = None,
+    ) -> None:
+        """Sends a notification to ``agent_id`` with this turn's completion (never if it fails).
+        Without a ``dedupe_key`` the node derives one from the lease and the send's place, so a
+        completion retried after a lost answer does not send twice."""
+        self._add(send_item(agent_id, type, payload, dedupe_key=dedupe_key, new_input=new_input))
+
+    def call(
+        self,
+        agent_id: str,
+        type: str,
+        payload: Any = None,
+        *,
+        timeout_seconds: int | None = None,
+        group: str | None = None,
+        dedupe_key: str | None = None,
+        new_input: str | None = None,
+    ) -> None:
+        """Calls ``agent_id`` with this turn's completion. Nothing comes back here: the node
+        assigns the call's id, and the answer arrives in a later turn of this agent as a
+        ``rota.reply`` notification (:attr:`~rota.Notification.reply`). ``timeout_seconds``
+        (1 to 86,400; the node's default is an hour) bounds the wait; calls of one turn with the
+        same ``group`` have their replies delivered together, once all are in."""
+        options = call_options(timeout_seconds, group)
+        self._add(
+            send_item(
+                agent_id,
+                type,
+                payload,
+                dedupe_key=dedupe_key,
+                new_input=new_input,
+                call=options,
+            )
+        )
+
+    @property
+    def sends(self) -> list[JsonObject]:
+        """The sends and calls buffered so far, as the completion's ``send`` list carries them."""
+        with self._lock:
+            return [dict(item) for item in self._sends]
+
+    def _add(self, item: JsonObject) -> None:
+        with self._lock:
+            if self._sends_closed:
+                raise RuntimeError("the turn is over: a send must be made before it returns")
+            self._sends.append(item)
+
+    def _close_sends(self) -> list[JsonObject]:
+        """The turn is over: later sends are refused; the items its completion carries."""
+        with self._lock:
+            self._sends_closed = True
+            return list(self._sends)
 
     def drain_input(self) -> list[Notification]:
         """Every steered notification that arrived and was not taken yet, without waiting."""

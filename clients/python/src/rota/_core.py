@@ -76,9 +76,9 @@ class Call:
 
 
 def in_tenant(call: Call, tenant: str | None) -> Call:
-    """The call with ``?tenant=`` when it is an agent call (``/v1/agents...``) of a client with a
-    tenant; any other call as it is."""
-    if tenant is None or not call.path.startswith("/v1/agents"):
+    """The call with ``?tenant=`` when it is an agent or call call (``/v1/agents...``,
+    ``/v1/calls/...``: a call is its tenant's) of a client with a tenant; any other as it is."""
+    if tenant is None or not call.path.startswith(("/v1/agents", "/v1/calls/")):
         return call
     return replace(call, params={**(call.params or {}), "tenant": tenant})
 
@@ -326,11 +326,49 @@ def heartbeat_body(runner_id: str | None) -> JsonObject:
     return {"runnerId": runner_id} if runner_id else {}
 
 
-def complete_body(runner_id: str | None, result: Any) -> JsonObject:
+def complete_body(
+    runner_id: str | None, result: Any, sends: list[JsonObject] | None = None
+) -> JsonObject:
+    """A completion's body; the turn's sends only when there are some (a node from before sends
+    then refuses the field rather than drop them)."""
     body: JsonObject = {"runnerId": runner_id} if runner_id else {}
     if result is not None:
         body["result"] = result
+    if sends:
+        body["send"] = list(sends)
     return body
+
+
+MAX_CALL_WAIT_SECONDS = 60
+"""The longest wait the node takes in one poll of ``GET /v1/calls/{callId}``."""
+
+
+def call_notification_body(
+    type: str, payload: Any, dedupe_key: str | None, timeout_seconds: int | None
+) -> JsonObject:
+    """A producer's notification sent as a call: ``"call": {"timeoutSeconds"}`` beside its
+    fields (an empty ``call`` takes the node's default timeout)."""
+    body = notification_body(type, payload, dedupe_key_or_generated(dedupe_key))
+    body["call"] = {} if timeout_seconds is None else {"timeoutSeconds": int(timeout_seconds)}
+    return body
+
+
+def get_call(call_id: str, wait_seconds: int, timeout: float) -> Call:
+    """``GET /v1/calls/{callId}?waitSeconds=``: a long poll, so its timeout adds the wait."""
+    if not 0 <= wait_seconds <= MAX_CALL_WAIT_SECONDS:
+        raise ValueError(f"wait_seconds must be 0 to 60: {wait_seconds}")
+    return Call(
+        "GET",
+        f"/v1/calls/{segment(call_id)}",
+        safe=True,
+        params={"waitSeconds": str(wait_seconds)},
+        timeout=wait_seconds + timeout,
+    )
+
+
+def next_call_wait(deadline: float, now: float) -> int:
+    """The ``waitSeconds`` of a producer's next poll: what is left of its own wait, capped."""
+    return int(max(0.0, min(float(MAX_CALL_WAIT_SECONDS), deadline - now)))
 
 
 def fail_body(

@@ -3,36 +3,18 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Literal
+
+from ._calls import REPLY_TYPE, CallInfo, Reply
+from ._times import parse_time
 
 JsonObject = dict[str, Any]
 """A JSON object as the server sent it (agent views, stats, explanations, ...)."""
 
 RunnerMode = Literal["notification", "hybrid", "exploration"]
 FailAction = Literal["retry", "cancel", "discard", "snooze"]
-
-
-_ISO_TIME = re.compile(
-    r"(?P<base>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(?P<fraction>\d+))?"
-    r"(?P<zone>Z|z|[+-]\d{2}:\d{2})?"
-)
-
-
-def parse_time(value: Any) -> datetime | None:
-    """An ISO-8601 time of the API as an aware UTC datetime; None when absent."""
-    if not isinstance(value, str):
-        return None
-    # Python 3.10's fromisoformat takes neither "Z" nor more than 6 fractional digits.
-    match = _ISO_TIME.fullmatch(value.strip())
-    if match is None:
-        raise ValueError(f"not an ISO-8601 time: {value!r}")
-    fraction = (match["fraction"] or "")[:6].ljust(6, "0")
-    zone = "+00:00" if match["zone"] in (None, "Z", "z") else match["zone"]
-    parsed = datetime.fromisoformat(f"{match['base']}.{fraction}{zone}")
-    return parsed.astimezone(timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -46,27 +28,43 @@ class NotifyResult:
     """It joined the turn running now (``newInput: steer``)."""
     interrupted: bool = False
     """It ended the turn running now (``newInput: interrupt``)."""
+    call_id: str | None = None
+    """The call's id, when the notification was sent as a call (:meth:`Rota.start_call`)."""
 
     @staticmethod
     def from_json(raw: dict[str, Any]) -> NotifyResult:
+        call_id = raw.get("callId")
         return NotifyResult(
             str(raw["notificationId"]),
             int(raw["unread"]),
             bool(raw["duplicate"]),
             bool(raw.get("steered", False)),
             bool(raw.get("interrupted", False)),
+            call_id if isinstance(call_id, str) else None,
         )
 
 
 @dataclass(frozen=True)
 class Notification:
-    """One notification carried by an activation."""
+    """One notification carried by an activation. ``call`` is set when it is a call (completing
+    the turn answers it); :attr:`reply` reads the reply to a call this agent made."""
 
     notification_id: str
     type: str
     payload: Any
     received_at: datetime | None
     attempt: int
+    call: CallInfo | None = None
+
+    @property
+    def is_reply(self) -> bool:
+        """Whether this is the reply to a call this agent made (type ``rota.reply``)."""
+        return self.type == REPLY_TYPE
+
+    @property
+    def reply(self) -> Reply | None:
+        """The typed reply this notification carries; None when it is not a reply."""
+        return Reply.from_payload(self.payload) if self.is_reply else None
 
     @staticmethod
     def from_json(raw: JsonObject) -> Notification:
@@ -76,6 +74,7 @@ class Notification:
             payload=raw.get("payload"),
             received_at=parse_time(raw.get("receivedAt")),
             attempt=int(raw.get("attempt", 1)),
+            call=CallInfo.from_json(raw.get("call")),
         )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import httpx
 
 from . import _core as core
+from ._calls import CallAnswer
 from ._errors import ConnectionFailed, RotaError, Unavailable
 from ._models import (
     ClaimResult,
@@ -192,6 +194,67 @@ class AsyncRota:
         raw = await self._json(core.with_body("POST", path, body, safe=True))
         return NotifyResult.from_json(raw)
 
+    # ---- calls (role producer) ----
+
+    async def start_call(
+        self,
+        agent_id: str,
+        type: str,
+        payload: Any = None,
+        *,
+        timeout_seconds: int | None = None,
+        dedupe_key: str | None = None,
+    ) -> NotifyResult:
+        """Sends a notification as a call without waiting: the answer's ``call_id`` is what
+        :meth:`get_call` takes. Retried like :meth:`notify`, under one dedupe key, so a retry
+        after a lost answer gets the first call's id rather than calling twice."""
+        body = core.call_notification_body(type, payload, dedupe_key, timeout_seconds)
+        path = core.agent_path(agent_id) + "/notifications"
+        result = NotifyResult.from_json(
+            await self._json(core.with_body("POST", path, body, safe=True))
+        )
+        if result.call_id is None:
+            raise RotaError(202, "bad_answer", "the node answered a call without a callId")
+        return result
+
+    async def get_call(self, call_id: str, *, wait_seconds: int = 0) -> CallAnswer:
+        """Where a call stands, waiting up to ``wait_seconds`` (0 to 60) at the node for its
+        answer; :class:`rota.NotFound` for an unknown call or one of another tenant."""
+        return CallAnswer.from_json(
+            await self._json(core.get_call(call_id, wait_seconds, self.timeout))
+        )
+
+    async def call(
+        self,
+        agent_id: str,
+        type: str,
+        payload: Any = None,
+        *,
+        timeout_seconds: int | None = None,
+        wait: float = 60.0,
+        dedupe_key: str | None = None,
+    ) -> CallAnswer:
+        """Calls an agent and waits for its answer: sends the notification as a call
+        (``timeout_seconds`` at the node, 1 to 86,400, its default an hour), then long-polls
+        ``GET /v1/calls/{callId}`` until the call is answered, failed or timed out, or until
+        ``wait`` seconds have passed; then the answer is ``pending`` (ask again with
+        :meth:`get_call`). An answered call's ``result`` is the agent's turn's completion result."""
+        deadline = time.monotonic() + max(0.0, wait)
+        started = await self.start_call(
+            agent_id, type, payload, timeout_seconds=timeout_seconds, dedupe_key=dedupe_key
+        )
+        call_id = str(started.call_id)
+        while True:
+            left = deadline - time.monotonic()
+            answer = await self.get_call(
+                call_id, wait_seconds=core.next_call_wait(deadline, time.monotonic())
+            )
+            if not answer.pending or time.monotonic() >= deadline:
+                return answer
+            if left < 1:
+                # Under a second left: the node answers at once, so wait here rather than spin.
+                await asyncio.sleep(min(0.2, max(0.0, left)))
+
     # ---- admin ----
 
     async def stats(self) -> JsonObject:
@@ -340,10 +403,17 @@ class AsyncRota:
         return await self._json(call)
 
     async def complete(
-        self, lease_id: str, runner_id: str | None = None, result: Any = None
+        self,
+        lease_id: str,
+        runner_id: str | None = None,
+        result: Any = None,
+        *,
+        sends: list[JsonObject] | None = None,
     ) -> JsonObject:
+        """Completes the turn; ``sends`` (items of :attr:`Context.sends`) go out with it, in one
+        durable write: if and only if the completion is accepted."""
         return await self._lease_report(
-            lease_id, "complete", runner_id, lambda rid: core.complete_body(rid, result)
+            lease_id, "complete", runner_id, lambda rid: core.complete_body(rid, result, sends)
         )
 
     async def fail(
@@ -368,6 +438,7 @@ class AsyncRota:
         runner_id: str,
         outcome: Outcome,
         *,
+        sends: list[JsonObject] | None = None,
         mode: RunnerMode = "hybrid",
         capabilities: Iterable[str] = (),
         wait_seconds: int = 0,
@@ -377,13 +448,14 @@ class AsyncRota:
         once the report is durable the node makes the claim as ``runner_id`` and answers it too
         (docs/api.md, "Complete and claim again"), so a turn costs one request. The report stands
         whatever the claim answers; :class:`rota.LeaseLost` means no report and no claim. A node
-        that answers no ``next`` is read as a claim that found nothing."""
+        that answers no ``next`` is read as a claim that found nothing. ``sends`` go out with a
+        completion only."""
         claim = core.next_body(mode, capabilities, wait_seconds, lease_seconds)
         if outcome.action == "complete":
             what = "complete"
 
             def body(rid: str | None) -> JsonObject:
-                return {**core.complete_body(rid, outcome.result), "next": claim}
+                return {**core.complete_body(rid, outcome.result, sends), "next": claim}
 
         else:
             what = "fail"

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 from . import _core as core
+from ._calls import CallAnswer
 from ._errors import ConnectionFailed, RotaError, Unavailable
 from ._models import (
     ClaimResult,
@@ -190,6 +191,63 @@ class Rota:
         raw = self._json(core.with_body("POST", path, body, safe=True))
         return NotifyResult.from_json(raw)
 
+    # ---- calls (role producer) ----
+
+    def start_call(
+        self,
+        agent_id: str,
+        type: str,
+        payload: Any = None,
+        *,
+        timeout_seconds: int | None = None,
+        dedupe_key: str | None = None,
+    ) -> NotifyResult:
+        """Sends a notification as a call without waiting: the answer's ``call_id`` is what
+        :meth:`get_call` takes. Retried like :meth:`notify`, under one dedupe key, so a retry
+        after a lost answer gets the first call's id rather than calling twice."""
+        body = core.call_notification_body(type, payload, dedupe_key, timeout_seconds)
+        path = core.agent_path(agent_id) + "/notifications"
+        result = NotifyResult.from_json(self._json(core.with_body("POST", path, body, safe=True)))
+        if result.call_id is None:
+            raise RotaError(202, "bad_answer", "the node answered a call without a callId")
+        return result
+
+    def get_call(self, call_id: str, *, wait_seconds: int = 0) -> CallAnswer:
+        """Where a call stands, waiting up to ``wait_seconds`` (0 to 60) at the node for its
+        answer; :class:`rota.NotFound` for an unknown call or one of another tenant."""
+        return CallAnswer.from_json(self._json(core.get_call(call_id, wait_seconds, self.timeout)))
+
+    def call(
+        self,
+        agent_id: str,
+        type: str,
+        payload: Any = None,
+        *,
+        timeout_seconds: int | None = None,
+        wait: float = 60.0,
+        dedupe_key: str | None = None,
+    ) -> CallAnswer:
+        """Calls an agent and waits for its answer: sends the notification as a call
+        (``timeout_seconds`` at the node, 1 to 86,400, its default an hour), then long-polls
+        ``GET /v1/calls/{callId}`` until the call is answered, failed or timed out, or until
+        ``wait`` seconds have passed; then the answer is ``pending`` (ask again with
+        :meth:`get_call`). An answered call's ``result`` is the agent's turn's completion result."""
+        deadline = time.monotonic() + max(0.0, wait)
+        started = self.start_call(
+            agent_id, type, payload, timeout_seconds=timeout_seconds, dedupe_key=dedupe_key
+        )
+        call_id = str(started.call_id)
+        while True:
+            left = deadline - time.monotonic()
+            answer = self.get_call(
+                call_id, wait_seconds=core.next_call_wait(deadline, time.monotonic())
+            )
+            if not answer.pending or time.monotonic() >= deadline:
+                return answer
+            if left < 1:
+                # Under a second left: the node answers at once, so wait here rather than spin.
+                time.sleep(min(0.2, max(0.0, left)))
+
     # ---- admin ----
 
     def stats(self) -> JsonObject:
@@ -322,10 +380,17 @@ class Rota:
         return self._lease_report(lease_id, "heartbeat", runner_id, core.heartbeat_body)
 
     def complete(
-        self, lease_id: str, runner_id: str | None = None, result: Any = None
+        self,
+        lease_id: str,
+        runner_id: str | None = None,
+        result: Any = None,
+        *,
+        sends: list[JsonObject] | None = None,
     ) -> JsonObject:
+        """Completes the turn; ``sends`` (items of :attr:`Context.sends`) go out with it, in one
+        durable write: if and only if the completion is accepted."""
         return self._lease_report(
-            lease_id, "complete", runner_id, lambda rid: core.complete_body(rid, result)
+            lease_id, "complete", runner_id, lambda rid: core.complete_body(rid, result, sends)
         )
 
     def fail(

@@ -25,7 +25,15 @@ from ._errors import (
     RotaError,
     Unavailable,
 )
-from ._models import Activation, ClaimResult, Notification, Outcome, RunnerHealth, RunnerMode
+from ._models import (
+    Activation,
+    ClaimResult,
+    JsonObject,
+    Notification,
+    Outcome,
+    RunnerHealth,
+    RunnerMode,
+)
 from .aio import AsyncRota
 from .client import Rota
 
@@ -85,6 +93,8 @@ class _Running:
     handed_back: bool = False
     keeper: asyncio.Task[None] | None = field(default=None)
     follower: asyncio.Task[None] | None = field(default=None)
+    sends: list[JsonObject] = field(default_factory=list)
+    """What a completion of the turn sends; the same list goes with every try of the report."""
 
 
 class AsyncRunner:
@@ -377,8 +387,11 @@ class AsyncRunner:
             context._end_input()
             self._running.pop(slot_id, None)
         reason = context.reason
+        sends = context._close_sends()
         if reason is None:
             outcome = self._outcome_of(work)
+            # Sends ride on a completion only: a failed turn sends nothing.
+            running.sends = sends if outcome.action == "complete" else []
             if self._is_stopping() or self._next_refused:
                 report: asyncio.Task[Any] = asyncio.create_task(self._report(running, outcome))
             else:
@@ -547,6 +560,7 @@ class AsyncRunner:
                 activation.lease_id,
                 running.slot_id,
                 outcome,
+                sends=running.sends,
                 mode=self.mode,
                 capabilities=self.capabilities,
                 wait_seconds=0,
@@ -574,7 +588,9 @@ class AsyncRunner:
         while True:
             try:
                 if outcome.action == "complete":
-                    await self.client.complete(activation.lease_id, running.slot_id, outcome.result)
+                    await self.client.complete(
+                        activation.lease_id, running.slot_id, outcome.result, sends=running.sends
+                    )
                 else:
                     await self.client.fail(
                         activation.lease_id,

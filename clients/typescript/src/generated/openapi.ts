@@ -182,6 +182,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/calls/{callId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the `callId` of a notification that made a call (its tenant's calls only) */
+                callId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The answer of a call made from outside Rota
+         * @description The status of a call made by `POST /v1/agents/{agentId}/notifications` with `call`: `pending` until the turn that carries it completes (`answered`, with its `result`), its notification becomes a dead letter (`failed`, with `error`) or its timeout passes (`timedOut`). With `waitSeconds`, a long poll answered the moment the call is answered. An answer is kept `rota.calls.retention` (default 24 h); a call of another tenant is 404.
+         */
+        get: operations["getCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/claims": {
         parameters: {
             query?: never;
@@ -293,7 +316,7 @@ export interface paths {
         put?: never;
         /**
          * Complete an activation; every carried notification is read
-         * @description Ends the activation successfully: every notification the lease carried is read. An optional `result` object is kept in the agent's history. With `next`, the runner claims again in the same request: once the completion is durable, the claim is made as the lease's runner for every tenant the token may serve, and its answer comes as `next` beside `completedAt` (a claim with `waitSeconds` is a long poll, as in `POST /v1/claims`). The completion stands whatever the claim answers; a refused completion (404, 409, 410) makes no claim and has no `next`.
+         * @description Ends the activation successfully: every notification the lease carried is read. An optional `result` object is kept in the agent's history, and answers every call the turn served. `send` hands notifications (and calls) to other agents of the tenant: they are written with the completion and delivered if and only if it stands. With `next`, the runner claims again in the same request: once the completion is durable, the claim is made as the lease's runner for every tenant the token may serve, and its answer comes as `next` beside `completedAt` (a claim with `waitSeconds` is a long poll, as in `POST /v1/claims`). The completion stands whatever the claim answers; a refused completion (404, 409, 410) makes no claim and has no `next`.
          */
         post: operations["complete"];
         delete?: never;
@@ -868,6 +891,11 @@ export interface components {
              * @enum {string|null}
              */
             newInput?: "queue" | "steer" | "interrupt" | "reject" | null;
+            /** @description the producer wants the answer of the turn that carries it: the 202 names the call (`callId`), and `GET /v1/calls/{callId}` answers it */
+            call?: {
+                /** @description default 3600 */
+                timeoutSeconds?: number | null;
+            } | null;
         };
         NotificationAccepted: {
             notificationId: string;
@@ -877,6 +905,22 @@ export interface components {
             steered?: boolean;
             /** @description present (true) when it ended the running turn */
             interrupted?: boolean;
+            /** @description present when the notification makes a call */
+            callId?: string;
+        };
+        CallAnswer: {
+            callId: string;
+            /** @enum {string} */
+            status: "pending" | "answered" | "failed" | "timedOut";
+            /** @description the completion's result, when answered */
+            result?: unknown;
+            /** @description when failed or timed out */
+            error?: {
+                /** @description e.g. dead_letter, undeliverable, timeout */
+                reason: string;
+                message: string;
+            };
+            answeredAt?: components["schemas"]["Time"];
         };
         ClaimRequest: {
             runnerId: string;
@@ -950,6 +994,7 @@ export interface components {
             payload: unknown;
             receivedAt: components["schemas"]["Time"];
             attempt: number;
+            call?: components["schemas"]["CallCarried"];
         }[];
         InputRequest: {
             runnerId: components["schemas"]["LeaseRunnerId"];
@@ -974,9 +1019,39 @@ export interface components {
         LeaseRunnerId: string;
         CompleteRequest: {
             runnerId: components["schemas"]["LeaseRunnerId"];
-            /** @description a JSON object, kept in the history */
+            /** @description a JSON object, kept in the history; the answer to every call the turn served */
             result?: Record<string, unknown> | null;
             next?: components["schemas"]["NextClaim"];
+            /** @description notifications for other agents of the sender's tenant (at most `rota.calls.max-sends-per-turn`, default 100), written in the same event as the completion and delivered exactly once if and only if it is; a 400 names the item's field (`send[2].agentId`) */
+            send?: components["schemas"]["Send"][] | null;
+        };
+        Send: {
+            agentId: components["schemas"]["AgentId"];
+            type: string;
+            /** @description any JSON value */
+            payload?: unknown;
+            /** @description absent, one derived from the sender's lease and the item's index */
+            dedupeKey?: string | null;
+            /** @enum {string|null} */
+            newInput?: "queue" | "steer" | "interrupt" | "reject" | null;
+            call?: components["schemas"]["CallSpec"];
+        };
+        /** @description the send is a call: the target's turn that carries it answers the caller with a `rota.reply` notification (answered, failed or timedOut) */
+        CallSpec: {
+            /** @description default 3600 */
+            timeoutSeconds?: number | null;
+            /** @description calls of one turn with the same group are answered together */
+            group?: string | null;
+        } | null;
+        /** @description the notification is a call; completing the turn that carries it answers the caller */
+        CallCarried: {
+            callId: string;
+            from: {
+                tenant: components["schemas"]["Tenant"];
+                /** @description null for a caller outside Rota */
+                agentId?: string | null;
+            };
+            depth: number;
         };
         /** @description the claim to make once the report is durable, answered as `next` in the same response; the fields of `POST /v1/claims` (the runner is the lease's, the tenants all those of the token) */
         NextClaim: {
@@ -1011,7 +1086,7 @@ export interface components {
         /** @description the `data:` of one Server-Sent Event */
         Event: {
             /** @enum {string} */
-            type: "notification.accepted" | "lease.granted" | "activation.completed" | "activation.failed" | "lease.expired" | "notification.dead_lettered" | "system.paused" | "system.resumed" | "runner.degraded" | "runner.draining" | "runner.restored" | "notification.steered" | "lease.interrupted" | "notification.rejected";
+            type: "notification.accepted" | "lease.granted" | "activation.completed" | "activation.failed" | "lease.expired" | "notification.dead_lettered" | "system.paused" | "system.resumed" | "runner.degraded" | "runner.draining" | "runner.restored" | "notification.steered" | "lease.interrupted" | "notification.rejected" | "call.sent" | "call.answered" | "call.failed" | "call.timed-out";
             at: components["schemas"]["Time"];
             agentId: string | null;
             /** @description the agent's tenant; null for events of no agent */
@@ -1030,6 +1105,10 @@ export interface components {
             until?: string | null;
             /** @description runner.degraded: the runner said so itself */
             reportedByRunner?: boolean;
+            /** @description call events, and a notification that is a call */
+            callId?: string;
+            /** @description call.sent: the agent called */
+            to?: string;
         };
         AdminStats: {
             paused: boolean;
@@ -1664,6 +1743,37 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["InboxFull"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getCall: {
+        parameters: {
+            query?: {
+                waitSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the `callId` of a notification that made a call (its tenant's calls only) */
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the call's status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallAnswer"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Error"];
         };

@@ -1,5 +1,7 @@
 package dev.rota.client;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 /**
  * One activation handed to an {@link ActivationHandler}: the {@link Assignment} the server granted
  * and the {@link CancellationToken} that says when to stop.
@@ -8,12 +10,47 @@ package dev.rota.client;
  * @param input the notifications steered into this turn while it runs ({@code newInput: steer}); an
  *     interrupt ({@code newInput: interrupt}) cancels the token with {@link
  *     CancellationToken.Reason#INTERRUPTED}
+ * @param sends what the turn sends and calls; it goes out with the turn's completion only
  */
 public record Activation(
-    Assignment assignment, CancellationToken cancellation, String runnerId, TurnInput input) {
+    Assignment assignment,
+    CancellationToken cancellation,
+    String runnerId,
+    TurnInput input,
+    TurnSends sends) {
 
   public Activation(Assignment assignment, CancellationToken cancellation, String runnerId) {
-    this(assignment, cancellation, runnerId, new TurnInput());
+    this(assignment, cancellation, runnerId, new TurnInput(), new TurnSends());
+  }
+
+  public Activation(
+      Assignment assignment, CancellationToken cancellation, String runnerId, TurnInput input) {
+    this(assignment, cancellation, runnerId, input, new TurnSends());
+  }
+
+  /**
+   * Sends a notification to another agent of the tenant with this turn's completion (never if the
+   * turn fails).
+   */
+  public void send(String agentId, String type, JsonNode payload) {
+    sends.send(agentId, type, payload);
+  }
+
+  public void send(String agentId, Notification notification) {
+    sends.send(agentId, notification);
+  }
+
+  /**
+   * Calls another agent of the tenant with this turn's completion. Nothing comes back here: the
+   * server assigns the call's id, and the answer arrives in a later turn of this agent as a
+   * notification of type {@value Reply#TYPE} ({@link Assignment.Item#reply()}).
+   */
+  public void call(String agentId, String type, JsonNode payload, CallOptions options) {
+    sends.call(agentId, type, payload, options);
+  }
+
+  public void call(String agentId, Notification notification, CallOptions options) {
+    sends.call(agentId, notification, options);
   }
 
   public String agentId() {

@@ -17,6 +17,9 @@ package dev.rota.client;
  * runner cancels the {@linkplain Activation#cancellation() token} and interrupts the thread; the
  * handler should return (or throw) promptly and must stop side effects, since another runner may
  * now hold the agent. A handler that throws is reported as {@link Outcome#retry}.
+ *
+ * <p>What the handler {@linkplain Activation#send sends} and {@linkplain Activation#call calls}
+ * goes out with the turn's completion only: a failed or cancelled turn sends nothing.
  */
 @FunctionalInterface
 public interface ActivationHandler {

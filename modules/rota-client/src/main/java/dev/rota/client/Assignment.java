@@ -3,6 +3,7 @@ package dev.rota.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * An activation granted by {@code POST /v1/claims}: the lease and everything the agent's turn
@@ -30,9 +31,34 @@ public record Assignment(
     notifications = notifications == null ? List.of() : notifications;
   }
 
-  /** One carried notification. */
+  /**
+   * One carried notification.
+   *
+   * @param call set when the notification is a call: completing the turn answers it
+   */
   public record Item(
-      String notificationId, String type, JsonNode payload, Instant receivedAt, int attempt) {}
+      String notificationId,
+      String type,
+      JsonNode payload,
+      Instant receivedAt,
+      int attempt,
+      CallInfo call) {
+
+    public Item(
+        String notificationId, String type, JsonNode payload, Instant receivedAt, int attempt) {
+      this(notificationId, type, payload, receivedAt, attempt, null);
+    }
+
+    /** Whether this is the reply to a call this agent made ({@value Reply#TYPE}). */
+    public boolean isReply() {
+      return Reply.isReply(this);
+    }
+
+    /** The reply this notification carries; empty when it is not one. */
+    public Optional<Reply> reply() {
+      return Reply.from(this);
+    }
+  }
 
   /** The agent's configuration that a runner needs. */
   /**

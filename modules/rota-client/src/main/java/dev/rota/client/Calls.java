@@ -59,9 +59,12 @@ final class Calls {
     return tenant;
   }
 
-  /** An agent path with the client's tenant as {@code ?tenant=}; any other path as it is. */
+  /**
+   * An agent or call path with the client's tenant as {@code ?tenant=} (a call is its tenant's);
+   * any other path as it is.
+   */
   String inTenant(String path) {
-    if (tenant == null || !path.startsWith("v1/agents")) {
+    if (tenant == null || !(path.startsWith("v1/agents") || path.startsWith("v1/calls/"))) {
       return path;
     }
     return path + (path.indexOf('?') < 0 ? '?' : '&') + "tenant=" + encode(tenant);

@@ -3,6 +3,7 @@ package dev.rota.client;
 import static dev.rota.client.Calls.encode;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,11 +47,28 @@ final class Requests {
     return request;
   }
 
-  /** A completion's body: the runner id, and the result when there is one. */
-  static ObjectNode complete(String runnerId, JsonNode result) {
+  /**
+   * A completion's body: the runner id, the result when there is one, and the turn's sends when
+   * there are some (a node from before sends then refuses the field rather than drop them).
+   */
+  static ObjectNode complete(String runnerId, JsonNode result, List<Send> sends) {
     ObjectNode request = byRunner(runnerId);
     if (result != null) {
       request.set("result", result);
+    }
+    if (!sends.isEmpty()) {
+      ArrayNode items = request.putArray("send");
+      sends.forEach(send -> items.add(send.toJson()));
+    }
+    return request;
+  }
+
+  /** A producer's notification that is a call: its fields and {@code "call": {timeoutSeconds}}. */
+  static ObjectNode call(Notification notification, Duration timeout) {
+    ObjectNode request = Json.MAPPER.valueToTree(notification);
+    ObjectNode call = request.putObject("call");
+    if (timeout != null) {
+      call.put("timeoutSeconds", Math.max(1, timeout.toSeconds()));
     }
     return request;
   }

@@ -52,6 +52,7 @@ public final class RotaClient implements AutoCloseable {
   final Calls calls;
   private final RunnerCalls runner;
   private final AdminCalls admin;
+  private final ProducerCalls producer;
   private final OpenStreams open = new OpenStreams();
 
   private RotaClient(Builder builder) {
@@ -63,6 +64,7 @@ public final class RotaClient implements AutoCloseable {
     this.readTimeout = builder.readTimeout;
     this.runner = new RunnerCalls(calls, builder.readTimeout);
     this.admin = new AdminCalls(calls);
+    this.producer = new ProducerCalls(calls, builder.readTimeout);
   }
 
   /** A client of the node (or load balancer) at {@code baseUri}, e.g. {@code http://host:8080}. */
@@ -146,6 +148,46 @@ public final class RotaClient implements AutoCloseable {
             : notification.dedupeKey(GENERATED_KEY_PREFIX + UUID.randomUUID());
     byte[] body = calls.call("POST", agentPath(agentId) + "/notifications", body(sent), Retry.ANY);
     return read(body, NotifyResult.class);
+  }
+
+  /**
+   * Calls an agent from outside Rota and waits for its answer: posts {@code notification} as a call
+   * ({@code "call": {"timeoutSeconds"}}), then long-polls {@code GET /v1/calls/{callId}} until the
+   * call is answered, failed or timed out, or until {@code wait} has passed, whichever is first.
+   * The answer is the result of the agent's turn that completed with the notification.
+   *
+   * <pre>{@code
+   * CallAnswer answer = rota.call("support-bot", Notification.of("chat.message", message),
+   *     Duration.ofMinutes(5), Duration.ofSeconds(90));
+   * if (answer.answered()) show(answer.result());
+   * }</pre>
+   *
+   * @param timeout the call's own timeout at the server (1 s to 24 h); null for the server's
+   *     default
+   * @param wait how long this method waits; the answer is {@link CallStatus#PENDING} when it passed
+   *     first (ask again with {@link #getCall})
+   */
+  public CallAnswer call(
+      String agentId, Notification notification, Duration timeout, Duration wait) {
+    return producer.call(agentId, notification, timeout, wait);
+  }
+
+  /**
+   * Sends {@code notification} as a call without waiting for the answer; the answer's {@link
+   * NotifyResult#callId()} is what {@link #getCall} takes.
+   */
+  public NotifyResult startCall(String agentId, Notification notification, Duration timeout) {
+    return producer.start(agentId, notification, timeout);
+  }
+
+  /**
+   * Where a call stands ({@code GET /v1/calls/{callId}}), waiting up to {@code waitSeconds} (0–60)
+   * at the server for its answer.
+   *
+   * @throws RotaException.NotFound for an unknown call, or one of another tenant
+   */
+  public CallAnswer getCall(String callId, int waitSeconds) {
+    return producer.get(callId, waitSeconds);
   }
 
   // ---- admin ----
@@ -286,7 +328,18 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void complete(String leaseId, String runnerId, JsonNode result) {
-    runner.complete(leaseId, runnerId, result);
+    runner.complete(leaseId, runnerId, result, List.of());
+  }
+
+  /**
+   * Completes the activation and sends {@code sends} with it, in one durable write: they go out if
+   * and only if the completion is accepted (docs/api.md, "Agents that work together").
+   *
+   * @throws RotaException.Invalid naming the item's field when a send is not a valid notification
+   *     (then nothing is completed nor sent)
+   */
+  public void complete(String leaseId, String runnerId, JsonNode result, List<Send> sends) {
+    runner.complete(leaseId, runnerId, result, sends);
   }
 
   /**
@@ -322,7 +375,25 @@ public final class RotaClient implements AutoCloseable {
       int waitSeconds,
       Integer leaseSeconds) {
     return runner.reportAndClaim(
-        leaseId, runnerId, outcome, mode, capabilities, waitSeconds, leaseSeconds);
+        leaseId, runnerId, outcome, List.of(), mode, capabilities, waitSeconds, leaseSeconds);
+  }
+
+  /**
+   * {@link #reportAndClaim(String, String, Outcome, RunnerMode, Set, int, Integer)} with the turn's
+   * sends, which go out only with a completion ({@code outcome} a failure sends nothing).
+   */
+  public ClaimResult reportAndClaim(
+      String leaseId,
+      String runnerId,
+      Outcome outcome,
+      List<Send> sends,
+      RunnerMode mode,
+      Set<String> capabilities,
+      int waitSeconds,
+      Integer leaseSeconds) {
+    List<Send> sent = outcome instanceof Outcome.Completed ? sends : List.of();
+    return runner.reportAndClaim(
+        leaseId, runnerId, outcome, sent, mode, capabilities, waitSeconds, leaseSeconds);
   }
 
   /** Closes every open event stream and subscription; later calls throw. */

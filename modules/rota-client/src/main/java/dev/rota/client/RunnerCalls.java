@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rota.client.Calls.Retry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -53,8 +54,8 @@ final class RunnerCalls {
         calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT));
   }
 
-  void complete(String leaseId, String runnerId, JsonNode result) {
-    ObjectNode request = Requests.complete(runnerId, result);
+  void complete(String leaseId, String runnerId, JsonNode result, List<Send> sends) {
+    ObjectNode request = Requests.complete(runnerId, result, sends);
     calls.call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
   }
 
@@ -67,6 +68,7 @@ final class RunnerCalls {
       String leaseId,
       String runnerId,
       Outcome outcome,
+      List<Send> sends,
       RunnerMode mode,
       Set<String> capabilities,
       int waitSeconds,
@@ -74,10 +76,7 @@ final class RunnerCalls {
     ObjectNode request;
     String action;
     if (outcome instanceof Outcome.Completed completed) {
-      request = Requests.byRunner(runnerId);
-      if (completed.result() != null) {
-        request.set("result", completed.result());
-      }
+      request = Requests.complete(runnerId, completed.result(), sends);
       action = "/complete";
     } else if (outcome instanceof Outcome.Failed failed) {
       request = Requests.fail(runnerId, failed);

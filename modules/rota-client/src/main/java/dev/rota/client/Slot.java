@@ -1,6 +1,7 @@
 package dev.rota.client;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -97,9 +98,11 @@ final class Slot {
       runner.listener.onClaimed(assignment);
       keeper.start();
       Outcome outcome;
+      TurnSends sends = new TurnSends();
       try {
         outcome =
-            runner.handler.handle(new Activation(assignment, keeper.token, slotId, keeper.input));
+            runner.handler.handle(
+                new Activation(assignment, keeper.token, slotId, keeper.input, sends));
         if (outcome == null) {
           outcome = Outcome.retry("handler returned no outcome");
         }
@@ -108,13 +111,16 @@ final class Slot {
       } finally {
         keeper.handlerDone();
       }
+      // Sends ride on the completion only; the same list goes with every try of the report.
+      List<Send> buffered = sends.close();
+      List<Send> sent = outcome instanceof Outcome.Completed ? buffered : List.of();
       CancellationToken.Reason reason = keeper.token.reason();
       if (reason == null) {
         if (runner.isStopping() || runner.nextRefused) {
-          report(keeper, outcome, false);
+          report(keeper, outcome, sent, false);
           return null;
         }
-        return reportAndClaim(keeper, outcome);
+        return reportAndClaim(keeper, outcome, sent);
       }
       if (reason == CancellationToken.Reason.SHUTDOWN) {
         handBack(slotId, assignment, "runner stopped before the activation finished");
@@ -137,7 +143,7 @@ final class Slot {
    * stopping never waits out a long poll behind a report. A report whose answer was lost goes again
    * without the claim (a lease granted to a lost answer expires and counts as a retry).
    */
-  private ClaimResult reportAndClaim(LeaseKeeper keeper, Outcome outcome) {
+  private ClaimResult reportAndClaim(LeaseKeeper keeper, Outcome outcome, List<Send> sends) {
     Assignment assignment = keeper.assignment;
     try {
       ClaimResult next =
@@ -145,6 +151,7 @@ final class Slot {
               assignment.leaseId(),
               keeper.slotId,
               outcome,
+              sends,
               runner.mode,
               runner.capabilities,
               0,
@@ -160,13 +167,13 @@ final class Slot {
       }
       // A node from before "next": nothing was reported; report alone from now on.
       runner.nextRefused = true;
-      report(keeper, outcome, false);
+      report(keeper, outcome, sends, false);
     } catch (RotaException.Connection e) {
       if (keeper.expired()) {
         runner.listener.onError("report", e);
       } else {
         pause(Duration.ofMillis(500));
-        report(keeper, outcome, e.requestSent());
+        report(keeper, outcome, sends, e.requestSent());
       }
     } catch (RuntimeException e) {
       runner.listener.onError("report", e);
@@ -179,12 +186,12 @@ final class Slot {
    *
    * @param answerLost whether an earlier try of this report may have reached the server
    */
-  private void report(LeaseKeeper keeper, Outcome outcome, boolean answerLost) {
+  private void report(LeaseKeeper keeper, Outcome outcome, List<Send> sends, boolean answerLost) {
     Assignment assignment = keeper.assignment;
     while (true) {
       try {
         if (outcome instanceof Outcome.Completed completed) {
-          runner.client.complete(assignment.leaseId(), keeper.slotId, completed.result());
+          runner.client.complete(assignment.leaseId(), keeper.slotId, completed.result(), sends);
         } else {
           runner.client.fail(assignment.leaseId(), keeper.slotId, outcome);
         }

@@ -1,0 +1,4 @@
+package dev.rota.client;
+
+/** An agent named across tenants: who made a call, or who answered it. */
+public record AgentRef(String tenant, String agentId) {}
