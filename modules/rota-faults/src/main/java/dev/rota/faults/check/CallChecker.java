@@ -34,15 +34,18 @@ import java.util.TreeSet;
  * <ul>
  *   <li><b>Every send of an accepted completion is delivered exactly once</b>, to its target: one
  *       accepted turn of the target completes it, or it was dead-lettered, or the target was not
- *       drained at the end (reported as such by {@link HistoryChecker}); a call may instead be
- *       answered failed or timed out, or never reach its target (its reply is checked below). A
- *       send of a completion maybe applied is delivered at most once.
+ *       drained at the end (reported as such by {@link HistoryChecker}), or the last turn that
+ *       carried it had a completion whose answer never came (it may have been completed there, as
+ *       {@link HistoryChecker} counts a producer's key); a call may instead be answered failed or
+ *       timed out, or never reach its target (its reply is checked below). A send of a completion
+ *       maybe applied is delivered at most once.
  *   <li><b>Nothing is delivered from a refused completion</b>: no turn carries its sends.
  *   <li><b>Exactly one reply per call</b>: the caller completes one reply for each call of an
- *       accepted completion, never two. A call whose target never carried it has no known {@code
- *       callId} (its reply says failed or timed out): such calls are matched by number to the
- *       replies of unknown calls, per caller and target, so that a missing or a stray one still
- *       shows.
+ *       accepted completion, never two (a reply carried last by a turn whose completion went
+ *       unanswered may have been completed there). A call whose target never carried it has no
+ *       known {@code callId} (its reply says failed or timed out): such calls are matched by number
+ *       to the replies of unknown calls, per caller and target, so that a missing or a stray one
+ *       still shows.
  *   <li><b>A group's replies arrive whole</b>: a caller's turn that carries any of a group's
  *       replies carries every one of them whose call is known.
  * </ul>
@@ -98,11 +101,33 @@ public final class CallChecker {
       }
     }
 
-    // The target's view of each call, and the replies each caller completed.
+    // A key whose last carrying turn's completion went unanswered may have been completed there.
+    Map<String, Granted> lastCarrier = new HashMap<>();
+    for (Granted g : grants.values()) {
+      g.keys()
+          .forEach(key -> lastCarrier.merge(key, g, (x, y) -> x.startMs() >= y.startMs() ? x : y));
+    }
+    Set<String> maybeCompleted = new HashSet<>();
+    lastCarrier.forEach(
+        (key, g) -> {
+          if (fates.get(g.leaseId()) == Fate.MAYBE) {
+            maybeCompleted.add(key);
+          }
+        });
+
+    // The target's view of each call, and the replies each caller completed (or maybe did).
     Map<String, String> callIdOfKey = new HashMap<>();
     Map<String, List<Completed>> replies = new TreeMap<>();
+    Map<String, Completed> maybeReplies = new TreeMap<>();
     for (Carried c : carried) {
       c.calls().forEach(call -> callIdOfKey.put(call.key(), call.callId()));
+      if (fates.get(c.leaseId()) == Fate.MAYBE) {
+        c.replies()
+            .forEach(
+                r ->
+                    maybeReplies.put(
+                        r.callId(), new Completed(c.leaseId(), c.agentId(), r.from(), r.status())));
+      }
       if (fates.get(c.leaseId()) != Fate.ACCEPTED) {
         continue;
       }
@@ -145,6 +170,7 @@ public final class CallChecker {
             && fate == Fate.ACCEPTED
             && !deadLettered.contains(item.key())
             && !undrained.contains(item.target())
+            && !maybeCompleted.contains(item.key())
             && !(item.call() && unanswerable(item.key(), callIdOfKey, replies))) {
           undelivered.add(
               what
@@ -185,7 +211,8 @@ public final class CallChecker {
           doubled.add(what + " replied by leases " + got.stream().map(Completed::leaseId).toList());
         } else if (got.isEmpty()
             && !undrained.contains(s.agentId())
-            && !deadLettered.contains("reply:" + callId)) {
+            && !deadLettered.contains("reply:" + callId)
+            && !maybeReplies.containsKey(callId)) {
           missing.add(what);
         }
         got.stream()
@@ -212,6 +239,13 @@ public final class CallChecker {
                     + got.stream().map(Completed::leaseId).toList());
           }
         });
+    Map<String, Integer> maybeUnknown = new HashMap<>();
+    maybeReplies.forEach(
+        (callId, r) -> {
+          if (!knownCallIds.contains(callId) && !replies.containsKey(callId)) {
+            maybeUnknown.merge(r.agentId() + " -> " + r.from(), 1, Integer::sum);
+          }
+        });
     Set<String> pairs = new TreeSet<>(unknownCalls.keySet());
     pairs.addAll(unknownReplies.keySet());
     for (String pair : pairs) {
@@ -220,7 +254,8 @@ public final class CallChecker {
       List<String> got = unknownReplies.getOrDefault(pair, List.of());
       if (got.size() > expected + optional) {
         strays.add(pair + ": replies " + got + " to " + (expected + optional) + " calls");
-      } else if (got.size() < expected && !undrained.contains(pair.split(" -> ")[0])) {
+      } else if (got.size() + maybeUnknown.getOrDefault(pair, 0) < expected
+          && !undrained.contains(pair.split(" -> ")[0])) {
         missing.add(pair + ": " + (expected - got.size()) + " of " + expected + " calls");
       }
     }

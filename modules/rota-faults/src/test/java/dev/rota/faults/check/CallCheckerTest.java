@@ -97,6 +97,33 @@ class CallCheckerTest {
   }
 
   @Test
+  void aSendWhoseLastTurnsCompletionWentUnansweredMayHaveBeenDelivered() {
+    List<Event> h = clean();
+    h.removeIf(e -> e instanceof CompleteAttempt c && c.leaseId().equals("Lb1"));
+    h.add(attempt("Lb1", "b", 2_100, Outcome.FAILED));
+    h.add(attempt("Lb1", "b", 5_200, Outcome.LOST));
+    assertTrue(CallChecker.check(h).safe(), CallChecker.check(h).violations().toString());
+
+    // Carried again later by a turn whose completion was refused: not delivered after all.
+    h.add(granted("Lb4", "b", 6_000, "La1-s0"));
+    h.add(attempt("Lb4", "b", 6_100, Outcome.LOST));
+    assertEquals(
+        List.of("La1-s0 (lease La1 to b), carried by [Lb1, Lb4]"),
+        CallChecker.check(h).undelivered().stream().map(CallCheckerTest::leasesSorted).toList());
+  }
+
+  @Test
+  void aReplyCarriedByATurnWhoseCompletionWentUnansweredMayHaveBeenCompleted() {
+    List<Event> h = clean();
+    h.removeIf(e -> e instanceof CompleteAttempt c && c.leaseId().startsWith("La"));
+    h.add(attempt("La1", "a", 1_100, Outcome.OK));
+    h.add(attempt("La2", "a", 3_100, Outcome.FAILED));
+    h.add(attempt("La3", "a", 4_100, Outcome.FAILED));
+    CallVerdict verdict = CallChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+  }
+
+  @Test
   void aSendCompletedByTwoTurnsIsDeliveredTwice() {
     List<Event> h = clean();
     h.add(granted("Lb3", "b", 6_000, "La1-s0"));
@@ -264,6 +291,14 @@ class CallCheckerTest {
 
   private static CompleteAttempt attempt(String lease, String agent, long at, Outcome outcome) {
     return new CompleteAttempt(lease, agent, 1, at, at + 20, outcome);
+  }
+
+  /** The line with its bracketed lease list sorted (grants are kept in a hash map). */
+  private static String leasesSorted(String line) {
+    int open = line.lastIndexOf('[');
+    List<String> leases =
+        List.of(line.substring(open + 1, line.length() - 1).split(", ")).stream().sorted().toList();
+    return line.substring(0, open) + leases.toString();
   }
 
   private static List<String> sorted(List<String> lines) {
