@@ -9,6 +9,7 @@ import dev.rota.cluster.agent.AgentEntity.NewInputs;
 import dev.rota.cluster.agent.AgentEntity.Rejected;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.assign.ActivationJson;
+import dev.rota.core.calls.Send;
 import dev.rota.core.model.Ids;
 import dev.rota.http.api.ActivationCompleted;
 import dev.rota.http.api.ActivationFailed;
@@ -21,6 +22,7 @@ import dev.rota.http.api.InputRequest;
 import dev.rota.http.api.LeaseExtended;
 import dev.rota.http.api.NextClaim;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -145,6 +147,7 @@ public final class LeaseRoutes extends AllDirectives {
         body -> {
           String runnerId = caller.requireRunner(body.validatedRunnerId());
           JsonNode result = body.validatedResult();
+          List<Send> sends = body.validatedSends();
           ClaimRequest.Claim next = next(body.next(), runnerId);
           return withNextTimeout(
               next,
@@ -152,7 +155,8 @@ public final class LeaseRoutes extends AllDirectives {
                   ask(
                       caller,
                       leaseId,
-                      replyTo -> new AgentEntity.Complete(leaseId, runnerId, result, replyTo),
+                      replyTo ->
+                          new AgentEntity.Complete(leaseId, runnerId, result, sends, replyTo),
                       reply ->
                           answer(
                               caller,

@@ -42,15 +42,22 @@ final class AgentCommandHandler {
   private final InboxCommands inbox;
   private final LeaseCommands leases;
   private final TurnInput turnInput;
+  private final SendDelivery delivery;
+  private final CallCommands calls;
 
   AgentCommandHandler(
       AgentEffects effects,
       LeaseTimer leaseTimer,
       TimerScheduler<Command> timers,
       AgentSettings settings,
+      CallSettings callSettings,
+      Mailbox mailbox,
       RotaMetrics metrics,
       ActorContext<Command> context) {
     this.effects = effects;
+    this.delivery = new SendDelivery(effects, context, timers, callSettings, mailbox);
+    this.calls = new CallCommands(effects, timers);
+    effects.afterWrite(this::owed);
     this.admin = new AdminCommands(effects);
     this.turnInput = new TurnInput(effects, leaseTimer, timers, metrics);
     this.inbox = new InboxCommands(effects, settings, metrics, turnInput);
@@ -63,7 +70,19 @@ final class AgentCommandHandler {
             context.getSystem(),
             new TenantCaps(context.getSystem(), effects.agentId()),
             context,
-            turnInput);
+            turnInput,
+            callSettings);
+  }
+
+  /**
+   * What {@code state} owes and waits for is under way: its outbox delivered, its earliest call
+   * deadline timed. After every write, and once recovered (a node that died left it so).
+   */
+  void owed(AgentState state) {
+    if (!state.calls().isEmpty() || calls.timing()) {
+      delivery.deliver(state);
+      calls.schedule(state);
+    }
   }
 
   /** The handler, built on {@code handlers}, the entity's own builder. */
@@ -91,7 +110,10 @@ final class AgentCommandHandler {
         .onCommand(Claim.class, leases::onClaim)
         .onCommand(ExpireLease.class, leases::onExpireLease)
         .onCommand(AgentEntity.AwaitInput.class, turnInput::onAwaitInput)
-        .onCommand(AgentEntity.InputWaitOver.class, turnInput::onWaitOver);
+        .onCommand(AgentEntity.InputWaitOver.class, turnInput::onWaitOver)
+        .onCommand(AgentEntity.SendAnswered.class, delivery::onAnswered)
+        .onCommand(AgentEntity.RetrySend.class, delivery::onRetry)
+        .onCommand(AgentEntity.CallsDue.class, calls::onCallsDue);
     builder
         .onCommand(Deregister.class, effects.registered(Deregister::replyTo, admin::onDeregister))
         .onCommand(Notify.class, effects.registered(Notify::replyTo, inbox::onNotify, c -> 1))
@@ -104,7 +126,10 @@ final class AgentCommandHandler {
         .onCommand(Fail.class, effects.registered(Fail::replyTo, leases::onFail))
         .onCommand(Release.class, effects.registered(Release::replyTo, leases::onRelease))
         .onCommand(Redrive.class, effects.registered(Redrive::replyTo, admin::onRedrive))
-        .onCommand(Discard.class, effects.registered(Discard::replyTo, admin::onDiscard));
+        .onCommand(Discard.class, effects.registered(Discard::replyTo, admin::onDiscard))
+        .onCommand(
+            AgentEntity.DeliverReply.class,
+            effects.registered(AgentEntity.DeliverReply::replyTo, calls::onDeliverReply));
     return handlers.build();
   }
 }

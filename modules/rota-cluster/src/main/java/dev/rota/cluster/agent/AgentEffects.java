@@ -36,6 +36,9 @@ final class AgentEffects {
   private final AgentChangeListener listener;
   private final RotaMetrics metrics;
 
+  /** Told of the state after every write: what it now owes others is delivered. */
+  private java.util.function.Consumer<AgentState> afterWrite = s -> {};
+
   AgentEffects(
       AgentEntity entity,
       String agentId,
@@ -49,6 +52,11 @@ final class AgentEffects {
     this.clock = clock;
     this.listener = listener;
     this.metrics = metrics;
+  }
+
+  /** {@code hook} hears the state after every write of this agent. */
+  void afterWrite(java.util.function.Consumer<AgentState> hook) {
+    this.afterWrite = hook;
   }
 
   String agentId() {
@@ -73,7 +81,8 @@ final class AgentEffects {
     return effect()
         .persist(event)
         .thenRun(s -> listener.changed(s, seqNr()))
-        .thenRun(s -> count(event));
+        .thenRun(s -> count(event))
+        .thenRun(s -> afterWrite.accept(s));
   }
 
   /** Persists {@code events} in one atomic write. */
@@ -81,7 +90,8 @@ final class AgentEffects {
     return effect()
         .persist(events)
         .thenRun(s -> listener.changed(s, seqNr()))
-        .thenRun(s -> events.forEach(this::count));
+        .thenRun(s -> events.forEach(this::count))
+        .thenRun(s -> afterWrite.accept(s));
   }
 
   /** This node's counters of what was persisted (docs/operations.md). */

@@ -6,6 +6,8 @@ import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.tenant.Permits;
 import dev.rota.cluster.tenant.TenantGate;
+import dev.rota.core.calls.CallInfo;
+import dev.rota.core.calls.Send;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
@@ -89,13 +91,50 @@ public final class AgentEntity
   /** Replies {@link Done}; {@link ErrorCode#CONFLICT} while leased. */
   public record Deregister(ActorRef<Reply> replyTo) implements Command {}
 
-  /** One notification; {@code newInput} (null: the agent's) decides what it does to a turn. */
+  /**
+   * One notification; {@code newInput} (null: the agent's) decides what it does to a turn; {@code
+   * call} (null: none) when it is a call, whose reply the turn that carries it sends.
+   */
   public record Notify(
-      String type, JsonNode payload, String dedupeKey, NewInput newInput, ActorRef<Reply> replyTo)
+      String type,
+      JsonNode payload,
+      String dedupeKey,
+      NewInput newInput,
+      CallInfo call,
+      ActorRef<Reply> replyTo)
       implements Command {
-    public Notify(String type, JsonNode payload, String dedupeKey, ActorRef<Reply> replyTo) {
-      this(type, payload, dedupeKey, null, replyTo);
+    public Notify(
+        String type,
+        JsonNode payload,
+        String dedupeKey,
+        NewInput newInput,
+        ActorRef<Reply> replyTo) {
+      this(type, payload, dedupeKey, newInput, null, replyTo);
     }
+
+    public Notify(String type, JsonNode payload, String dedupeKey, ActorRef<Reply> replyTo) {
+      this(type, payload, dedupeKey, null, null, replyTo);
+    }
+  }
+
+  /**
+   * The reply to call {@code callId} this agent made ({@link dev.rota.core.calls.Replies}): into
+   * the inbox, held for its group, or, for a call no longer open, kept in the history only. Replies
+   * {@link Done}.
+   */
+  public record DeliverReply(
+      String callId, String status, JsonNode payload, ActorRef<Reply> replyTo) implements Command {}
+
+  /** The target of outbox item {@code sendId} answered ({@link SendDelivery}); the agent's own. */
+  record SendAnswered(String sendId, SendDelivery.Outcome outcome, String detail)
+      implements Command {}
+
+  /** Try outbox item {@code sendId} again (the agent's own timer). */
+  record RetrySend(String sendId) implements Command {}
+
+  /** A call's deadline passed (the agent's own timer). */
+  enum CallsDue implements Command {
+    INSTANCE
   }
 
   /**
@@ -132,8 +171,21 @@ public final class AgentEntity
   public record Heartbeat(String leaseId, String runnerId, ActorRef<Reply> replyTo)
       implements Command {}
 
-  public record Complete(String leaseId, String runnerId, JsonNode result, ActorRef<Reply> replyTo)
-      implements Command {}
+  /**
+   * The turn is done; {@code sends} (possibly empty) are delivered if and only if this completion
+   * is written, in the same event.
+   */
+  public record Complete(
+      String leaseId, String runnerId, JsonNode result, List<Send> sends, ActorRef<Reply> replyTo)
+      implements Command {
+    public Complete {
+      sends = sends == null ? List.of() : List.copyOf(sends);
+    }
+
+    public Complete(String leaseId, String runnerId, JsonNode result, ActorRef<Reply> replyTo) {
+      this(leaseId, runnerId, result, List.of(), replyTo);
+    }
+  }
 
   /** The lease's runner waits up to {@code waitMillis} for {@link NewInputs}. */
   public record AwaitInput(
@@ -297,9 +349,25 @@ public final class AgentEntity
       LongSupplier nanoTime) {
     return Behaviors.setup(
         ctx ->
+            create(agentId, settings, listener, clock, nanoTime, Mailbox.sharded(ctx.getSystem())));
+  }
+
+  /**
+   * @param mailbox where the agent's sends and replies go ({@link Mailbox#sharded} in a cluster)
+   */
+  public static Behavior<Command> create(
+      String agentId,
+      AgentSettings settings,
+      AgentChangeListener listener,
+      Clock clock,
+      LongSupplier nanoTime,
+      Mailbox mailbox) {
+    return Behaviors.setup(
+        ctx ->
             Behaviors.withTimers(
                 timers ->
-                    new AgentEntity(agentId, settings, listener, clock, nanoTime, ctx, timers)));
+                    new AgentEntity(
+                        agentId, settings, listener, clock, nanoTime, mailbox, ctx, timers)));
   }
 
   private final String agentId;
@@ -313,6 +381,7 @@ public final class AgentEntity
       AgentChangeListener listener,
       Clock clock,
       LongSupplier nanoTime,
+      Mailbox mailbox,
       ActorContext<Command> context,
       TimerScheduler<Command> timers) {
     // A write the journal fails (a database restart, the write guard after a stall) restarts the
@@ -327,7 +396,15 @@ public final class AgentEntity
     RotaMetrics metrics = RotaMetrics.get(context.getSystem());
     AgentEffects effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
     this.commands =
-        new AgentCommandHandler(effects, leaseTimer, timers, settings, metrics, context);
+        new AgentCommandHandler(
+            effects,
+            leaseTimer,
+            timers,
+            settings,
+            CallSettings.from(context.getSystem().settings().config()),
+            mailbox,
+            metrics,
+            context);
   }
 
   /**
@@ -370,6 +447,7 @@ public final class AgentEntity
               if (state.lease() != null) {
                 leaseTimer.start(state.lease());
               }
+              commands.owed(state);
             })
         .build();
   }

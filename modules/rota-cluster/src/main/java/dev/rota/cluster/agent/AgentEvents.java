@@ -2,8 +2,11 @@ package dev.rota.cluster.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.CborSerializable;
+import dev.rota.core.calls.OpenCall;
+import dev.rota.core.calls.OutboxItem;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.CallState;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
@@ -28,14 +31,25 @@ public final class AgentEvents {
     } else if (event instanceof LeaseRenewed e) {
       return s.leaseExtended(e.expiresAt());
     } else if (event instanceof ActivationCompleted e) {
-      return s.completed(e.at());
+      return CallState.sent(s.completed(e.at()), e.sends(), e.calls(), e.at());
     } else if (event instanceof ActivationFailed e) {
-      return s.failed(e.action(), e.error(), e.at(), e.snoozedUntil(), "activation.failed")
-          .withoutDeadLetters(e.droppedDeadLetters());
+      AgentState after =
+          s.failed(e.action(), e.error(), e.at(), e.snoozedUntil(), "activation.failed")
+              .withoutDeadLetters(e.droppedDeadLetters());
+      return CallState.sent(after, e.replies(), List.of(), e.at());
     } else if (event instanceof LeaseExpired e) {
-      return s.failed(
-              FailureAction.RETRY, LeaseCommands.LEASE_EXPIRED, e.at(), null, "lease.expired")
-          .withoutDeadLetters(e.droppedDeadLetters());
+      AgentState after =
+          s.failed(FailureAction.RETRY, LeaseCommands.LEASE_EXPIRED, e.at(), null, "lease.expired")
+              .withoutDeadLetters(e.droppedDeadLetters());
+      return CallState.sent(after, e.replies(), List.of(), e.at());
+    } else if (event instanceof SendDelivered e) {
+      return CallState.delivered(s, e.sendId(), e.at());
+    } else if (event instanceof SendUndeliverable e) {
+      return CallState.undeliverable(s, e.sendId(), e.reason(), e.deadLetter(), e.at());
+    } else if (event instanceof CallResolved e) {
+      return CallState.resolved(s, e.callId(), e.status(), e.reply(), e.at());
+    } else if (event instanceof ReplyLate e) {
+      return CallState.lateReply(s, e.callId(), e.status(), e.at());
     } else if (event instanceof NotificationSteered e) {
       return NewInputState.steered(s, e.notificationId(), e.at());
     } else if (event instanceof LeaseInterrupted e) {
@@ -140,9 +154,29 @@ public final class AgentEvents {
     }
   }
 
+  /**
+   * @param sends what the turn owes others, delivered after this event is durable: its sends, and
+   *     the replies to the calls it served (none in events written before sends existed)
+   * @param calls the calls its sends opened
+   */
   public record ActivationCompleted(
-      String leaseId, JsonNode result, Instant at, InboxSummary inboxAfter)
+      String leaseId,
+      JsonNode result,
+      Instant at,
+      InboxSummary inboxAfter,
+      List<OutboxItem> sends,
+      List<OpenCall> calls)
       implements ActivationEnded {
+    public ActivationCompleted {
+      sends = sends == null ? List.of() : List.copyOf(sends);
+      calls = calls == null ? List.of() : List.copyOf(calls);
+    }
+
+    public ActivationCompleted(
+        String leaseId, JsonNode result, Instant at, InboxSummary inboxAfter) {
+      this(leaseId, result, at, inboxAfter, List.of(), List.of());
+    }
+
     @Override
     public List<DeadLetter> deadLettered() {
       return List.of();
@@ -157,11 +191,34 @@ public final class AgentEvents {
       Instant at,
       InboxSummary inboxAfter,
       List<DeadLetter> deadLettered,
-      List<String> droppedDeadLetters)
+      List<String> droppedDeadLetters,
+      List<OutboxItem> replies)
       implements ActivationEnded {
     public ActivationFailed {
-      // Events written before the dead-letter cap have no such field.
+      // Events written before the dead-letter cap, or before calls, have no such field.
       droppedDeadLetters = droppedDeadLetters == null ? List.of() : List.copyOf(droppedDeadLetters);
+      replies = replies == null ? List.of() : List.copyOf(replies);
+    }
+
+    public ActivationFailed(
+        String leaseId,
+        FailureAction action,
+        String error,
+        Instant snoozedUntil,
+        Instant at,
+        InboxSummary inboxAfter,
+        List<DeadLetter> deadLettered,
+        List<String> droppedDeadLetters) {
+      this(
+          leaseId,
+          action,
+          error,
+          snoozedUntil,
+          at,
+          inboxAfter,
+          deadLettered,
+          droppedDeadLetters,
+          List.of());
     }
 
     public ActivationFailed(
@@ -176,16 +233,31 @@ public final class AgentEvents {
     }
   }
 
-  /** The runner stopped heartbeating: counts as a retry. */
+  /**
+   * The runner stopped heartbeating: counts as a retry.
+   *
+   * @param replies the failed replies owed for dead-lettered notifications that were calls
+   */
   public record LeaseExpired(
       String leaseId,
       Instant at,
       InboxSummary inboxAfter,
       List<DeadLetter> deadLettered,
-      List<String> droppedDeadLetters)
+      List<String> droppedDeadLetters,
+      List<OutboxItem> replies)
       implements ActivationEnded {
     public LeaseExpired {
       droppedDeadLetters = droppedDeadLetters == null ? List.of() : List.copyOf(droppedDeadLetters);
+      replies = replies == null ? List.of() : List.copyOf(replies);
+    }
+
+    public LeaseExpired(
+        String leaseId,
+        Instant at,
+        InboxSummary inboxAfter,
+        List<DeadLetter> deadLettered,
+        List<String> droppedDeadLetters) {
+      this(leaseId, at, inboxAfter, deadLettered, droppedDeadLetters, List.of());
     }
 
     public LeaseExpired(
@@ -229,4 +301,29 @@ public final class AgentEvents {
 
   /** An admin removed the dead letter for good; its notification is not delivered. */
   public record DeadLetterDiscarded(String deadLetterId, Instant at) implements Event {}
+
+  /** The target accepted outbox item {@code sendId} (or had it already: a duplicate). */
+  public record SendDelivered(String sendId, String targetKey, Instant at) implements Event {}
+
+  /**
+   * Outbox item {@code sendId} is given up ({@code reason}: its target does not exist, or refused
+   * it past {@code rota.calls.delivery-timeout}). A plain send becomes the sender's dead letter
+   * {@code deadLetter}; for a call, a {@link CallResolved} in the same write answers it failed.
+   */
+  public record SendUndeliverable(
+      String sendId, String targetKey, String reason, DeadLetter deadLetter, Instant at)
+      implements Event {}
+
+  /**
+   * Call {@code callId} of this agent has its reply ({@code status}: answered, failed or timedOut),
+   * the notification {@code reply}: into the inbox now, or held until its group has every reply.
+   *
+   * @param toInbox how many notifications this event added to the inbox (a group's replies come
+   *     together), for the read model
+   */
+  public record CallResolved(
+      String callId, String status, Notification reply, int toInbox, Instant at) implements Event {}
+
+  /** A reply came for a call no longer open (it timed out): kept in the history, not delivered. */
+  public record ReplyLate(String callId, String status, Instant at) implements Event {}
 }

@@ -87,7 +87,8 @@ final class InboxCommands {
       return entity.effect().reply(cmd.replyTo(), inboxFull(state));
     }
     Notification n =
-        new Notification(Ids.randomId(), cmd.type(), cmd.payload(), cmd.dedupeKey(), now, 0);
+        new Notification(
+            Ids.randomId(), cmd.type(), cmd.payload(), cmd.dedupeKey(), now, 0, cmd.call());
     long bytesBefore = inboxBytes(state);
     long bytesAfter = bytesBefore + n.estimatedBytes();
     if (bytesAfter > settings.maxInboxBytes()) {

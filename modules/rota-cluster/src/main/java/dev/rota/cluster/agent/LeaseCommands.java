@@ -14,7 +14,6 @@ import dev.rota.cluster.agent.AgentEntity.LeaseLive;
 import dev.rota.cluster.agent.AgentEntity.PermitAnswered;
 import dev.rota.cluster.agent.AgentEntity.Release;
 import dev.rota.cluster.agent.AgentEntity.Reply;
-import dev.rota.cluster.agent.AgentEvents.ActivationCompleted;
 import dev.rota.cluster.agent.AgentEvents.ActivationFailed;
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentEvents.InboxSummary;
@@ -24,6 +23,7 @@ import dev.rota.cluster.agent.AgentEvents.LeaseRenewed;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.tenant.TenantGate;
+import dev.rota.core.calls.TurnSends;
 import dev.rota.core.health.RunnerOutcome;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.DeadLetter;
@@ -69,6 +69,7 @@ final class LeaseCommands {
   private String awaitedLeaseId;
 
   private final TurnInput turnInput;
+  private final CallSettings callSettings;
 
   LeaseCommands(
       AgentEffects entity,
@@ -78,8 +79,10 @@ final class LeaseCommands {
       ActorSystem<?> system,
       TenantCaps caps,
       ActorContext<AgentEntity.Command> context,
-      TurnInput turnInput) {
+      TurnInput turnInput,
+      CallSettings callSettings) {
     this.turnInput = turnInput;
+    this.callSettings = callSettings;
     this.entity = entity;
     this.caps = caps;
     this.context = context;
@@ -185,10 +188,25 @@ final class LeaseCommands {
         });
   }
 
+  /**
+   * The turn is done: one write holds the completion, its sends, and the replies to the calls it
+   * served ({@link TurnSends}), so they take effect if and only if the completion does.
+   */
   ReplyEffect<Event, AgentState> onComplete(AgentState state, Complete cmd) {
-    Optional<Violation> bad = TextRules.firstViolation(cmd.result(), "result", Kind.TEXT);
+    Optional<Violation> bad =
+        TextRules.firstViolation(cmd.result(), "result", Kind.TEXT)
+            .or(() -> TurnSends.unstorable(cmd.sends()));
     if (bad.isPresent()) {
       return entity.effect().reply(cmd.replyTo(), AgentEffects.invalid(bad.get()));
+    }
+    if (cmd.sends().size() > callSettings.maxSendsPerTurn()) {
+      return entity
+          .effect()
+          .reply(
+              cmd.replyTo(),
+              new AgentEntity.Rejected(
+                  AgentEntity.ErrorCode.INVALID,
+                  "field 'send' may hold at most " + callSettings.maxSendsPerTurn() + " items"));
     }
     Instant now = entity.now();
     return withLiveLease(
@@ -199,9 +217,7 @@ final class LeaseCommands {
         now,
         lease ->
             entity
-                .persist(
-                    new ActivationCompleted(
-                        lease.leaseId(), cmd.result(), now, InboxSummary.of(state.completed(now))))
+                .persist(CompletionSends.events(entity, state, lease, cmd, callSettings, now))
                 .thenRun(s -> ended(lease, now, RunnerOutcome.Kind.COMPLETED, null))
                 .thenReply(cmd.replyTo(), s -> new Done(now)));
   }
@@ -355,7 +371,8 @@ final class LeaseCommands {
         now,
         InboxSummary.of(after),
         newDeadLetters(state, after),
-        overCap(after));
+        overCap(after),
+        TurnSends.deadLettered(entity.agentId(), newDeadLetters(state, after), now));
   }
 
   private LeaseExpired expiredEvent(AgentState state, Instant now) {
@@ -365,7 +382,8 @@ final class LeaseCommands {
         now,
         InboxSummary.of(after),
         newDeadLetters(state, after),
-        overCap(after));
+        overCap(after),
+        TurnSends.deadLettered(entity.agentId(), newDeadLetters(state, after), now));
   }
 
   /** The oldest dead letters past {@code rota.agent.max-dead-letters}, to drop. */

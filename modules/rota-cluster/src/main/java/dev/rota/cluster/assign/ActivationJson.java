@@ -83,6 +83,14 @@ public final class ActivationJson {
     node.set("payload", n.payload() == null ? JSON.nullNode() : n.payload().deepCopy());
     node.put("receivedAt", time(n.receivedAt()));
     node.put("attempt", n.attempts() + 1);
+    if (n.call() != null) {
+      ObjectNode call = node.putObject("call");
+      call.put("callId", n.call().callId());
+      ObjectNode from = call.putObject("from");
+      from.put("tenant", n.call().from().tenant());
+      from.put("agentId", n.call().from().agentId());
+      call.put("depth", n.call().depth());
+    }
     return node;
   }
 

@@ -8,6 +8,7 @@ import dev.rota.cluster.agent.AgentEvents.AgentPaused;
 import dev.rota.cluster.agent.AgentEvents.AgentRegistered;
 import dev.rota.cluster.agent.AgentEvents.AgentResumed;
 import dev.rota.cluster.agent.AgentEvents.AgentUpdated;
+import dev.rota.cluster.agent.AgentEvents.CallResolved;
 import dev.rota.cluster.agent.AgentEvents.DeadLetterDiscarded;
 import dev.rota.cluster.agent.AgentEvents.DeadLetterRedriven;
 import dev.rota.cluster.agent.AgentEvents.Event;
@@ -18,6 +19,9 @@ import dev.rota.cluster.agent.AgentEvents.LeaseRenewed;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
 import dev.rota.cluster.agent.AgentEvents.NotificationRejected;
 import dev.rota.cluster.agent.AgentEvents.NotificationSteered;
+import dev.rota.cluster.agent.AgentEvents.ReplyLate;
+import dev.rota.cluster.agent.AgentEvents.SendDelivered;
+import dev.rota.cluster.agent.AgentEvents.SendUndeliverable;
 import dev.rota.cluster.readmodel.AgentScheduleWriter.Item;
 import dev.rota.cluster.readmodel.ScheduleWrite.Binder;
 import dev.rota.cluster.readmodel.ScheduleWrite.Deregistration;
@@ -252,6 +256,30 @@ final class WritePlan {
       // A steered notification was counted by its NotificationReceived and stays unread until the
       // lease ends; a rejected one was never stored.
       return update(item, UNCHANGED, s -> 1);
+    }
+    if (event instanceof SendDelivered || event instanceof ReplyLate) {
+      return update(item, UNCHANGED, s -> 1);
+    }
+    if (event instanceof SendUndeliverable e) {
+      if (e.deadLetter() == null) {
+        return update(item, UNCHANGED, s -> 1);
+      }
+      return update(item, "dead_letters = dead_letters + 1", s -> 1)
+          .then(() -> writer.insertDeadLetter(agentId, e.deadLetter()))
+          .counting(Counter.NOTIFICATIONS_DEAD_LETTERED, 1);
+    }
+    if (event instanceof CallResolved e) {
+      // A reply held for its group adds nothing to the inbox until the group's last one.
+      if (e.toInbox() == 0) {
+        return update(item, UNCHANGED, s -> 1);
+      }
+      return update(
+          item,
+          NOTIFIED,
+          s -> {
+            s.setInt(1, e.toInbox());
+            return ScheduleColumns.bindEarliest(s, 2, e.at());
+          });
     }
     if (event instanceof AgentPaused || event instanceof AgentResumed) {
       boolean paused = event instanceof AgentPaused;

@@ -1,5 +1,6 @@
 package dev.rota.core.model;
 
+import dev.rota.core.calls.CallBook;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,6 +23,8 @@ import java.util.Set;
  * @param nextFires per schedule name, its earliest fire not yet served (due once past; absent when
  *     the cron never fires again)
  * @param scheduleAttempts failed tries of the due fire being retried
+ * @param calls the sends and replies this agent owes others, and the calls it waits on ({@link
+ *     CallState})
  */
 public record AgentState(
     String agentId,
@@ -38,7 +41,8 @@ public record AgentState(
     DedupeKeys dedupe,
     List<HistoryEntry> history,
     Map<String, Instant> nextFires,
-    int scheduleAttempts) {
+    int scheduleAttempts,
+    CallBook calls) {
 
   public static final int HISTORY_LIMIT = 100;
 
@@ -55,6 +59,7 @@ public record AgentState(
     history = List.copyOf(history);
     // Snapshots taken before schedules existed have none.
     nextFires = nextFires == null ? Map.of() : Map.copyOf(nextFires);
+    calls = calls == null ? CallBook.empty() : calls;
   }
 
   public static AgentState empty(String agentId) {
@@ -164,6 +169,7 @@ public record AgentState(
     fresh.config = newConfig;
     fresh.fencingCounter = fencingCounter;
     fresh.history = history;
+    fresh.calls = calls;
     fresh.nextFires = ScheduleFires.configured(newConfig, null, Map.of(), at);
     return fresh.build().recorded("agent.registered", at, Map.of());
   }
@@ -186,6 +192,8 @@ public record AgentState(
   public AgentState deregistered(Instant at) {
     AgentStateBuilder fresh = new AgentStateBuilder(agentId);
     fresh.fencingCounter = fencingCounter;
+    // What the agent owes others is still owed: its outbox is delivered after it is gone.
+    fresh.calls = calls;
     return fresh.build();
   }
 
@@ -207,11 +215,13 @@ public record AgentState(
     AgentStateBuilder b = toBuilder();
     b.inbox = newInbox;
     b.dedupe = newDedupe;
-    return b.build()
-        .recorded(
-            "notification.accepted",
-            n.receivedAt(),
-            Map.of("notificationId", n.notificationId(), "notificationType", n.type()));
+    Map<String, String> details = new LinkedHashMap<>();
+    details.put("notificationId", n.notificationId());
+    details.put("notificationType", n.type());
+    if (n.call() != null) {
+      details.put("callId", n.call().callId());
+    }
+    return b.build().recorded("notification.accepted", n.receivedAt(), details);
   }
 
   public AgentState leaseGranted(Lease l) {

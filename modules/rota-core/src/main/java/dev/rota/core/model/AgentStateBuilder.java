@@ -1,5 +1,6 @@
 package dev.rota.core.model;
 
+import dev.rota.core.calls.CallBook;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,7 @@ final class AgentStateBuilder {
   List<HistoryEntry> history = List.of();
   Map<String, Instant> nextFires = Map.of();
   int scheduleAttempts;
+  CallBook calls = CallBook.empty();
 
   AgentStateBuilder(String agentId) {
     this.agentId = agentId;
@@ -47,6 +49,7 @@ final class AgentStateBuilder {
     this.history = s.history();
     this.nextFires = s.nextFires();
     this.scheduleAttempts = s.scheduleAttempts();
+    this.calls = s.calls();
   }
 
   AgentState build() {
@@ -65,6 +68,7 @@ final class AgentStateBuilder {
         dedupe,
         history,
         nextFires,
-        scheduleAttempts);
+        scheduleAttempts,
+        calls);
   }
 }

@@ -1,6 +1,7 @@
 package dev.rota.core.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.core.calls.CallInfo;
 import java.time.Instant;
 
 /**
@@ -8,6 +9,8 @@ import java.time.Instant;
  *
  * @param dedupeKey null when the producer gave none
  * @param attempts attempts consumed so far; the next delivery is attempt {@code attempts + 1}
+ * @param call when the notification is a call, who made it: the turn that carries it answers them
+ *     (null otherwise, and in events written before calls existed)
  */
 public record Notification(
     String notificationId,
@@ -15,7 +18,18 @@ public record Notification(
     JsonNode payload,
     String dedupeKey,
     Instant receivedAt,
-    int attempts) {
+    int attempts,
+    CallInfo call) {
+
+  public Notification(
+      String notificationId,
+      String type,
+      JsonNode payload,
+      String dedupeKey,
+      Instant receivedAt,
+      int attempts) {
+    this(notificationId, type, payload, dedupeKey, receivedAt, attempts, null);
+  }
 
   public Notification {
     // JSON null and a missing payload are the same thing, also after a round trip.
@@ -63,10 +77,11 @@ public record Notification(
   }
 
   public Notification withAttempts(int newAttempts) {
-    return new Notification(notificationId, type, payload, dedupeKey, receivedAt, newAttempts);
+    return new Notification(
+        notificationId, type, payload, dedupeKey, receivedAt, newAttempts, call);
   }
 
   public Notification redriven(Instant at) {
-    return new Notification(notificationId, type, payload, dedupeKey, at, 0);
+    return new Notification(notificationId, type, payload, dedupeKey, at, 0, call);
   }
 }

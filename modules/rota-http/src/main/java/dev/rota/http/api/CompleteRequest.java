@@ -1,7 +1,9 @@
 package dev.rota.http.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.core.calls.Send;
 import dev.rota.http.ApiException;
+import java.util.List;
 
 /**
  * The body of {@code POST /v1/leases/{leaseId}/complete}; {@code result} is optional.
@@ -9,8 +11,16 @@ import dev.rota.http.ApiException;
  * @param runnerId the runner that claimed the lease
  * @param result what the activation produced, a JSON object; kept in the agent's journal
  * @param next the claim to make once the completion is durable, answered beside it; optional
+ * @param send notifications for other agents, delivered if and only if the completion is durable;
+ *     optional
  */
-public record CompleteRequest(String runnerId, JsonNode result, NextClaim next) {
+public record CompleteRequest(
+    String runnerId, JsonNode result, NextClaim next, List<SendRequest> send) {
+
+  /** The checked sends, empty when none; a 400 naming the item's field otherwise. */
+  public List<Send> validatedSends() {
+    return SendRequest.validated(send);
+  }
 
   /** The result to store, null when none was given; a 400 naming the field otherwise. */
   public JsonNode validatedResult() {

@@ -1,0 +1,63 @@
+package dev.rota.cluster.agent;
+
+import dev.rota.cluster.agent.AgentEntity.Complete;
+import dev.rota.cluster.agent.AgentEvents.ActivationCompleted;
+import dev.rota.cluster.agent.AgentEvents.CallResolved;
+import dev.rota.cluster.agent.AgentEvents.Event;
+import dev.rota.cluster.agent.AgentEvents.InboxSummary;
+import dev.rota.core.calls.TurnSends;
+import dev.rota.core.model.AgentState;
+import dev.rota.core.model.CallState;
+import dev.rota.core.model.Ids;
+import dev.rota.core.model.Lease;
+import dev.rota.core.model.Notification;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The events of a completion: {@link ActivationCompleted} with what the turn owes others, and a
+ * {@link CallResolved} for each call answered at once (too deep), all in one write.
+ */
+final class CompletionSends {
+  private CompletionSends() {}
+
+  static List<Event> events(
+      AgentEffects entity,
+      AgentState state,
+      Lease lease,
+      Complete cmd,
+      CallSettings settings,
+      Instant now) {
+    TurnSends.Plan plan =
+        TurnSends.completion(
+            entity.agentId(),
+            lease.leaseId(),
+            lease.fencingToken(),
+            state.carried(lease),
+            cmd.sends(),
+            cmd.result(),
+            settings.maxDepth(),
+            now,
+            Ids::randomId);
+    AgentState after = CallState.sent(state.completed(now), plan.items(), plan.calls(), now);
+    List<Event> events = new ArrayList<>();
+    events.add(
+        new ActivationCompleted(
+            lease.leaseId(),
+            cmd.result(),
+            now,
+            InboxSummary.of(state.completed(now)),
+            plan.items(),
+            plan.calls()));
+    for (TurnSends.Immediate answered : plan.immediate()) {
+      Notification reply =
+          new Notification(
+              Ids.randomId(), dev.rota.core.calls.Replies.TYPE, answered.payload(), null, now, 0);
+      int toInbox = after.calls().resolved(answered.callId(), reply).toInbox().size();
+      events.add(new CallResolved(answered.callId(), answered.status(), reply, toInbox, now));
+      after = CallState.resolved(after, answered.callId(), answered.status(), reply, now);
+    }
+    return events;
+  }
+}
