@@ -62,6 +62,11 @@ public final class CallChecker {
   /** A reply as the caller completed it: by which lease of which agent. */
   private record Completed(String leaseId, String agentId, String from, String status) {}
 
+  /** A reply's status, with its error's reason when it has one: {@code failed (undeliverable)}. */
+  private static String statusOf(Carried.Reply r) {
+    return r.reason() == null ? r.status() : r.status() + " (" + r.reason() + ")";
+  }
+
   public static CallVerdict check(List<Event> history) {
     Map<String, Granted> grants = new HashMap<>();
     Map<String, List<CompleteAttempt>> attempts = new HashMap<>();
@@ -126,7 +131,8 @@ public final class CallChecker {
             .forEach(
                 r ->
                     maybeReplies.put(
-                        r.callId(), new Completed(c.leaseId(), c.agentId(), r.from(), r.status())));
+                        r.callId(),
+                        new Completed(c.leaseId(), c.agentId(), r.from(), statusOf(r))));
       }
       if (fates.get(c.leaseId()) != Fate.ACCEPTED) {
         continue;
@@ -136,7 +142,7 @@ public final class CallChecker {
         if (once.add(r.callId())) {
           replies
               .computeIfAbsent(r.callId(), id -> new ArrayList<>())
-              .add(new Completed(c.leaseId(), c.agentId(), r.from(), r.status()));
+              .add(new Completed(c.leaseId(), c.agentId(), r.from(), statusOf(r)));
         }
       }
     }

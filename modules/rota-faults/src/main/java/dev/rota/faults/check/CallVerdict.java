@@ -11,7 +11,7 @@ import java.util.stream.Stream;
  * @param sends items sent by accepted completions (plain sends and calls)
  * @param calls of those, calls
  * @param replies replies completed by their caller, by status ({@code answered}, {@code failed},
- *     {@code timedOut})
+ *     {@code timedOut}; with the error's reason in brackets when there is one)
  * @param groups groups of calls sent by accepted completions
  * @param groupsDelivered of those, groups whose replies a caller's accepted turn carried, whole
  * @param undelivered sends of accepted completions their target never completed (nor dead-lettered)

@@ -21,13 +21,14 @@ import java.util.concurrent.ThreadLocalRandom;
  * ({@link RotaApi}) so that the history sees each call's {@code call} object and each completion's
  * {@code send} items.
  *
- * <p>A call agent's turn that carries a producer's notification does one of three things, at
- * random: sends another call agent a notification; starts a chain of depth 3 (it calls B, B's turn
- * calls C, C's turn answers B, and B's turn that carries C's reply sends the chain's origin a
- * notification saying it is done; B's own answer to the origin leaves with B's call to C, since a
- * turn's sends and its answer ride on the same completion); or calls three others in one group.
- * Every send's payload carries a key {@code k} unique in the run ({@code <lease>-s<index>}): the
- * checker follows it like a producer's key.
+ * <p>A call agent's turn that carries a producer's notification does one of three things, at random
+ * (only the first when it also serves a call: its calls would be one deeper): sends another call
+ * agent a notification; starts a chain of depth 3 (it calls B, B's turn calls C, C's turn answers
+ * B, and B's turn that carries C's reply sends the chain's origin a notification saying it is done;
+ * B's own answer to the origin leaves with B's call to C, since a turn's sends and its answer ride
+ * on the same completion); or calls three others in one group. Every send's payload carries a key
+ * {@code k} unique in the run ({@code <lease>-s<index>}): the checker follows it like a producer's
+ * key.
  */
 final class CallTurns {
   static final String SEND_TYPE = "fault-send";
@@ -84,7 +85,9 @@ final class CallTurns {
               new Carried.Reply(
                   payload.path("callId").asText(),
                   agentOf(payload.path("from")),
-                  payload.path("status").asText()));
+                  payload.path("status").asText(),
+                  payload.path("error").path("reason").asText(null),
+                  payload.path("error").path("message").asText(null)));
         }
       }
       return calls.isEmpty() && replies.isEmpty()
@@ -177,6 +180,13 @@ final class CallTurns {
     }
     String self = claimed.agentId();
     ObjectNode chains = result.putObject("chains");
+    // A turn that serves a call makes its calls one deeper (rota.calls.max-depth): only a turn
+    // serving none starts a chain or a group, so that chains stay at depth 3; one that serves a
+    // call only sends.
+    boolean servesCall = false;
+    for (JsonNode n : claimed.notifications()) {
+      servesCall |= n.path("call").isObject();
+    }
     boolean acted = false;
     Plan plan = new Plan(claimed.leaseId(), send, sends);
     for (JsonNode n : claimed.notifications()) {
@@ -196,7 +206,7 @@ final class CallTurns {
         chains.put(n.path("call").path("callId").asText(), payload.path("origin").asText());
       } else if (!acted && step.isEmpty()) {
         acted = true;
-        switch (ThreadLocalRandom.current().nextInt(3)) {
+        switch (servesCall ? 0 : ThreadLocalRandom.current().nextInt(3)) {
           case 0 -> plan.add(other(Set.of(self)), "note", null, false, null);
           case 1 -> plan.add(other(Set.of(self)), "chain", self, true, null);
           default -> {

@@ -87,13 +87,17 @@ public final class Workload {
   }
 
   /**
-   * The call workload: every third agent (a third of the turns) sends, calls in chains of depth 3
-   * and in groups of 3, among those agents ({@link CallTurns}); they queue new input whatever the
+   * The call workload: a third of the agents (a third of the turns) send, calls in chains of depth
+   * 3 and in groups of 3, among those agents ({@link CallTurns}); they queue new input whatever the
    * mix, so that a reply never interrupts or is refused. Runners claim and complete over raw HTTP.
    */
   public void withCalls() {
-    for (int i = 0; i < agents.size(); i += 3) {
-      callAgents.add(agents.get(i));
+    // Three of every nine (0, 4, 8): a third, whose ids do not share one residue of their hash
+    // (agent-000, -003, ... would all be one node's shards).
+    for (int i = 0; i < agents.size(); i++) {
+      if (i % 9 % 4 == 0) {
+        callAgents.add(agents.get(i));
+      }
     }
     runnerLoops.followCalls(new CallTurns(callAgents));
   }

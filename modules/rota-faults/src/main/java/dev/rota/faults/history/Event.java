@@ -224,8 +224,15 @@ public sealed interface Event {
     /** A carried notification that is a call: the target's view of it. */
     public record Call(String key, String callId, String from, int depth) {}
 
-    /** A carried {@code rota.reply}. */
-    public record Reply(String callId, String from, String status) {}
+    /**
+     * A carried {@code rota.reply}; {@code reason} and {@code message} are its error's ({@code
+     * undeliverable}, {@code depth_exceeded}, ...), null when it has none.
+     */
+    public record Reply(String callId, String from, String status, String reason, String message) {
+      public Reply(String callId, String from, String status) {
+        this(callId, from, status, null, null);
+      }
+    }
 
     @Override
     public long at() {
