@@ -148,6 +148,7 @@ public final class CallChecker {
     }
     int sends = 0;
     int calls = 0;
+    int refusedSends = 0;
     List<String> undelivered = new ArrayList<>();
     List<String> duplicates = new ArrayList<>();
     List<String> fromRefused = new ArrayList<>();
@@ -157,6 +158,7 @@ public final class CallChecker {
         List<Granted> by = completedBy.getOrDefault(item.key(), List.of());
         String what = item.key() + " (lease " + s.leaseId() + " to " + item.target() + ")";
         if (fate == Fate.REFUSED) {
+          refusedSends++;
           if (carriedBy.containsKey(item.key())) {
             fromRefused.add(what + " carried by " + carriedBy.get(item.key()));
           }
@@ -323,6 +325,7 @@ public final class CallChecker {
     return new CallVerdict(
         sends,
         calls,
+        refusedSends,
         byStatus,
         groups,
         groupsDelivered,

@@ -10,6 +10,7 @@ import java.util.stream.Stream;
  *
  * @param sends items sent by accepted completions (plain sends and calls)
  * @param calls of those, calls
+ * @param refusedSends items of completions refused (410), which must never be delivered
  * @param replies replies completed by their caller, by status ({@code answered}, {@code failed},
  *     {@code timedOut}; with the error's reason in brackets when there is one)
  * @param groups groups of calls sent by accepted completions
@@ -28,6 +29,7 @@ import java.util.stream.Stream;
 public record CallVerdict(
     int sends,
     int calls,
+    int refusedSends,
     Map<String, Integer> replies,
     int groups,
     int groupsDelivered,

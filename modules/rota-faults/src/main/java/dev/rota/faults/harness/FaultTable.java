@@ -128,14 +128,15 @@ public final class FaultTable {
     StringBuilder out = new StringBuilder("\n### agents that work together\n\n");
     out.append(
         "| fault | run | sends | calls | replies by status | groups (delivered whole) |"
-            + " not delivered | delivered twice | from a refused completion | without a reply |"
-            + " replied twice | stray replies | groups in part |\n");
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            + " refused completions' sends | not delivered | delivered twice |"
+            + " from a refused completion | without a reply | replied twice | stray replies |"
+            + " groups in part |\n");
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (FaultRun.Result r : rows) {
       CallVerdict c = r.calls();
       out.append(
           String.format(
-              "| %s | %d | %d | %d | %s | %d (%d) | %d | %d | %d | %d | %d | %d | %d |%n",
+              "| %s | %d | %d | %d | %s | %d (%d) | %d | %d | %d | %d | %d | %d | %d | %d |%n",
               r.kind().label(),
               r.run(),
               c.sends(),
@@ -143,6 +144,7 @@ public final class FaultTable {
               c.replies(),
               c.groups(),
               c.groupsDelivered(),
+              c.refusedSends(),
               c.undelivered().size(),
               c.duplicateDeliveries().size(),
               c.fromRefused().size(),

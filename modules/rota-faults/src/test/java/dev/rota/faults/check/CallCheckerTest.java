@@ -77,6 +77,7 @@ class CallCheckerTest {
     assertTrue(verdict.safe(), verdict.violations().toString());
     assertEquals(5, verdict.sends());
     assertEquals(4, verdict.calls());
+    assertEquals(1, verdict.refusedSends());
     assertEquals(Map.of("answered", 3, "failed", 1), verdict.replies());
     assertEquals(1, verdict.groups());
     assertEquals(1, verdict.groupsDelivered());
