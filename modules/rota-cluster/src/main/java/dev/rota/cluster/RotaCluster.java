@@ -9,6 +9,7 @@ import dev.rota.cluster.assign.CoordinatorSettings;
 import dev.rota.cluster.assign.Coordinators;
 import dev.rota.cluster.assign.Dispatcher;
 import dev.rota.cluster.assign.PartitionLoader;
+import dev.rota.cluster.calls.OutboxSweeper;
 import dev.rota.cluster.health.HealthSettings;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.pool.PoolScaler;
@@ -93,6 +94,9 @@ public record RotaCluster(
     Coordinator.init(system, coordinatorSettings, loader);
     ActorRef<LeaseRescuer.Command> rescuer =
         readModel == null ? null : LeaseRescuer.init(system, readModel);
+    if (readModel != null) {
+      OutboxSweeper.init(system, readModel);
+    }
     ActorRef<SystemControl.Command> systemControl = SystemControl.init(system);
     ActorRef<TenantDirectory.Command> tenantDirectory = TenantDirectory.init(system);
     TenantUsage.init(system);

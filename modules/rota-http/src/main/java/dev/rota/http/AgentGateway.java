@@ -4,6 +4,7 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Command;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.agent.AgentHomes;
+import dev.rota.cluster.calls.CallEntity;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -92,5 +93,20 @@ public final class AgentGateway {
               }
               return CompletableFuture.failedFuture(failure);
             });
+  }
+
+  /**
+   * One ask of the entity of call {@code callId} (a call made from outside Rota), waiting up to
+   * {@code within}.
+   */
+  public CompletionStage<CallEntity.Reply> askCall(
+      String callId,
+      Function<ActorRef<CallEntity.Reply>, CallEntity.Command> command,
+      Duration within) {
+    return sharding.entityRefFor(CallEntity.ENTITY_TYPE_KEY, callId).ask(command::apply, within);
+  }
+
+  public Duration askTimeout() {
+    return askTimeout;
   }
 }

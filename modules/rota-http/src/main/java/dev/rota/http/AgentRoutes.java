@@ -62,6 +62,7 @@ public final class AgentRoutes extends AllDirectives {
   private final long maxBodyBytes;
   private final WebhookTargets webhooks;
   private final TenantResolver tenants;
+  private final CallRoutes calls;
 
   /**
    * @param directoryExecutor where the (possibly blocking) directory is called
@@ -83,6 +84,7 @@ public final class AgentRoutes extends AllDirectives {
     this.auth = auth;
     this.maxBodyBytes = settings.maxBodyBytes();
     this.webhooks = webhooks;
+    this.calls = new CallRoutes(agents, auth);
   }
 
   public Route route() {
@@ -177,6 +179,9 @@ public final class AgentRoutes extends AllDirectives {
         maxBodyBytes,
         body -> {
           NotificationRequest n = body.validated();
+          if (n.callRequest() != null) {
+            return calls.notifyWithCall(agentId, n, n.callRequest());
+          }
           return ask(
               agentId,
               replyTo ->

@@ -67,6 +67,7 @@ public final class RotaRoutes extends AllDirectives {
             ::route);
     add(claims::route);
     add(new LeaseRoutes(agents, claims, auth, settings)::route);
+    add(new CallRoutes(agents, auth)::route);
     add(
         new RunnerRoutes(
                 new ClusterGateway(rota, settings.askTimeout()),

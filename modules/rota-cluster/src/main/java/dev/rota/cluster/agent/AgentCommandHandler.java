@@ -113,7 +113,13 @@ final class AgentCommandHandler {
         .onCommand(AgentEntity.InputWaitOver.class, turnInput::onWaitOver)
         .onCommand(AgentEntity.SendAnswered.class, delivery::onAnswered)
         .onCommand(AgentEntity.RetrySend.class, delivery::onRetry)
-        .onCommand(AgentEntity.CallsDue.class, calls::onCallsDue);
+        .onCommand(AgentEntity.CallsDue.class, calls::onCallsDue)
+        .onCommand(
+            AgentEntity.DeliverOwed.class,
+            (s, c) -> {
+              owed(s);
+              return effects.effect().noReply();
+            });
     builder
         .onCommand(Deregister.class, effects.registered(Deregister::replyTo, admin::onDeregister))
         .onCommand(Notify.class, effects.registered(Notify::replyTo, inbox::onNotify, c -> 1))

@@ -132,6 +132,14 @@ public final class AgentEntity
   /** Try outbox item {@code sendId} again (the agent's own timer). */
   record RetrySend(String sendId) implements Command {}
 
+  /**
+   * Deliver what the agent owes others (its outbox): the outbox sweeper's wake-up for an agent
+   * whose node died before it delivered. No reply; harmless when delivery is under way.
+   */
+  public enum DeliverOwed implements Command {
+    INSTANCE
+  }
+
   /** A call's deadline passed (the agent's own timer). */
   enum CallsDue implements Command {
     INSTANCE

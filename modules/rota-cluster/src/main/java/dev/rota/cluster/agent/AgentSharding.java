@@ -1,5 +1,6 @@
 package dev.rota.cluster.agent;
 
+import dev.rota.cluster.calls.CallEntity;
 import java.time.Clock;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
@@ -11,7 +12,8 @@ import org.apache.pekko.persistence.typed.EventRejectedException;
 /**
  * Agents sharded over the cluster: an entity per agent id, on the wall clock and the host's
  * monotonic clock, restarted when the journal rejects an event; ids of {@link ShardHomes}' probes
- * get a probe instead of an agent.
+ * get a probe instead of an agent. The calls of callers outside Rota ({@link CallEntity}) are
+ * sharded with them.
  */
 public final class AgentSharding {
 
@@ -20,6 +22,8 @@ public final class AgentSharding {
   /** Starts sharding of agents on this node; the listener hears every change. */
   public static void init(
       ActorSystem<?> system, AgentSettings settings, AgentChangeListener listener) {
+    // Agents answer the calls of callers outside Rota through their entities.
+    CallEntity.init(system);
     ClusterSharding.get(system)
         .init(
             Entity.of(

@@ -3,6 +3,8 @@ package dev.rota.cluster.agent;
 import dev.rota.cluster.agent.AgentEntity.DeliverReply;
 import dev.rota.cluster.agent.AgentEntity.Notify;
 import dev.rota.cluster.agent.AgentEntity.Reply;
+import dev.rota.cluster.calls.CallEntity;
+import dev.rota.core.calls.CallKeys;
 import dev.rota.core.calls.OutboxItem;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
@@ -33,6 +35,11 @@ public interface Mailbox {
   static Mailbox sharded(ActorSystem<?> system) {
     return (item, timeout) -> {
       ClusterSharding sharding = ClusterSharding.get(system);
+      if (CallKeys.isExternalCall(item.targetKey())) {
+        return sharding
+            .entityRefFor(CallEntity.ENTITY_TYPE_KEY, item.targetKey())
+            .ask(replyTo -> new CallEntity.Answer(item.status(), item.payload(), replyTo), timeout);
+      }
       return sharding
           .entityRefFor(AgentEntity.ENTITY_TYPE_KEY, item.targetKey())
           .ask(replyTo -> commandFor(item, replyTo), timeout);

@@ -115,6 +115,29 @@ public final class ReadModel {
         });
   }
 
+  /**
+   * Agents that owe others sends or replies (their outbox is not empty) and whose row has not
+   * changed since {@code before}: an agent delivering right now is left alone. At most {@code
+   * limit}, least recently changed first.
+   */
+  public List<String> agentsOwing(Instant before, int limit) {
+    return query(
+        "agentsOwing",
+        "select agent_id from agent_schedule where outbox > 0 and updated_at < ?"
+            + " order by updated_at, agent_id limit ?",
+        s -> {
+          Sql.setInstant(s, 1, before);
+          s.setInt(2, limit);
+        },
+        rs -> {
+          List<String> agents = new ArrayList<>();
+          while (rs.next()) {
+            agents.add(rs.getString("agent_id"));
+          }
+          return agents;
+        });
+  }
+
   /** Agent and inbox totals over the whole read model, and the counters. Scans every agent row. */
   public ReadModelStats stats(Instant now) {
     String sql =

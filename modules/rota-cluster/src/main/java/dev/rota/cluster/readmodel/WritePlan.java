@@ -55,7 +55,7 @@ final class WritePlan {
   private static final String ENDED =
       "lease_id = null, lease_runner_id = null, lease_kind = null, lease_expires_at = null,"
           + " lease_granted_at = null, unread = ?, oldest_unread_at = ?, next_fire_at = ?,"
-          + " dead_letters = dead_letters + ?";
+          + " dead_letters = dead_letters + ?, outbox = outbox + ?";
   private static final String COMPLETED =
       ENDED + ", last_activated_at = ?, activation_count = activation_count + 1";
   private static final String SNOOZED = ENDED + ", snoozed_until = ?";
@@ -70,6 +70,10 @@ final class WritePlan {
       ONE_DEAD_LETTER_LESS
           + ", unread = unread + 1, oldest_unread_at = "
           + ScheduleColumns.earliest();
+
+  /** An outbox item delivered or given up. */
+  private static final String ONE_OWED_LESS =
+      "outbox = case when outbox > 0 then outbox - 1 else 0 end";
 
   private final AgentScheduleWriter writer;
 
@@ -186,11 +190,12 @@ final class WritePlan {
               Sql.setInstant(s, 2, e.inboxAfter().oldestUnreadAt());
               Sql.setInstant(s, 3, e.inboxAfter().nextFireAt());
               s.setInt(4, e.deadLettered().size() - e.droppedDeadLetters().size());
+              s.setInt(5, owed(e));
               if (hasExtra) {
-                Sql.setInstant(s, 5, extraValue);
-                return 6;
+                Sql.setInstant(s, 6, extraValue);
+                return 7;
               }
-              return 5;
+              return 6;
             },
             e);
     for (Item item : folded) {
@@ -257,14 +262,17 @@ final class WritePlan {
       // lease ends; a rejected one was never stored.
       return update(item, UNCHANGED, s -> 1);
     }
-    if (event instanceof SendDelivered || event instanceof ReplyLate) {
+    if (event instanceof ReplyLate) {
       return update(item, UNCHANGED, s -> 1);
+    }
+    if (event instanceof SendDelivered) {
+      return update(item, ONE_OWED_LESS, s -> 1);
     }
     if (event instanceof SendUndeliverable e) {
       if (e.deadLetter() == null) {
-        return update(item, UNCHANGED, s -> 1);
+        return update(item, ONE_OWED_LESS, s -> 1);
       }
-      return update(item, "dead_letters = dead_letters + 1", s -> 1)
+      return update(item, ONE_OWED_LESS + ", dead_letters = dead_letters + 1", s -> 1)
           .then(() -> writer.insertDeadLetter(agentId, e.deadLetter()))
           .counting(Counter.NOTIFICATIONS_DEAD_LETTERED, 1);
     }
@@ -314,6 +322,20 @@ final class WritePlan {
         assignments,
         binder,
         item.event());
+  }
+
+  /** The outbox items an activation's end adds: its sends, and replies to calls it answers. */
+  private static int owed(ActivationEnded e) {
+    if (e instanceof ActivationCompleted c) {
+      return c.sends().size();
+    }
+    if (e instanceof ActivationFailed f) {
+      return f.replies().size();
+    }
+    if (e instanceof LeaseExpired x) {
+      return x.replies().size();
+    }
+    return 0;
   }
 
   private static Counter grantCounter(LeaseGranted e) {

@@ -223,6 +223,32 @@ class AgentEntityCallsTest {
   }
 
   @Test
+  void anOutboxLeftByADeadNodeIsDeliveredOnceTheAgentRecovers() throws Exception {
+    Granted g = notifiedAndClaimed(caller);
+    complete(caller, g, null, List.of(send(calleeId(), "review")));
+    Pending lost = mailbox.next();
+    // The node dies before the target answers: the agent is recovered from its journal.
+    caller.restart();
+    Pending again = mailbox.next();
+    assertEquals(lost.item(), again.item());
+    deliverTo(again, callee);
+    eventually(() -> caller.getState().calls().outbox().isEmpty(), "delivered after recovery");
+    lost.answer().complete(new Accepted("late", 1, true, false, false));
+    assertEquals(1, callee.getState().inbox().size());
+  }
+
+  @Test
+  void wakingAnAgentThatIsDeliveringSendsNothingTwice() throws Exception {
+    Granted g = notifiedAndClaimed(caller);
+    complete(caller, g, null, List.of(send(calleeId(), "review")));
+    Pending first = mailbox.next();
+    caller.runCommand(AgentEntity.DeliverOwed.INSTANCE);
+    assertNull(mailbox.queue.poll(200, TimeUnit.MILLISECONDS), "still in flight: not sent again");
+    deliverTo(first, callee);
+    eventually(() -> caller.getState().calls().outbox().isEmpty(), "delivered");
+  }
+
+  @Test
   void refusedCompletionSendsNothing() throws Exception {
     Granted g = notifiedAndClaimed(caller);
     var wrongRunner =

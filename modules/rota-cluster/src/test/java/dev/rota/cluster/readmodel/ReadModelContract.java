@@ -12,6 +12,7 @@ import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentEvents.InboxSummary;
 import dev.rota.cluster.journal.ReadModelSink.Persisted;
 import dev.rota.cluster.testing.TestDatabase;
+import dev.rota.core.calls.OutboxItem;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentSummary;
@@ -876,6 +877,38 @@ abstract class ReadModelContract {
   }
 
   // ---- feeding events ----
+
+  @Test
+  void outboxCountsWhatTheAgentOwesUntilDeliveredAndQuietOwersAreFound() {
+    emit("a1", registered("a1", List.of(), 0, T0), notified("n1", T0));
+    Lease lease = lease("a1", 1, ActivationKind.INBOX, T0, List.of("n1"));
+    Instant done = T0.plusSeconds(5);
+    List<OutboxItem> sends =
+        List.of(owed("s1-0", "b1", done), owed("s1-1", "b2", done), owed("s1-2", "b3", done));
+    emit(
+        "a1",
+        new AgentEvents.LeaseGranted(lease),
+        new AgentEvents.ActivationCompleted(
+            lease.leaseId(), null, done, new InboxSummary(0, null), sends, List.of()));
+    assertEquals(3, number("a1", "outbox"));
+    assertEquals(List.of("a1"), readModel.agentsOwing(done.plusSeconds(1), 10));
+    assertEquals(List.of(), readModel.agentsOwing(done, 10), "changed too recently");
+
+    emit("a1", new AgentEvents.SendDelivered("s1-0", "b1", done.plusSeconds(1)));
+    Notification dead = new Notification("x", "t", null, null, done, 0);
+    emit(
+        "a1",
+        new AgentEvents.SendUndeliverable(
+            "s1-1", "b2", "not_found", new DeadLetter("dl-1", dead, "gone", done), done),
+        new AgentEvents.SendDelivered("s1-2", "b3", done.plusSeconds(2)));
+    assertEquals(0, number("a1", "outbox"));
+    assertEquals(1, number("a1", "dead_letters"));
+    assertEquals(List.of(), readModel.agentsOwing(done.plusSeconds(60), 10));
+  }
+
+  private static OutboxItem owed(String sendId, String target, Instant at) {
+    return new OutboxItem(sendId, target, "t", null, "k-" + sendId, null, null, null, null, at);
+  }
 
   /** Applies the agent's next events in one transaction, numbering them after its last. */
   private List<Persisted> emit(String agentId, Event... events) {

@@ -12,14 +12,21 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *     otherwise, so an agent that queues answers as it always did
  * @param interrupted true when it ended the turn running now ({@code newInput: interrupt}); absent
  *     otherwise
+ * @param callId the call it makes, for {@code GET /v1/calls/{callId}}; absent when it is none
  */
 public record NotificationAccepted(
     String notificationId,
     int unread,
     boolean duplicate,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean steered,
-    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean interrupted) {
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean interrupted,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String callId) {
   public NotificationAccepted(String notificationId, int unread, boolean duplicate) {
-    this(notificationId, unread, duplicate, false, false);
+    this(notificationId, unread, duplicate, false, false, null);
+  }
+
+  public NotificationAccepted(
+      String notificationId, int unread, boolean duplicate, boolean steered, boolean interrupted) {
+    this(notificationId, unread, duplicate, steered, interrupted, null);
   }
 }
