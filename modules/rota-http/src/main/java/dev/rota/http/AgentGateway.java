@@ -4,7 +4,7 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Command;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.agent.AgentHomes;
-import dev.rota.cluster.calls.CallEntity;
+import dev.rota.cluster.agent.CallEntity;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -7,6 +7,7 @@ import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
 import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.NotificationReceived;
+import dev.rota.cluster.metrics.CallMeters;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.Lease;
@@ -35,6 +36,7 @@ final class AgentEffects {
   private final Clock clock;
   private final AgentChangeListener listener;
   private final RotaMetrics metrics;
+  private final CallMeters callMeters;
 
   /** Told of the state after every write: what it now owes others is delivered. */
   private java.util.function.Consumer<AgentState> afterWrite = s -> {};
@@ -52,6 +54,7 @@ final class AgentEffects {
     this.clock = clock;
     this.listener = listener;
     this.metrics = metrics;
+    this.callMeters = CallMeters.get(context.getSystem());
   }
 
   /** {@code hook} hears the state after every write of this agent. */
@@ -105,6 +108,12 @@ final class AgentEffects {
       metrics.leaseExpired(e.deadLettered() == null ? 0 : e.deadLettered().size());
     } else if (event instanceof ActivationFailed e) {
       metrics.deadLettered(e.deadLettered() == null ? 0 : e.deadLettered().size());
+    } else if (event instanceof AgentEvents.ActivationCompleted e && !e.calls().isEmpty()) {
+      callMeters.callsSent(e.calls().size());
+    } else if (event instanceof AgentEvents.CallResolved e) {
+      callMeters.replied(e.status());
+    } else if (event instanceof AgentEvents.SendUndeliverable e) {
+      callMeters.undeliverable(e.reason());
     }
   }
 
@@ -140,6 +149,10 @@ final class AgentEffects {
 
   Rejected notFound() {
     return new Rejected(ErrorCode.NOT_FOUND, "no agent " + agentId);
+  }
+
+  CallMeters callMeters() {
+    return callMeters;
   }
 
   static Rejected invalid(Violation violation) {

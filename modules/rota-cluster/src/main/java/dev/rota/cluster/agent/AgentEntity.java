@@ -6,17 +6,17 @@ import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.tenant.Permits;
 import dev.rota.cluster.tenant.TenantGate;
-import dev.rota.core.calls.CallInfo;
-import dev.rota.core.calls.Send;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.AgentSummary;
+import dev.rota.core.model.CallInfo;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.NewInput;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.RunnerMode;
+import dev.rota.core.model.Send;
 import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Clock;
 import java.time.Duration;
@@ -118,7 +118,7 @@ public final class AgentEntity
   }
 
   /**
-   * The reply to call {@code callId} this agent made ({@link dev.rota.core.calls.Replies}): into
+   * The reply to call {@code callId} this agent made ({@link dev.rota.core.model.Replies}): into
    * the inbox, held for its group, or, for a call no longer open, kept in the history only. Replies
    * {@link Done}.
    */

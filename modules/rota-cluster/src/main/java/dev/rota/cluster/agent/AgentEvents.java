@@ -2,8 +2,6 @@ package dev.rota.cluster.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.CborSerializable;
-import dev.rota.core.calls.OpenCall;
-import dev.rota.core.calls.OutboxItem;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.CallState;
@@ -12,6 +10,8 @@ import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.Notification;
+import dev.rota.core.model.OpenCall;
+import dev.rota.core.model.OutboxItem;
 import java.time.Instant;
 import java.util.List;
 

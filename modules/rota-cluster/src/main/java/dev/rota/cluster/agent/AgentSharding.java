@@ -1,6 +1,5 @@
 package dev.rota.cluster.agent;
 
-import dev.rota.cluster.calls.CallEntity;
 import java.time.Clock;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.SupervisorStrategy;

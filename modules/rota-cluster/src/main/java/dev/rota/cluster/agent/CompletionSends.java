@@ -53,7 +53,7 @@ final class CompletionSends {
     for (TurnSends.Immediate answered : plan.immediate()) {
       Notification reply =
           new Notification(
-              Ids.randomId(), dev.rota.core.calls.Replies.TYPE, answered.payload(), null, now, 0);
+              Ids.randomId(), dev.rota.core.model.Replies.TYPE, answered.payload(), null, now, 0);
       int toInbox = after.calls().resolved(answered.callId(), reply).toInbox().size();
       events.add(new CallResolved(answered.callId(), answered.status(), reply, toInbox, now));
       after = CallState.resolved(after, answered.callId(), answered.status(), reply, now);

@@ -11,13 +11,13 @@ import dev.rota.cluster.agent.AgentEvents.CallResolved;
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.agent.AgentEvents.SendDelivered;
 import dev.rota.cluster.agent.AgentEvents.SendUndeliverable;
-import dev.rota.core.calls.CallInfo;
-import dev.rota.core.calls.OutboxItem;
-import dev.rota.core.calls.Replies;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.CallInfo;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Notification;
+import dev.rota.core.model.OutboxItem;
+import dev.rota.core.model.Replies;
 import dev.rota.core.tenant.AgentKeys;
 import java.time.Duration;
 import java.time.Instant;
@@ -112,6 +112,7 @@ final class SendDelivery {
     Instant now = entity.now();
     if (answer.outcome() == Outcome.DELIVERED) {
       tries.remove(item.sendId());
+      entity.callMeters().delivered(Duration.between(item.at(), now));
       return entity.persist(new SendDelivered(item.sendId(), item.targetKey(), now)).thenNoReply();
     }
     boolean timedOut = Duration.between(item.at(), now).compareTo(settings.deliveryTimeout()) >= 0;

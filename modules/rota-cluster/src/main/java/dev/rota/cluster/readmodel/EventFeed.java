@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEvents.ActivationCompleted;
 import dev.rota.cluster.agent.AgentEvents.ActivationFailed;
+import dev.rota.cluster.agent.AgentEvents.CallResolved;
 import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
 import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.LeaseInterrupted;
@@ -14,7 +15,9 @@ import dev.rota.cluster.agent.AgentEvents.NotificationSteered;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.system.SystemControl.PauseState;
+import dev.rota.core.model.CallState;
 import dev.rota.core.model.DeadLetter;
+import dev.rota.core.model.OpenCall;
 import dev.rota.core.tenant.AgentKeys;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -58,6 +61,10 @@ public final class EventFeed {
   public static final String RUNNER_DEGRADED = "runner.degraded";
   public static final String RUNNER_DRAINING = "runner.draining";
   public static final String RUNNER_RESTORED = "runner.restored";
+  public static final String CALL_SENT = "call.sent";
+  public static final String CALL_ANSWERED = "call.answered";
+  public static final String CALL_FAILED = "call.failed";
+  public static final String CALL_TIMED_OUT = "call.timed-out";
   public static final String NOTIFICATION_STEERED = "notification.steered";
   public static final String LEASE_INTERRUPTED = "lease.interrupted";
   public static final String NOTIFICATION_REJECTED = "notification.rejected";
@@ -78,7 +85,11 @@ public final class EventFeed {
           RUNNER_RESTORED,
           NOTIFICATION_STEERED,
           LEASE_INTERRUPTED,
-          NOTIFICATION_REJECTED);
+          NOTIFICATION_REJECTED,
+          CALL_SENT,
+          CALL_ANSWERED,
+          CALL_FAILED,
+          CALL_TIMED_OUT);
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final String AGENT_PREFIX = AgentEntity.ENTITY_TYPE_KEY.name() + "|";
@@ -192,10 +203,14 @@ public final class EventFeed {
   /** The feed's objects for one agent event: none for events the API does not show. */
   public static List<ObjectNode> toJson(String agentId, Object event) {
     if (event instanceof NotificationReceived e) {
-      return List.of(
+      ObjectNode accepted =
           base(NOTIFICATION_ACCEPTED, e.at(), agentId)
               .put("notificationId", e.notification().notificationId())
-              .put("notificationType", e.notification().type()));
+              .put("notificationType", e.notification().type());
+      if (e.notification().call() != null) {
+        accepted.put("callId", e.notification().call().callId());
+      }
+      return List.of(accepted);
     }
     if (event instanceof LeaseGranted e) {
       return List.of(
@@ -205,7 +220,19 @@ public final class EventFeed {
               .put("kind", e.lease().kind().wireName()));
     }
     if (event instanceof ActivationCompleted e) {
-      return List.of(base(ACTIVATION_COMPLETED, e.at(), agentId).put("leaseId", e.leaseId()));
+      List<ObjectNode> out = new ArrayList<>();
+      out.add(base(ACTIVATION_COMPLETED, e.at(), agentId).put("leaseId", e.leaseId()));
+      for (OpenCall call : e.calls()) {
+        out.add(
+            base(CALL_SENT, e.at(), agentId)
+                .put("callId", call.callId())
+                .put("to", call.targetAgentId()));
+      }
+      return out;
+    }
+    if (event instanceof CallResolved e) {
+      return List.of(
+          base(CallState.historyType(e.status()), e.at(), agentId).put("callId", e.callId()));
     }
     if (event instanceof ActivationFailed e) {
       List<ObjectNode> out = new ArrayList<>();

@@ -19,16 +19,16 @@ import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.agent.AgentEvents.ActivationCompleted;
 import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.testing.MutableClock;
-import dev.rota.core.calls.CallRequest;
-import dev.rota.core.calls.OutboxItem;
-import dev.rota.core.calls.Replies;
-import dev.rota.core.calls.Send;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.CallRequest;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.HistoryEntry;
 import dev.rota.core.model.Notification;
+import dev.rota.core.model.OutboxItem;
+import dev.rota.core.model.Replies;
 import dev.rota.core.model.RunnerMode;
+import dev.rota.core.model.Send;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -427,7 +427,7 @@ class AgentEntityCallsTest {
     deliverTo(mailbox.next(), caller);
     assertEquals(0, caller.getState().inbox().size(), "held until the group is complete");
     assertEquals(
-        List.of(new dev.rota.core.calls.CallBook.GroupProgress("g", 1, 2)),
+        List.of(new dev.rota.core.model.CallBook.GroupProgress("g", 1, 2)),
         caller.getState().calls().waitingGroups());
 
     complete(third, claim(third), JSON.objectNode().put("from", "c"), List.of());

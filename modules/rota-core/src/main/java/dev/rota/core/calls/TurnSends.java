@@ -1,8 +1,13 @@
 package dev.rota.core.calls;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.core.model.CallInfo;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.Notification;
+import dev.rota.core.model.OpenCall;
+import dev.rota.core.model.OutboxItem;
+import dev.rota.core.model.Replies;
+import dev.rota.core.model.Send;
 import dev.rota.core.model.TextRules;
 import dev.rota.core.model.TextRules.Kind;
 import dev.rota.core.model.TextRules.Violation;

@@ -1,6 +1,5 @@
 package dev.rota.core.model;
 
-import dev.rota.core.calls.CallBook;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

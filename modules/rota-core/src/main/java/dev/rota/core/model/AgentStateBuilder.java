@@ -1,6 +1,5 @@
 package dev.rota.core.model;
 
-import dev.rota.core.calls.CallBook;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

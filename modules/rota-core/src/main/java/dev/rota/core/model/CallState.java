@@ -1,9 +1,5 @@
 package dev.rota.core.model;
 
-import dev.rota.core.calls.CallBook;
-import dev.rota.core.calls.OpenCall;
-import dev.rota.core.calls.OutboxItem;
-import dev.rota.core.calls.Replies;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

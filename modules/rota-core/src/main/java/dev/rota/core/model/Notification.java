@@ -1,7 +1,6 @@
 package dev.rota.core.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.rota.core.calls.CallInfo;
 import java.time.Instant;
 
 /**

@@ -1,7 +1,7 @@
 package dev.rota.http.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.rota.core.calls.Send;
+import dev.rota.core.model.Send;
 import dev.rota.http.ApiException;
 import java.util.List;
 

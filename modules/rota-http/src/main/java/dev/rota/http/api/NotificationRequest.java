@@ -2,7 +2,7 @@ package dev.rota.http.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.rota.core.calls.CallRequest;
+import dev.rota.core.model.CallRequest;
 import dev.rota.core.model.NewInput;
 import dev.rota.http.ApiException;
 

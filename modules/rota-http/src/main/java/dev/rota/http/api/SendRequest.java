@@ -2,9 +2,9 @@ package dev.rota.http.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.rota.core.calls.CallRequest;
-import dev.rota.core.calls.Send;
+import dev.rota.core.model.CallRequest;
 import dev.rota.core.model.Ids;
+import dev.rota.core.model.Send;
 import dev.rota.http.ApiException;
 import java.util.ArrayList;
 import java.util.List;

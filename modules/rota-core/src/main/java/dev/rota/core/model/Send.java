@@ -1,7 +1,6 @@
-package dev.rota.core.calls;
+package dev.rota.core.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.rota.core.model.NewInput;
 
 /**
  * One item of a completion's {@code send}: a notification for another agent of the sender's tenant,

@@ -1,4 +1,4 @@
-package dev.rota.core.calls;
+package dev.rota.core.model;
 
 /**
  * What a notification that is a call carries to its target, and what the target's notification

@@ -1,6 +1,5 @@
-package dev.rota.core.calls;
+package dev.rota.core.model;
 
-import dev.rota.core.model.Notification;
 import java.time.Instant;
 
 /**

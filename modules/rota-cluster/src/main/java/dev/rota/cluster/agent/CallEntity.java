@@ -1,12 +1,10 @@
-package dev.rota.cluster.calls;
+package dev.rota.cluster.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rota.cluster.CborSerializable;
-import dev.rota.cluster.agent.AgentEntity;
-import dev.rota.cluster.agent.CallSettings;
-import dev.rota.core.calls.Replies;
+import dev.rota.core.model.Replies;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.rota.core.calls;
+package dev.rota.core.model;
 
 /**
  * The {@code call} of a send: the sender wants an answer within {@code timeoutSeconds}; calls of

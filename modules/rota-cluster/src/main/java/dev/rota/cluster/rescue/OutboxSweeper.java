@@ -1,4 +1,4 @@
-package dev.rota.cluster.calls;
+package dev.rota.cluster.rescue;
 
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.readmodel.ReadModel;

@@ -1,6 +1,4 @@
-package dev.rota.core.calls;
-
-import dev.rota.core.model.Ids;
+package dev.rota.core.model;
 
 /**
  * The ids of calls made from outside Rota: {@code <tenant>~<random>}. The tenant is in the id, so

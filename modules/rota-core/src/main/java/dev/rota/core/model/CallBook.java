@@ -1,7 +1,6 @@
-package dev.rota.core.calls;
+package dev.rota.core.model;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
-import dev.rota.core.model.Notification;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

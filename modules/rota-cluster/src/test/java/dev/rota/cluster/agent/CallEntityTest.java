@@ -1,4 +1,4 @@
-package dev.rota.cluster.calls;
+package dev.rota.cluster.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,10 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.typesafe.config.ConfigFactory;
-import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.testing.MutableClock;
-import dev.rota.core.calls.CallInfo;
-import dev.rota.core.calls.Replies;
+import dev.rota.core.model.CallInfo;
+import dev.rota.core.model.Replies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;

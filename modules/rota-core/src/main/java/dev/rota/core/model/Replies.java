@@ -1,4 +1,4 @@
-package dev.rota.core.calls;
+package dev.rota.core.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;

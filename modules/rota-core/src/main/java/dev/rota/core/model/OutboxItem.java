@@ -1,8 +1,7 @@
-package dev.rota.core.calls;
+package dev.rota.core.model;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.rota.core.model.NewInput;
 import java.time.Instant;
 
 /**
