@@ -30,7 +30,7 @@ import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
  * which the change listener and this node's counters hear of every persisted event.
  */
 final class AgentEffects {
-  private final AgentEntity entity;
+  private final AgentBehavior entity;
   private final String agentId;
   private final ActorContext<AgentEntity.Command> context;
   private final Clock clock;
@@ -42,7 +42,7 @@ final class AgentEffects {
   private java.util.function.Consumer<AgentState> afterWrite = s -> {};
 
   AgentEffects(
-      AgentEntity entity,
+      AgentBehavior entity,
       String agentId,
       ActorContext<AgentEntity.Command> context,
       Clock clock,

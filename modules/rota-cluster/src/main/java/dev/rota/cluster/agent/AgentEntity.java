@@ -2,8 +2,6 @@ package dev.rota.cluster.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.CborSerializable;
-import dev.rota.cluster.agent.AgentEvents.Event;
-import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.cluster.tenant.Permits;
 import dev.rota.cluster.tenant.TenantGate;
 import dev.rota.core.model.AgentConfig;
@@ -19,26 +17,14 @@ import dev.rota.core.model.RunnerMode;
 import dev.rota.core.model.Send;
 import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.SupervisorStrategy;
-import org.apache.pekko.actor.typed.TypedActorContext;
-import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.persistence.typed.PersistenceId;
-import org.apache.pekko.persistence.typed.RecoveryCompleted;
-import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
-import org.apache.pekko.persistence.typed.javadsl.EventHandler;
-import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
-import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
-import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
 /**
  * The single writer for one agent: its config, inbox, dead letters and lease. Because all of an
@@ -50,10 +36,10 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * AdminCommands} (the agent's own life and dead letters), {@link InboxCommands} (notifications) and
  * {@link LeaseCommands} (claims and the reports on a lease), with the lease's time kept by {@link
  * LeaseTimer}; {@link AgentCommandHandler} routes each command to its group. The events and how
- * they apply are in {@link AgentEvents}.
+ * they apply are in {@link AgentEvents}, the event-sourced behaviour itself in {@link
+ * AgentBehavior}.
  */
-public final class AgentEntity
-    extends EventSourcedBehaviorWithEnforcedReplies<AgentEntity.Command, Event, AgentState> {
+public final class AgentEntity {
 
   public static final EntityTypeKey<Command> ENTITY_TYPE_KEY =
       EntityTypeKey.create(Command.class, "Agent");
@@ -374,101 +360,7 @@ public final class AgentEntity
         ctx ->
             Behaviors.withTimers(
                 timers ->
-                    new AgentEntity(
+                    new AgentBehavior(
                         agentId, settings, listener, clock, nanoTime, mailbox, ctx, timers)));
-  }
-
-  private final String agentId;
-  private final AgentSettings settings;
-  private final LeaseTimer leaseTimer;
-  private final AgentCommandHandler commands;
-
-  private AgentEntity(
-      String agentId,
-      AgentSettings settings,
-      AgentChangeListener listener,
-      Clock clock,
-      LongSupplier nanoTime,
-      Mailbox mailbox,
-      ActorContext<Command> context,
-      TimerScheduler<Command> timers) {
-    // A write the journal fails (a database restart, the write guard after a stall) restarts the
-    // agent after a back-off, commands stashed meanwhile, instead of stopping it until its next
-    // message.
-    super(
-        PersistenceId.of(ENTITY_TYPE_KEY.name(), agentId),
-        SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
-    this.agentId = agentId;
-    this.settings = settings;
-    this.leaseTimer = new LeaseTimer(timers, nanoTime, settings.expiryGrace());
-    RotaMetrics metrics = RotaMetrics.get(context.getSystem());
-    AgentEffects effects = new AgentEffects(this, agentId, context, clock, listener, metrics);
-    this.commands =
-        new AgentCommandHandler(
-            effects,
-            leaseTimer,
-            timers,
-            settings,
-            CallSettings.from(context.getSystem().settings().config()),
-            mailbox,
-            metrics,
-            context);
-  }
-
-  /**
-   * Persistence Typed publishes every persisted event to the actor system's event stream unless
-   * told not to (only its Scala DSL can): one more message per event, to one actor every agent of
-   * the node shares, for subscribers Rota does not have. The events stream of the API reads the
-   * journal instead (docs/performance.md, "The turn path").
-   */
-  @Override
-  public Behavior<Command> apply(TypedActorContext<Command> context) {
-    // The Scala trait is a Behavior only to Scala's type system; the object is one (the base class
-    // makes the same cast).
-    @SuppressWarnings("unchecked")
-    Behavior<Command> behavior =
-        (Behavior<Command>) (Object) createEventSourcedBehavior().withEventPublishing(false);
-    return behavior;
-  }
-
-  @Override
-  public AgentState emptyState() {
-    return AgentState.empty(agentId);
-  }
-
-  /**
-   * Snapshots keep recovery short; events are never deleted with them (decision 10): the events
-   * stream reads them in journal order, and a read model written before the journal wrote it is
-   * caught up from them.
-   */
-  @Override
-  public RetentionCriteria retentionCriteria() {
-    return RetentionCriteria.snapshotEvery(settings.snapshotEvery(), 2);
-  }
-
-  @Override
-  public SignalHandler<AgentState> signalHandler() {
-    return newSignalHandlerBuilder()
-        .onSignal(
-            RecoveryCompleted.instance(),
-            state -> {
-              if (state.lease() != null) {
-                leaseTimer.start(state.lease());
-              }
-              commands.owed(state);
-            })
-        .build();
-  }
-
-  @Override
-  public CommandHandlerWithReply<Command, Event, AgentState> commandHandler() {
-    return commands.build(newCommandHandlerWithReplyBuilder());
-  }
-
-  @Override
-  public EventHandler<AgentState, Event> eventHandler() {
-    return newEventHandlerBuilder()
-        .forAnyState()
-        .onAnyEvent((state, event) -> AgentEvents.apply(state, event, settings));
   }
 }

@@ -11,9 +11,11 @@ import dev.rota.core.model.CallState;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
+import dev.rota.core.model.TextRules;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The events of a completion: {@link ActivationCompleted} with what the turn owes others, and a
@@ -21,6 +23,26 @@ import java.util.List;
  */
 final class CompletionSends {
   private CompletionSends() {}
+
+  /**
+   * Why the completion cannot be written (a result or a send the journal could not hold, or more
+   * sends than a turn may carry), as the agent's 400; empty when it can.
+   */
+  static Optional<AgentEntity.Rejected> refusal(Complete cmd, CallSettings settings) {
+    Optional<TextRules.Violation> bad =
+        TextRules.firstViolation(cmd.result(), "result", TextRules.Kind.TEXT)
+            .or(() -> TurnSends.unstorable(cmd.sends()));
+    if (bad.isPresent()) {
+      return Optional.of(AgentEffects.invalid(bad.get()));
+    }
+    if (cmd.sends().size() > settings.maxSendsPerTurn()) {
+      return Optional.of(
+          new AgentEntity.Rejected(
+              AgentEntity.ErrorCode.INVALID,
+              "field 'send' may hold at most " + settings.maxSendsPerTurn() + " items"));
+    }
+    return Optional.empty();
+  }
 
   static List<Event> events(
       AgentEffects entity,

@@ -193,20 +193,9 @@ final class LeaseCommands {
    * served ({@link TurnSends}), so they take effect if and only if the completion does.
    */
   ReplyEffect<Event, AgentState> onComplete(AgentState state, Complete cmd) {
-    Optional<Violation> bad =
-        TextRules.firstViolation(cmd.result(), "result", Kind.TEXT)
-            .or(() -> TurnSends.unstorable(cmd.sends()));
-    if (bad.isPresent()) {
-      return entity.effect().reply(cmd.replyTo(), AgentEffects.invalid(bad.get()));
-    }
-    if (cmd.sends().size() > callSettings.maxSendsPerTurn()) {
-      return entity
-          .effect()
-          .reply(
-              cmd.replyTo(),
-              new AgentEntity.Rejected(
-                  AgentEntity.ErrorCode.INVALID,
-                  "field 'send' may hold at most " + callSettings.maxSendsPerTurn() + " items"));
+    Optional<AgentEntity.Rejected> refused = CompletionSends.refusal(cmd, callSettings);
+    if (refused.isPresent()) {
+      return entity.effect().reply(cmd.replyTo(), refused.get());
     }
     Instant now = entity.now();
     return withLiveLease(
