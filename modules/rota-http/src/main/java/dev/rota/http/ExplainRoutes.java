@@ -105,7 +105,17 @@ public final class ExplainRoutes extends AllDirectives {
       String agentId, AgentSummary agent, List<AgentExplanation.Block> blocks, Instant now) {
     List<Explanation.Blocked> blockedBy =
         blocks.stream()
-            .map(b -> new Explanation.Blocked(b.reason(), b.until(), b.detail()))
+            .map(
+                b ->
+                    b.replies() == null
+                        ? new Explanation.Blocked(b.reason(), b.until(), b.detail())
+                        : new Explanation.Blocked(
+                            b.reason(),
+                            b.until(),
+                            b.detail(),
+                            b.replies().group(),
+                            b.replies().answered(),
+                            b.replies().of()))
             .toList();
     Explanation.Scheduled scheduled =
         agent == null

@@ -11,8 +11,15 @@ import java.util.List;
  */
 public final class AgentExplanation {
 
-  /** One reason the agent is not picked. */
-  public record Block(String reason, Instant until, String detail) {}
+  /**
+   * One reason the agent is not picked; {@code replies}, for {@code awaiting_replies}, the group
+   * and how many of its calls have their reply.
+   */
+  public record Block(String reason, Instant until, String detail, CallBook.GroupProgress replies) {
+    public Block(String reason, Instant until, String detail) {
+      this(reason, until, detail, null);
+    }
+  }
 
   /**
    * The agent's tenant's caps as its gate counts them now: {@code held} leases against {@code
@@ -90,6 +97,22 @@ public final class AgentExplanation {
                   + " ms without a newer notification (at most "
                   + agent.config().effectiveDebounceMaxMs()
                   + " ms after the oldest unread) so that a burst becomes one turn"));
+    }
+    if (agent.unread() == 0) {
+      // The caller serves other notifications meanwhile: the groups matter only when none is left.
+      for (CallBook.GroupProgress group : agent.awaitingReplies()) {
+        blocks.add(
+            new Block(
+                "awaiting_replies",
+                null,
+                "holds the replies of call group '"
+                    + group.group()
+                    + "' until all have come: "
+                    + group.answered()
+                    + " of "
+                    + group.of(),
+                group));
+      }
     }
     Instant rested = restedAt(agent);
     // A due schedule is an override: the minimum interval does not hold it back.

@@ -20,6 +20,8 @@ import java.util.Map;
  *     AgentState#nextFires()})
  * @param debounceUntil until when a burst of notifications keeps the agent waiting (see {@link
  *     NewInputState#debounceUntil}); null when it does not debounce or has nothing unread
+ * @param awaitingReplies the groups of calls whose replies the agent holds until each has all of
+ *     them (none in summaries sent before calls existed)
  */
 public record AgentSummary(
     String agentId,
@@ -35,11 +37,47 @@ public record AgentSummary(
     boolean paused,
     List<HistoryEntry> history,
     Map<String, Instant> nextFires,
-    Instant debounceUntil) {
+    Instant debounceUntil,
+    List<CallBook.GroupProgress> awaitingReplies) {
 
   public AgentSummary {
     history = List.copyOf(history);
     nextFires = nextFires == null ? Map.of() : Map.copyOf(nextFires);
+    awaitingReplies = awaitingReplies == null ? List.of() : List.copyOf(awaitingReplies);
+  }
+
+  /** A summary of an agent that waits for no group of replies. */
+  public AgentSummary(
+      String agentId,
+      boolean registered,
+      AgentConfig config,
+      int unread,
+      Instant oldestUnreadAt,
+      int deadLetters,
+      Lease lease,
+      Instant lastActivatedAt,
+      long activationCount,
+      Instant snoozedUntil,
+      boolean paused,
+      List<HistoryEntry> history,
+      Map<String, Instant> nextFires,
+      Instant debounceUntil) {
+    this(
+        agentId,
+        registered,
+        config,
+        unread,
+        oldestUnreadAt,
+        deadLetters,
+        lease,
+        lastActivatedAt,
+        activationCount,
+        snoozedUntil,
+        paused,
+        history,
+        nextFires,
+        debounceUntil,
+        List.of());
   }
 
   /** A summary of an agent that is not debouncing. */
@@ -71,7 +109,8 @@ public record AgentSummary(
         paused,
         history,
         nextFires,
-        null);
+        null,
+        List.of());
   }
 
   /** Whether a debounce keeps the agent waiting at {@code now}. */
@@ -141,7 +180,8 @@ public record AgentSummary(
         state.paused(),
         state.history(),
         state.nextFires(),
-        NewInputState.debounceUntil(state));
+        NewInputState.debounceUntil(state),
+        state.calls().waitingGroups());
   }
 
   /** The status word of the agent view: paused wins, then leased, then snoozed. */

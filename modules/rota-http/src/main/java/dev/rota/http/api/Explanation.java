@@ -1,5 +1,6 @@
 package dev.rota.http.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
 import java.util.List;
 
@@ -28,8 +29,20 @@ public record Explanation(
    * @param reason {@code leased}, {@code snoozed}, {@code min_interval}, {@code paused}, {@code
    *     system_paused}, {@code no_runner_with_capabilities} or {@code not_registered}
    * @param until when time alone ends it; null otherwise
+   * @param group for {@code awaiting_replies}, the call group held, with {@code answered} of its
+   *     {@code of} calls replied to; absent otherwise
    */
-  public record Blocked(String reason, Instant until, String detail) {}
+  public record Blocked(
+      String reason,
+      Instant until,
+      String detail,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String group,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Integer answered,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Integer of) {
+    public Blocked(String reason, Instant until, String detail) {
+      this(reason, until, detail, null, null, null);
+    }
+  }
 
   /**
    * @param rank 1-based among the agents of its capability set the rule could pick now; null when
