@@ -1,5 +1,7 @@
 package dev.rota.faults;
 
+import dev.rota.faults.check.CallChecker;
+import dev.rota.faults.check.CallVerdict;
 import dev.rota.faults.check.HistoryChecker;
 import dev.rota.faults.check.NewInputCounts;
 import dev.rota.faults.check.Verdict;
@@ -60,6 +62,14 @@ public final class CheckHistory {
       }
       verdict.violations().stream().limit(20).forEach(v -> System.out.println("  " + v));
       safe &= verdict.safe();
+      CallVerdict calls = CallChecker.check(events);
+      if (calls.any()) {
+        System.out.printf(
+            "  calls: sends %d, calls %d, replies %s, groups %d (delivered whole %d)%n",
+            calls.sends(), calls.calls(), calls.replies(), calls.groups(), calls.groupsDelivered());
+        calls.violations().stream().limit(20).forEach(v -> System.out.println("  " + v));
+        safe &= calls.safe();
+      }
     }
     System.exit(safe ? 0 : 1);
   }

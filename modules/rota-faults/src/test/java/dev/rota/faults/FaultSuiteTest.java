@@ -138,7 +138,7 @@ class FaultSuiteTest {
           continue;
         }
         results.add(result);
-        result.verdict().violations().stream()
+        result.violations().stream()
             .limit(20)
             .forEach(v -> failures.add(kind.label() + " run " + result.run() + ": " + v));
         FaultWindow window = FaultTable.mainWindow(result);
@@ -240,7 +240,7 @@ class FaultSuiteTest {
       FaultRun.Result result =
           faultRun.run(FaultKind.KILL_9, run, out.resolve("capped-kill-9-" + run));
       results.add(result);
-      result.verdict().violations().stream()
+      result.violations().stream()
           .limit(20)
           .forEach(v -> failures.add("capped kill-9 run " + result.run() + ": " + v));
       result.caps().excesses().stream()

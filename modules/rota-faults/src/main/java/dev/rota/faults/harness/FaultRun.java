@@ -1,5 +1,7 @@
 package dev.rota.faults.harness;
 
+import dev.rota.faults.check.CallChecker;
+import dev.rota.faults.check.CallVerdict;
 import dev.rota.faults.check.CapChecker;
 import dev.rota.faults.check.HistoryChecker;
 import dev.rota.faults.check.NewInputCounts;
@@ -115,7 +117,18 @@ public final class FaultRun {
       Path dir,
       CapChecker.Result caps,
       String load,
-      NewInputCounts newInput) {}
+      NewInputCounts newInput,
+      CallVerdict calls) {
+
+    /** Every violation of the run: the history checker's, then the call checks'. */
+    public List<String> violations() {
+      List<String> all = new java.util.ArrayList<>(verdict.violations());
+      if (calls != null) {
+        all.addAll(calls.violations());
+      }
+      return all;
+    }
+  }
 
   private final Settings settings;
 
@@ -176,6 +189,9 @@ public final class FaultRun {
       if (settings.pressure() == 0
           && "mixed".equals(System.getProperty("rota.faults.new-input", "queue"))) {
         workload.mixNewInput();
+      }
+      if (callsOn()) {
+        workload.withCalls();
       }
       workload.registerAgents();
       if (kind == FaultKind.CLOCK_SKEW) {
@@ -314,7 +330,26 @@ public final class FaultRun {
     if (newInput.any()) {
       log(kind, run, "new input: " + newInput);
     }
-    return new Result(kind, run, node, verdict, exitStatus, note, dir, caps, load, newInput);
+    CallVerdict calls = callsOn() ? CallChecker.check(history.events()) : null;
+    if (calls != null) {
+      log(
+          kind,
+          run,
+          String.format(
+              "calls: sends %d, calls %d, replies %s, groups %d (delivered whole %d), violations %d",
+              calls.sends(),
+              calls.calls(),
+              calls.replies(),
+              calls.groups(),
+              calls.groupsDelivered(),
+              calls.violations().size()));
+    }
+    return new Result(kind, run, node, verdict, exitStatus, note, dir, caps, load, newInput, calls);
+  }
+
+  /** {@code -Drota.faults.calls=on}: a third of the turns send and call ({@link CallTurns}). */
+  static boolean callsOn() {
+    return "on".equals(System.getProperty("rota.faults.calls", "off"));
   }
 
   /**

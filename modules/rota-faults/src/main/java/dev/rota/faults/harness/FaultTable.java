@@ -1,5 +1,6 @@
 package dev.rota.faults.harness;
 
+import dev.rota.faults.check.CallVerdict;
 import dev.rota.faults.check.NewInputCounts;
 import dev.rota.faults.check.Verdict;
 import dev.rota.faults.check.Verdict.FaultWindow;
@@ -52,6 +53,7 @@ public final class FaultTable {
       }
     }
     out.append(newInput(results));
+    out.append(calls(results));
     out.append(
         String.format(
             "%nwindow: from the fault to an affected agent's first acknowledged publish. the"
@@ -110,6 +112,46 @@ public final class FaultTable {
               n.rejectedThenAcknowledged(),
               v.steeredUnanswered().size(),
               n.ownPolicy()));
+    }
+    return out.toString();
+  }
+
+  /**
+   * The runs with the call workload: what the agents sent each other and what the call checks
+   * found. Empty when no run had any.
+   */
+  static String calls(List<FaultRun.Result> results) {
+    List<FaultRun.Result> rows = results.stream().filter(r -> r.calls() != null).toList();
+    if (rows.isEmpty()) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder("\n### agents that work together\n\n");
+    out.append(
+        "| fault | run | sends | calls | replies by status | groups (delivered whole) |"
+            + " refused completions' sends | not delivered | delivered twice |"
+            + " from a refused completion | without a reply | replied twice | stray replies |"
+            + " groups in part |\n");
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (FaultRun.Result r : rows) {
+      CallVerdict c = r.calls();
+      out.append(
+          String.format(
+              "| %s | %d | %d | %d | %s | %d (%d) | %d | %d | %d | %d | %d | %d | %d | %d |%n",
+              r.kind().label(),
+              r.run(),
+              c.sends(),
+              c.calls(),
+              c.replies(),
+              c.groups(),
+              c.groupsDelivered(),
+              c.refusedSends(),
+              c.undelivered().size(),
+              c.duplicateDeliveries().size(),
+              c.fromRefused().size(),
+              c.missingReplies().size(),
+              c.doubledReplies().size(),
+              c.strayReplies().size(),
+              c.brokenGroups().size()));
     }
     return out.toString();
   }

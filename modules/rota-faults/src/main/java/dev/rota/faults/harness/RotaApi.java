@@ -2,6 +2,8 @@ package dev.rota.faults.harness;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,8 +14,10 @@ import java.time.Duration;
 /**
  * Raw HTTP to a node (loopback unless it has an address of its own), every call with its own
  * timeout, for what the SDK does not cover: Pekko Management's {@code /ready} and {@code
- * /cluster/members}, and the bare status codes a node answers while it starts ({@code
- * NodeLifecycleTest}). The workload itself uses the SDK.
+ * /cluster/members}, the bare status codes a node answers while it starts ({@code
+ * NodeLifecycleTest}), and the claims and completions of the call workload ({@link CallTurns}): a
+ * claim's raw notifications show each call's {@code call} object, and a completion carries its
+ * {@code send} items. The rest of the workload uses the SDK.
  */
 public final class RotaApi {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -75,6 +79,49 @@ public final class RotaApi {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
     }
+  }
+
+  /**
+   * {@code POST /v1/claims} for notifications: the raw answer, {@code {"status", "assignment"}}.
+   *
+   * @throws IOException when no answer came
+   */
+  public Response claim(
+      String host, int port, String runnerId, int waitSeconds, int leaseSeconds, Duration timeout)
+      throws IOException {
+    ObjectNode body =
+        JSON.createObjectNode()
+            .put("runnerId", runnerId)
+            .put("mode", "notification")
+            .put("waitSeconds", waitSeconds)
+            .put("leaseSeconds", leaseSeconds);
+    return send(host, port, "POST", "/v1/claims", body.toString(), timeout);
+  }
+
+  /**
+   * {@code POST /v1/leases/{leaseId}/complete} with a result and the turn's {@code send} items
+   * (none: the field is left out).
+   *
+   * @throws IOException when no answer came (the completion, and its sends, may have been applied)
+   */
+  public Response complete(
+      String host,
+      int port,
+      String leaseId,
+      String runnerId,
+      JsonNode result,
+      ArrayNode sends,
+      Duration timeout)
+      throws IOException {
+    ObjectNode body = JSON.createObjectNode().put("runnerId", runnerId);
+    if (result != null) {
+      body.set("result", result);
+    }
+    if (sends != null && !sends.isEmpty()) {
+      body.set("send", sends);
+    }
+    return send(
+        host, port, "POST", "/v1/leases/" + leaseId + "/complete", body.toString(), timeout);
   }
 
   public static String json(Object value) {

@@ -1,5 +1,6 @@
 package dev.rota.faults.harness;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.rota.client.Agent;
 import dev.rota.client.AgentSpec;
@@ -70,6 +71,9 @@ public final class Workload {
 
   private boolean mixedNewInput;
 
+  /** The call agents of the call workload (empty: none; see {@link CallTurns}). */
+  private final List<String> callAgents = new ArrayList<>();
+
   /** Notifications its producers had acknowledged (the stray thread's not counted). */
   private final AtomicInteger acknowledgedCount = new AtomicInteger();
 
@@ -80,6 +84,22 @@ public final class Workload {
   public void mixNewInput() {
     mixedNewInput = true;
     runnerLoops.followInput();
+  }
+
+  /**
+   * The call workload: a third of the agents (a third of the turns) send, calls in chains of depth
+   * 3 and in groups of 3, among those agents ({@link CallTurns}); they queue new input whatever the
+   * mix, so that a reply never interrupts or is refused. Runners claim and complete over raw HTTP.
+   */
+  public void withCalls() {
+    // Three of every nine (0, 4, 8): a third, whose ids do not share one residue of their hash
+    // (agent-000, -003, ... would all be one node's shards).
+    for (int i = 0; i < agents.size(); i++) {
+      if (i % 9 % 4 == 0) {
+        callAgents.add(agents.get(i));
+      }
+    }
+    runnerLoops.followCalls(new CallTurns(callAgents));
   }
 
   /**
@@ -99,7 +119,9 @@ public final class Workload {
     for (int i = 0; i < agents.size(); i++) {
       String agent = agents.get(i);
       AgentSpec spec = AgentSpec.create().maxAttempts(100).maxInboxDepth(100000);
-      if (mixedNewInput) {
+      if (callAgents.contains(agent)) {
+        spec.newInput("queue");
+      } else if (mixedNewInput) {
         spec.newInput(NewInputMix.ofAgent(i));
       }
       retryUntilOk("register " + agent, client -> client.registerAgent(agent, spec));
@@ -211,7 +233,8 @@ public final class Workload {
           Notification.of("fault", JsonNodeFactory.instance.objectNode().put("k", key))
               .dedupeKey(key);
       // Its own newInput, the same for every attempt of the key (null: the agent's).
-      String policy = mixedNewInput ? NewInputMix.ofNotification() : null;
+      String policy =
+          mixedNewInput && !callAgents.contains(agent) ? NewInputMix.ofNotification() : null;
       if (policy != null) {
         notification = notification.newInput(policy);
       }
@@ -268,6 +291,8 @@ public final class Workload {
    */
   public boolean drain(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
+    // With calls, a reply is written after the turn that answers it: empty twice, 3 s apart.
+    boolean emptyOnce = false;
     while (System.nanoTime() < deadline) {
       boolean empty = true;
       for (String agent : agents) {
@@ -277,10 +302,11 @@ public final class Workload {
           break;
         }
       }
-      if (empty) {
+      if (empty && (callAgents.isEmpty() || emptyOnce)) {
         return true;
       }
-      FaultCluster.sleep(Duration.ofSeconds(1));
+      emptyOnce = empty;
+      FaultCluster.sleep(Duration.ofSeconds(empty ? 3 : 1));
     }
     return false;
   }
@@ -298,7 +324,13 @@ public final class Workload {
       List<dev.rota.client.DeadLetter> dead = read(client -> client.deadLetters(agent, 100));
       if (dead != null) {
         for (dev.rota.client.DeadLetter letter : dead) {
-          history.add(new DeadLetter(agent, letter.payload().path("k").asText(), now));
+          // A reply has no key of the workload's: it is known by the call it answers.
+          JsonNode payload = letter.payload();
+          String key =
+              payload.has("k")
+                  ? payload.path("k").asText()
+                  : "reply:" + payload.path("callId").asText();
+          history.add(new DeadLetter(agent, key, now));
         }
       }
     }

@@ -8,11 +8,13 @@ import dev.rota.client.ClaimResult;
 import dev.rota.client.LeaseInput;
 import dev.rota.client.RotaException;
 import dev.rota.client.RunnerMode;
+import dev.rota.faults.history.Event.Carried;
 import dev.rota.faults.history.Event.CompleteAttempt;
 import dev.rota.faults.history.Event.Granted;
 import dev.rota.faults.history.Event.Interrupted;
 import dev.rota.faults.history.Event.Outcome;
 import dev.rota.faults.history.Event.Renewed;
+import dev.rota.faults.history.Event.Sent;
 import dev.rota.faults.history.Event.Steered;
 import dev.rota.faults.history.History;
 import java.time.Duration;
@@ -40,6 +42,7 @@ final class WorkloadRunners {
   private volatile int leaseSeconds = Workload.LEASE_SECONDS;
   private volatile boolean longTurns;
   private volatile boolean followInput;
+  private volatile CallTurns calls;
 
   WorkloadRunners(
       FaultCluster cluster, History history, Function<NodeProcess, NodeClients> clients) {
@@ -71,6 +74,11 @@ final class WorkloadRunners {
     followInput = true;
   }
 
+  /** Runners claim and complete over raw HTTP, and call agents' turns send and call. */
+  void followCalls(CallTurns turns) {
+    calls = turns;
+  }
+
   void stop() {
     running = false;
     join(threads);
@@ -81,6 +89,10 @@ final class WorkloadRunners {
       NodeProcess node = cluster.pick();
       if (node == null) {
         FaultCluster.sleep(Duration.ofMillis(200));
+        continue;
+      }
+      if (calls != null) {
+        runWithCalls(runnerId, node, calls);
         continue;
       }
       long start = System.currentTimeMillis();
@@ -108,7 +120,9 @@ final class WorkloadRunners {
       }
       List<String> keys = new ArrayList<>();
       for (Assignment.Item notification : assignment.notifications()) {
-        keys.add(notification.payload().path("k").asText());
+        if (notification.payload().has("k")) {
+          keys.add(notification.payload().path("k").asText());
+        }
       }
       long expiresAt = millis(assignment.expiresAt());
       long answered = System.currentTimeMillis();
@@ -126,12 +140,55 @@ final class WorkloadRunners {
       // The runner's own deadline: the lease's length from the claim's sending, on the suite's
       // clock; the server's expiresAt is on the granting node's clock, which may run off.
       long lengthMs = expiresAt - millis(assignment.grantedAt());
-      work(runnerId, assignment.leaseId(), assignment.agentId(), start + lengthMs, lengthMs);
+      work(runnerId, assignment.leaseId(), assignment.agentId(), start + lengthMs, lengthMs, null);
     }
   }
 
-  /** Runs one activation: a short "turn", sometimes a heartbeat, rarely a stall; then completes. */
-  private void work(String runnerId, String leaseId, String agentId, long deadline, long lengthMs) {
+  /** One claim of the call workload, over raw HTTP, and its turn. */
+  private void runWithCalls(String runnerId, NodeProcess node, CallTurns turns) {
+    long start = System.currentTimeMillis();
+    CallTurns.Claimed claimed;
+    try {
+      claimed = turns.claim(node, runnerId, CLAIM_WAIT_SECONDS, leaseSeconds);
+    } catch (java.io.IOException e) {
+      FaultCluster.sleep(Duration.ofMillis(200));
+      return;
+    }
+    if (claimed == null) {
+      return;
+    }
+    long answered = System.currentTimeMillis();
+    history.add(
+        new Granted(
+            runnerId,
+            node.index(),
+            claimed.leaseId(),
+            claimed.agentId(),
+            claimed.grantedAt(),
+            claimed.expiresAt(),
+            claimed.keys(),
+            start,
+            answered));
+    Carried carried = claimed.carried(answered);
+    if (carried != null) {
+      history.add(carried);
+    }
+    long lengthMs = claimed.expiresAt() - claimed.grantedAt();
+    CallTurns.Turn turn = turns.plan(claimed);
+    work(runnerId, claimed.leaseId(), claimed.agentId(), start + lengthMs, lengthMs, turn);
+  }
+
+  /**
+   * Runs one activation: a short "turn", sometimes a heartbeat, rarely a stall; then completes
+   * (with {@code turn}'s result and sends over raw HTTP when it is not null).
+   */
+  private void work(
+      String runnerId,
+      String leaseId,
+      String agentId,
+      long deadline,
+      long lengthMs,
+      CallTurns.Turn turn) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     if (random.nextDouble() < STALL_PROBABILITY) {
       FaultCluster.sleep(Duration.ofMillis(leaseSeconds * 1000L + 1500));
@@ -146,6 +203,9 @@ final class WorkloadRunners {
     if (followInput) {
       newInput(runnerId, leaseId);
     }
+    if (turn != null && !turn.sends().isEmpty()) {
+      history.add(new Sent(leaseId, agentId, turn.sends(), System.currentTimeMillis()));
+    }
     // Retry an unanswered completion until it is answered or well past the lease's expiry.
     while (true) {
       NodeProcess node = cluster.pick();
@@ -155,14 +215,22 @@ final class WorkloadRunners {
       }
       long start = System.currentTimeMillis();
       Outcome outcome;
-      try {
-        clients.apply(node).reports.complete(leaseId, runnerId, null);
-        outcome = Outcome.OK;
-      } catch (RotaException.LeaseLost e) {
-        outcome = Outcome.LOST;
-        interruptedIf(e, leaseId);
-      } catch (RotaException e) {
-        outcome = Outcome.FAILED;
+      if (turn != null) {
+        CallTurns.Completion completion = calls.complete(node, leaseId, runnerId, turn);
+        outcome = completion.outcome();
+        if (completion.interrupted()) {
+          history.add(new Interrupted(leaseId, System.currentTimeMillis()));
+        }
+      } else {
+        try {
+          clients.apply(node).reports.complete(leaseId, runnerId, null);
+          outcome = Outcome.OK;
+        } catch (RotaException.LeaseLost e) {
+          outcome = Outcome.LOST;
+          interruptedIf(e, leaseId);
+        } catch (RotaException e) {
+          outcome = Outcome.FAILED;
+        }
       }
       history.add(
           new CompleteAttempt(

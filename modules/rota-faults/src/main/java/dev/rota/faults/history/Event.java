@@ -24,6 +24,8 @@ import java.util.List;
   @JsonSubTypes.Type(value = Event.ClockSkew.class, name = "clock-skew"),
   @JsonSubTypes.Type(value = Event.Steered.class, name = "steered"),
   @JsonSubTypes.Type(value = Event.Interrupted.class, name = "interrupted"),
+  @JsonSubTypes.Type(value = Event.Sent.class, name = "sent"),
+  @JsonSubTypes.Type(value = Event.Carried.class, name = "carried"),
 })
 public sealed interface Event {
 
@@ -186,6 +188,52 @@ public sealed interface Event {
    * clock; the checker maps each back to the machine's clock before comparing it with anything.
    */
   record ClockSkew(int node, long offsetMs, long atMs) implements Event {
+    @Override
+    public long at() {
+      return atMs;
+    }
+  }
+
+  /**
+   * What a lease's completion sends, recorded once before its first attempt (every retry sends the
+   * same items; the server derives each item's dedupe key from the lease and its index). Each item
+   * is known by the key {@code k} of its payload, unique in the run; the lease's {@link
+   * CompleteAttempt}s say whether the sends took effect.
+   */
+  record Sent(String leaseId, String agentId, List<Send> sends, long atMs) implements Event {
+    /**
+     * One send: its payload's key, its target, whether it is a call, and the call's group (null:
+     * none).
+     */
+    public record Send(String key, String target, boolean call, String group) {}
+
+    @Override
+    public long at() {
+      return atMs;
+    }
+  }
+
+  /**
+   * What a grant carried of agents working together, recorded with the {@link Granted} it belongs
+   * to: the calls its turn answers (the send's key, the server's {@code callId}, the caller, the
+   * depth) and the replies it brings ({@code rota.reply}: the call it answers, who answered, the
+   * status).
+   */
+  record Carried(String leaseId, String agentId, List<Call> calls, List<Reply> replies, long atMs)
+      implements Event {
+    /** A carried notification that is a call: the target's view of it. */
+    public record Call(String key, String callId, String from, int depth) {}
+
+    /**
+     * A carried {@code rota.reply}; {@code reason} and {@code message} are its error's ({@code
+     * undeliverable}, {@code depth_exceeded}, ...), null when it has none.
+     */
+    public record Reply(String callId, String from, String status, String reason, String message) {
+      public Reply(String callId, String from, String status) {
+        this(callId, from, status, null, null);
+      }
+    }
+
     @Override
     public long at() {
       return atMs;
