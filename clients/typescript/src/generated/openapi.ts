@@ -294,7 +294,7 @@ export interface paths {
         put?: never;
         /**
          * Wait for new input during the turn (steered notifications, or an interrupt)
-         * @description A long poll: answered at once when notifications were steered into the lease that its runner has not been given yet (they are the lease's now: completing the lease completes them), or when the lease was interrupted; otherwise as soon as either happens, or with an empty list after waitSeconds. It does not extend the lease.
+         * @description A long poll: answered at once when notifications were steered into the lease that its runner has not been given yet (they are the lease's now: completing the lease completes them), or when the lease was interrupted; otherwise as soon as either happens, or with an empty list after waitSeconds. It does not extend the lease. A wait counts among the node's long polls: past `rota.http.max-long-polls`, or `max-long-polls-per-token` of the token, 503 with `Retry-After`.
          */
         post: operations["awaitInput"];
         delete?: never;
@@ -360,7 +360,9 @@ export interface paths {
          *     `id:` an opaque cursor that orders it. Reconnecting with `Last-Event-ID` (or `?since=`)
          *     resumes right after that event, without gaps or duplicates as far as the journal's
          *     retention allows. A comment line is sent every 15 s on an idle stream. Past
-         *     `rota.http.events.max-clients` concurrent streams on a node: 503 with `Retry-After`.
+         *     `rota.http.events.max-clients` concurrent streams on a node, or
+         *     `rota.http.events.max-clients-per-tenant` of the tokens scoped to one tenant: 503 with
+         *     `Retry-After`.
          */
         get: operations["events"];
         put?: never;
@@ -592,7 +594,7 @@ export interface paths {
         };
         /**
          * Every tenant with its weight, caps, agents and last minute
-         * @description Every tenant of the directory (rota.tenants, then what admins set), default included. Its agents, unread notifications, leases and oldest unread age come from the read model; its activations and share of runner time over the last minute from every node (a node that does not answer in time is left out). `share.actual` is the tenant's part of the runner time all tenants' leases took in the minute (ended and held leases); `share.fair` its weight over the weights of the tenants with unread notifications or leases (0 without either).
+         * @description Every tenant of the directory (rota.tenants, then what admins set), default included. Its agents, unread notifications, leases and oldest unread age come from the read model; its activations and share of runner time over about the last minute are the shares this node's dispatcher applies (cluster-wide). `share.actual` is the tenant's part of the runner time all tenants' leases took (ended and held leases); `share.fair` its weight over the weights of the tenants in contention (that used runners in the window, hold leases or have notifications waiting; 0 when it is none of these).
          */
         get: operations["adminTenants"];
         put?: never;
@@ -867,9 +869,15 @@ export interface components {
             now: components["schemas"]["Time"];
             blockedBy: {
                 /** @enum {string} */
-                reason: "leased" | "snoozed" | "debouncing" | "min_interval" | "paused" | "system_paused" | "no_runner_with_capabilities" | "not_registered" | "tenant_cap" | "tenant_rate";
+                reason: "leased" | "snoozed" | "debouncing" | "min_interval" | "paused" | "system_paused" | "no_runner_with_capabilities" | "not_registered" | "tenant_cap" | "tenant_rate" | "awaiting_replies";
                 until?: components["schemas"]["NullableTime"];
                 detail?: string | null;
+                /** @description awaiting_replies: the call group whose replies are held */
+                group?: string;
+                /** @description awaiting_replies: calls of the group replied to */
+                answered?: number;
+                /** @description awaiting_replies: calls in the group */
+                of?: number;
             }[];
             inbox?: components["schemas"]["Rank"];
             staleness?: components["schemas"]["Rank"];
@@ -964,13 +972,8 @@ export interface components {
                 firedAt: components["schemas"]["Time"];
                 payload: Record<string, unknown>;
             };
-            notifications: {
-                notificationId: string;
-                type: string;
-                payload: unknown;
-                receivedAt: components["schemas"]["Time"];
-                attempt: number;
-            }[];
+            /** @description the unread notifications this turn serves; one that a call carried says so in `call` */
+            notifications: components["schemas"]["Notifications"];
             agent: {
                 name: string | null;
                 capabilities: string[];
@@ -1280,7 +1283,7 @@ export interface components {
             agents: number;
             unread: number;
             leased: number;
-            /** @description leases granted to its agents over the last minute */
+            /** @description leases granted to its agents over about the last minute, across the cluster */
             activationsPerMinute: number;
             /** @description its share of runner time over the last minute, against its fair share */
             share: {

@@ -162,8 +162,7 @@ final class TurnInput {
 
   /**
    * New input ended the lease, as a completion would: it needs no expiry any more, its tenant's
-   * permit goes back, its duration counts, and its runner's waits hear
-   * of it now.
+   * permit goes back, its duration counts, and its runner's waits hear of it now.
    */
   void interrupted(Lease lease) {
     Instant now = entity.now();

@@ -29,8 +29,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * A lease that new input interrupts gives its tenant's {@code max-concurrent} permit back at once,
  * as a completed one does: tenant {@code acme} is capped at one lease, an agent holds a ten-minute
- * lease, a notification interrupts it, and another agent of the tenant is
- * granted its turn ({@code beta} likewise, interrupted by a batch).
+ * lease, a notification interrupts it, and another agent of the tenant is granted its turn ({@code
+ * beta} likewise, interrupted by a batch).
  */
 @ExtendWith(LogCapturingExtension.class)
 class InterruptReleasesTenantPermitTest {
