@@ -236,11 +236,10 @@ final class ProcessSandbox {
     String cwd =
         workingDir == null ? Path.of("").toAbsolutePath().toString() : workingDir.getAbsolutePath();
     List<Path> shown = new ArrayList<>(writablePaths);
-    if (workingDir != null) {
-      // Visible even when it lies under /tmp; writable below if listed.
-      line.addAll(List.of("--ro-bind", cwd, cwd));
-      shown.add(Path.of(cwd));
-    }
+    // Visible even when it lies under /tmp (the node's own directory may: --chdir needs it);
+    // writable below if listed.
+    line.addAll(List.of("--ro-bind", cwd, cwd));
+    shown.add(Path.of(cwd));
     for (Path path : writablePaths) {
       line.addAll(List.of("--bind", path.toString(), path.toString()));
     }
