@@ -47,7 +47,7 @@ abstract class MigrationsContract {
   void appliesEveryMigrationOnceAndNothingOnARestart() {
     try (TestDatabase empty = newDatabase()) {
       try (Database first = empty.open()) {
-        assertEquals(10, first.migrate());
+        assertEquals(11, first.migrate());
         assertEquals(0, first.migrate());
       }
       try (Database restarted = empty.open()) {
@@ -131,7 +131,8 @@ abstract class MigrationsContract {
               "registered_at",
               "rebuild",
               "config",
-              "lease_granted_at"),
+              "lease_granted_at",
+              "outbox"),
           columns(meta, "agent_schedule"));
       assertEquals(
           Set.of(
