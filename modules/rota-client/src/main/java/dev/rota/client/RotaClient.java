@@ -10,10 +10,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.client.Calls.Retry;
 import java.net.URI;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 
@@ -40,29 +38,36 @@ import java.util.function.Consumer;
  * is a duplicate, not a second notification). A claim and lease reports are retried only on 503 or
  * when no connection could be opened.
  */
-public final class RotaClient implements AutoCloseable {
+public final class RotaClient extends RunnerClient implements AutoCloseable {
   /** The start of the dedupeKey {@link #notify} generates for a notification sent without one. */
   public static final String GENERATED_KEY_PREFIX = "sdk-";
 
   private static final TypeReference<Map<String, List<JsonNode>>> HISTORY =
       new TypeReference<>() {};
 
+  // The runner role's calls (claim, heartbeat, complete, fail, reportAndClaim, reportHealth) are
+  // declared in RunnerClient, this class's package-private superclass.
+
   private final HttpTransport http;
-  final Duration readTimeout;
-  final Calls calls;
-  private final RunnerCalls runner;
   private final AdminCalls admin;
   private final ProducerCalls producer;
   private final OpenStreams open = new OpenStreams();
 
   private RotaClient(Builder builder) {
-    this.http = new HttpTransport(builder.baseUri, builder.token, builder.connectTimeout);
-    Calls shared =
+    this(builder, new HttpTransport(builder.baseUri, builder.token, builder.connectTimeout));
+  }
+
+  private RotaClient(Builder builder, HttpTransport http) {
+    super(
         new Calls(
-            http, builder.readTimeout, builder.retries, builder.initialBackoff, builder.maxBackoff);
-    this.calls = shared.forTenant(builder.tenant);
-    this.readTimeout = builder.readTimeout;
-    this.runner = new RunnerCalls(calls, builder.readTimeout);
+                http,
+                builder.readTimeout,
+                builder.retries,
+                builder.initialBackoff,
+                builder.maxBackoff)
+            .forTenant(builder.tenant),
+        builder.readTimeout);
+    this.http = http;
     this.admin = new AdminCalls(calls);
     this.producer = new ProducerCalls(calls, builder.readTimeout);
   }
@@ -240,17 +245,6 @@ public final class RotaClient implements AutoCloseable {
     return admin.get("pools");
   }
 
-  /**
-   * A runner reports its own health: degraded for {@code duration} with a reason (its claims are
-   * answered {@code none} with reason {@code degraded} meanwhile), or healthy again ({@code
-   * degraded} false; reason and duration are ignored). Returns the server's answer ({@code
-   * runnerId}, {@code status}, {@code degraded}).
-   */
-  public JsonNode reportHealth(
-      String runnerId, boolean degraded, String reason, Duration duration) {
-    return runner.reportHealth(runnerId, degraded, reason, duration);
-  }
-
   /** Gives the runner no new work until it is restored; its current lease runs on. */
   public JsonNode drainRunner(String runnerId) {
     return admin.runner(runnerId, "drain");
@@ -290,110 +284,6 @@ public final class RotaClient implements AutoCloseable {
    */
   public EventSubscription subscribe(EventQuery query, Consumer<RotaEvent> listener) {
     return open.add(new EventSubscription(events(query), listener, open::remove));
-  }
-
-  // ---- runners (role runner); RotaRunner uses these ----
-
-  /**
-   * Asks for work, waiting up to {@code waitSeconds} at the server.
-   *
-   * @param leaseSeconds null for the server's default
-   */
-  public ClaimResult claim(
-      String runnerId,
-      RunnerMode mode,
-      Set<String> capabilities,
-      int waitSeconds,
-      Integer leaseSeconds) {
-    return runner.claim(runnerId, mode, capabilities, waitSeconds, leaseSeconds);
-  }
-
-  /**
-   * Extends a lease by its own length from now; returns the new expiry (server clock).
-   *
-   * @param runnerId the runner id the lease was claimed with
-   * @throws RotaException.LeaseLost if the lease expired or was superseded
-   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
-   */
-  public Instant heartbeat(String leaseId, String runnerId) {
-    return LeaseInput.of(this).heartbeat(leaseId, runnerId).expiresAt();
-  }
-
-  /**
-   * Completes the activation: every carried notification is read.
-   *
-   * @param runnerId the runner id the lease was claimed with
-   * @param result any JSON for the agent's history; null for none
-   * @throws RotaException.LeaseLost if the lease expired or was superseded
-   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
-   */
-  public void complete(String leaseId, String runnerId, JsonNode result) {
-    runner.complete(leaseId, runnerId, result, List.of());
-  }
-
-  /**
-   * Completes the activation and sends {@code sends} with it, in one durable write: they go out if
-   * and only if the completion is accepted (docs/api.md, "Agents that work together").
-   *
-   * @throws RotaException.Invalid naming the item's field when a send is not a valid notification
-   *     (then nothing is completed nor sent)
-   */
-  public void complete(String leaseId, String runnerId, JsonNode result, List<Send> sends) {
-    runner.complete(leaseId, runnerId, result, sends);
-  }
-
-  /**
-   * Fails the activation with the outcome's action ({@link Outcome#retry}, {@code cancel}, {@code
-   * discard} or {@code snooze}).
-   *
-   * @param runnerId the runner id the lease was claimed with
-   * @throws IllegalArgumentException if {@code outcome} is a completion
-   * @throws RotaException.LeaseLost if the lease expired or was superseded
-   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
-   */
-  public void fail(String leaseId, String runnerId, Outcome outcome) {
-    runner.fail(leaseId, runnerId, outcome);
-  }
-
-  /**
-   * Reports the activation's outcome and claims again in the same request (docs/api.md, "Complete
-   * and claim again"): once the report is durable the server makes the claim, as {@code runnerId},
-   * and answers it too, so a turn costs one request. The report stands whatever the claim answers.
-   *
-   * @param outcome a completion or a failure
-   * @param leaseSeconds null for the server's default
-   * @return the next claim's answer ({@code none} if the server made none)
-   * @throws RotaException.LeaseLost if the lease expired or was superseded (no claim was made)
-   * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
-   */
-  public ClaimResult reportAndClaim(
-      String leaseId,
-      String runnerId,
-      Outcome outcome,
-      RunnerMode mode,
-      Set<String> capabilities,
-      int waitSeconds,
-      Integer leaseSeconds) {
-    return runner.reportAndClaim(
-        leaseId, runnerId, outcome, List.of(), mode, capabilities, waitSeconds, leaseSeconds);
-  }
-
-  /**
-   * {@link #reportAndClaim(String, String, Outcome, RunnerMode, Set, int, Integer)} with the turn's
-   * sends, which go out only with a completion ({@code outcome} a failure sends nothing).
-   */
-  public ClaimResult reportAndClaim(
-      String leaseId,
-      String runnerId,
-      Outcome outcome,
-      List<Send> sends,
-      RunnerMode mode,
-      Set<String> capabilities,
-      int waitSeconds,
-      Integer leaseSeconds) {
-    List<Send> sent = outcome instanceof Outcome.Completed ? sends : List.of();
-    return runner.reportAndClaim(
-        leaseId, runnerId, outcome, sent, mode, capabilities, waitSeconds, leaseSeconds);
   }
 
   /** Closes every open event stream and subscription; later calls throw. */

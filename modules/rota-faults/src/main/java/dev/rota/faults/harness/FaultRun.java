@@ -1,5 +1,12 @@
 package dev.rota.faults.harness;
 
+import static dev.rota.faults.harness.FaultSteps.awaitDowned;
+import static dev.rota.faults.harness.FaultSteps.exit;
+import static dev.rota.faults.harness.FaultSteps.fault;
+import static dev.rota.faults.harness.FaultSteps.placement;
+import static dev.rota.faults.harness.FaultSteps.restart;
+import static dev.rota.faults.harness.FaultSteps.restartAll;
+
 import dev.rota.faults.check.CallChecker;
 import dev.rota.faults.check.CallVerdict;
 import dev.rota.faults.check.CapChecker;
@@ -8,14 +15,12 @@ import dev.rota.faults.check.NewInputCounts;
 import dev.rota.faults.check.Verdict;
 import dev.rota.faults.history.Event.ClockSkew;
 import dev.rota.faults.history.Event.Fault;
-import dev.rota.faults.history.Event.Placement;
 import dev.rota.faults.history.History;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 
 /**
  * One run of the suite: PostgreSQL and three nodes started fresh, the workload running, one fault
@@ -350,66 +355,6 @@ public final class FaultRun {
   /** {@code -Drota.faults.calls=on}: a third of the turns send and call ({@link CallTurns}). */
   static boolean callsOn() {
     return "on".equals(System.getProperty("rota.faults.calls", "off"));
-  }
-
-  /**
-   * Waits for a node the others downed (frozen, or cut off) to exit, 30 s at most, and ends it if
-   * it did not; its status is recorded.
-   */
-  private static String awaitDowned(History history, FaultKind kind, NodeProcess node) {
-    OptionalInt status = node.awaitExit(Duration.ofSeconds(30));
-    String exitStatus = exit(status);
-    fault(history, kind.label(), Fault.EXITED, node.index(), exitStatus);
-    if (status.isEmpty()) {
-      node.destroy();
-    }
-    return exitStatus;
-  }
-
-  /** Records which node hosts which agent, just before a fault. */
-  private static void placement(History history, FaultCluster cluster, Workload workload) {
-    long now = System.currentTimeMillis();
-    cluster
-        .placement(workload.agents())
-        .forEach((index, agents) -> history.add(new Placement(index, agents, now)));
-  }
-
-  /**
-   * Starts every node that is not running at once (no cluster is left to join: the first seed forms
-   * it) and waits until each sees three members Up.
-   */
-  private static void restartAll(History history, FaultCluster cluster) {
-    List<NodeProcess> stopped = cluster.nodes().stream().filter(n -> !n.alive()).toList();
-    String which = String.join(",", stopped.stream().map(n -> "node " + n.index()).toList());
-    // One restart for all (node 0: every agent waits for it), so its window runs to the end.
-    fault(history, "restart", Fault.INJECTED, 0, which);
-    stopped.forEach(NodeProcess::start);
-    for (NodeProcess node : cluster.nodes()) {
-      cluster.awaitReady(node, 3, false);
-      cluster.route(node);
-    }
-    fault(history, "restart", Fault.HEALED, 0, which);
-  }
-
-  /**
-   * Starts a node that was killed or exited again, and routes to it once ready; its rejoining is
-   * recorded as a fault of its own ("restart"), so that the rebalancing it causes is not counted in
-   * the window of the fault before.
-   */
-  private static void restart(History history, FaultCluster cluster, NodeProcess node) {
-    fault(history, "restart", Fault.INJECTED, node.index(), "");
-    node.start();
-    cluster.awaitReady(node);
-    cluster.route(node);
-    fault(history, "restart", Fault.HEALED, node.index(), "");
-  }
-
-  private static void fault(History history, String kind, String phase, int node, String detail) {
-    history.add(new Fault(kind, phase, node, System.currentTimeMillis(), detail));
-  }
-
-  private static String exit(OptionalInt status) {
-    return status.isPresent() ? Integer.toString(status.getAsInt()) : "still running";
   }
 
   private static void log(FaultKind kind, int run, String message) {

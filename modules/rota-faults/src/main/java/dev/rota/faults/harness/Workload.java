@@ -51,15 +51,15 @@ public final class Workload {
   private final Map<String, NodeClients> clients = new ConcurrentHashMap<>();
   private final WorkloadRunners runnerLoops;
   private final List<Thread> producerThreads = new ArrayList<>();
-  private final List<Thread> strayThreads = new ArrayList<>();
+  private final WorkloadStray stray;
   private volatile boolean producing;
-  private volatile boolean straying;
 
   public Workload(FaultCluster cluster, History history, int agents, int runners) {
     this.cluster = cluster;
     this.history = history;
     this.runners = runners;
     this.runnerLoops = new WorkloadRunners(cluster, history, this::clients);
+    this.stray = new WorkloadStray(history, this.agents, this::clients);
     for (int i = 0; i < agents; i++) {
       this.agents.add(String.format("agent-%03d", i));
     }
@@ -170,47 +170,11 @@ public final class Workload {
    * not be lost like any other notification; its failures are recorded too.
    */
   public void startStray(NodeProcess node) {
-    straying = true;
-    Thread thread = new Thread(() -> stray(node), "stray-" + node.index());
-    thread.setDaemon(true);
-    strayThreads.add(thread);
-    thread.start();
+    stray.start(node);
   }
 
   public void stopStray() {
-    straying = false;
-    join(strayThreads);
-    strayThreads.clear();
-  }
-
-  private void stray(NodeProcess node) {
-    int sequence = 0;
-    while (straying) {
-      String agent = agents.get(sequence % agents.size());
-      String key = "stray-" + node.index() + "-" + sequence++;
-      Notification notification =
-          Notification.of("fault", JsonNodeFactory.instance.objectNode().put("k", key))
-              .dedupeKey(key);
-      long start = System.currentTimeMillis();
-      Outcome outcome;
-      String id = null;
-      String detail;
-      try {
-        id = clients(node).patient.notify(agent, notification).notificationId();
-        outcome = Outcome.OK;
-        detail = "202";
-      } catch (RotaException.TurnInProgress e) {
-        outcome = Outcome.REJECTED;
-        detail = "409 turn_in_progress";
-      } catch (RotaException e) {
-        outcome = Outcome.FAILED;
-        detail = detail(e);
-      }
-      history.add(
-          new Published(
-              agent, key, node.index(), start, System.currentTimeMillis(), outcome, id, detail));
-      FaultCluster.sleep(Duration.ofMillis(100));
-    }
+    stray.stop();
   }
 
   public void stopProducers() {
