@@ -194,7 +194,7 @@ export interface paths {
         };
         /**
          * The answer of a call made from outside Rota
-         * @description The status of a call made by `POST /v1/agents/{agentId}/notifications` with `call`: `pending` until the turn that carries it completes (`answered`, with its `result`), its notification becomes a dead letter (`failed`, with `error`) or its timeout passes (`timedOut`). With `waitSeconds`, a long poll answered the moment the call is answered. An answer is kept `rota.calls.retention` (default 24 h); a call of another tenant is 404.
+         * @description The status of a call made by `POST /v1/agents/{agentId}/notifications` with `call`: `pending` until the turn that carries it completes (`answered`, with its `result`), its notification becomes a dead letter (`failed`, with `error`) or its timeout passes (`timedOut`). With `waitSeconds`, a long poll answered the moment the call is answered. An answer is kept `rota.calls.retention` (default 24 h); a call of another tenant is 404. A call whose notification was refused was never made: 404.
          */
         get: operations["getCall"];
         put?: never;
