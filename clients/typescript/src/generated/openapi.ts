@@ -841,6 +841,34 @@ export interface components {
             debounceMaxMs?: number;
             /** @description until when the agent waits for a burst of notifications to end; null when it does not */
             debouncingUntil?: components["schemas"]["NullableTime"];
+            calls?: components["schemas"]["AgentCalls"];
+        };
+        /** @description the calls the agent made that wait for their replies, and the calls it serves (unread notifications that are calls); each list its oldest 100, the counts whole. Shown by the agent's own view; a listing's rows leave it out. */
+        AgentCalls: {
+            made: {
+                callId: string;
+                to: components["schemas"]["AgentId"];
+                /** @description null for a call alone */
+                group: string | null;
+                sentAt: components["schemas"]["Time"];
+                deadline: components["schemas"]["Time"];
+                /** @description its reply came and is held until its group has all of them */
+                answered: boolean;
+            }[];
+            madeCount: number;
+            served: {
+                callId: string;
+                from: {
+                    tenant: components["schemas"]["Tenant"];
+                    /** @description null for a caller outside Rota */
+                    agentId?: string | null;
+                };
+                depth: number;
+                receivedAt: components["schemas"]["Time"];
+                /** @description the running turn carries it */
+                inTurn: boolean;
+            }[];
+            servedCount: number;
         };
         Scheduled: {
             /** @description the earliest unserved fire over all schedules; null without schedules */
