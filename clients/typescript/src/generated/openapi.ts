@@ -194,7 +194,7 @@ export interface paths {
         };
         /**
          * The answer of a call made from outside Rota
-         * @description The status of a call made by `POST /v1/agents/{agentId}/notifications` with `call`: `pending` until the turn that carries it completes (`answered`, with its `result`), its notification becomes a dead letter (`failed`, with `error`) or its timeout passes (`timedOut`). With `waitSeconds`, a long poll answered the moment the call is answered. An answer is kept `rota.calls.retention` (default 24 h); a call of another tenant is 404.
+         * @description The status of a call made by `POST /v1/agents/{agentId}/notifications` with `call`: `pending` until the turn that carries it completes (`answered`, with its `result`), its notification becomes a dead letter (`failed`, with `error`) or its timeout passes (`timedOut`). With `waitSeconds`, a long poll answered the moment the call is answered. An answer is kept `rota.calls.retention` (default 24 h); a call of another tenant is 404. A call whose notification was refused was never made: 404.
          */
         get: operations["getCall"];
         put?: never;
@@ -841,6 +841,34 @@ export interface components {
             debounceMaxMs?: number;
             /** @description until when the agent waits for a burst of notifications to end; null when it does not */
             debouncingUntil?: components["schemas"]["NullableTime"];
+            calls?: components["schemas"]["AgentCalls"];
+        };
+        /** @description the calls the agent made that wait for their replies, and the calls it serves (unread notifications that are calls); each list its oldest 100, the counts whole. Shown by the agent's own view; a listing's rows leave it out. */
+        AgentCalls: {
+            made: {
+                callId: string;
+                to: components["schemas"]["AgentId"];
+                /** @description null for a call alone */
+                group: string | null;
+                sentAt: components["schemas"]["Time"];
+                deadline: components["schemas"]["Time"];
+                /** @description its reply came and is held until its group has all of them */
+                answered: boolean;
+            }[];
+            madeCount: number;
+            served: {
+                callId: string;
+                from: {
+                    tenant: components["schemas"]["Tenant"];
+                    /** @description null for a caller outside Rota */
+                    agentId?: string | null;
+                };
+                depth: number;
+                receivedAt: components["schemas"]["Time"];
+                /** @description the running turn carries it */
+                inTurn: boolean;
+            }[];
+            servedCount: number;
         };
         Scheduled: {
             /** @description the earliest unserved fire over all schedules; null without schedules */

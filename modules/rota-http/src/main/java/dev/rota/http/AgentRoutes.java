@@ -257,7 +257,8 @@ public final class AgentRoutes extends AllDirectives {
 
   /**
    * Every listed agent's view: from the directory when it describes the agent, else asked of the
-   * entity (in parallel); agents deregistered meanwhile are left out.
+   * entity (in parallel); agents deregistered meanwhile are left out. A row never shows {@code
+   * calls}, which the directory does not know, so every row has the same fields.
    */
   private CompletionStage<AgentList> views(AgentPage page) {
     Instant now = Instant.now();
@@ -273,7 +274,10 @@ public final class AgentRoutes extends AllDirectives {
                       .ask(id, AgentEntity.Get::new)
                       .toCompletableFuture()
                       .thenApply(
-                          reply -> reply instanceof AgentDetails details ? view(details) : null);
+                          reply ->
+                              reply instanceof AgentDetails details
+                                  ? view(details).withoutCalls()
+                                  : null);
                 })
             .toList();
     return CompletableFuture.allOf(views.toArray(CompletableFuture[]::new))

@@ -24,10 +24,10 @@ import org.apache.pekko.http.javadsl.server.Route;
 
 /**
  * Calls made from outside Rota (docs/api.md, "Callers outside Rota"): a notification with {@code
- * call} opens the call's entity ({@link CallEntity}) and then gives the agent the notification,
- * which carries the call; {@code GET /v1/calls/{callId}} (role producer) answers the call's status,
- * as a long poll when asked to wait. A call id names its tenant: another tenant's call is 404, as
- * one that does not exist.
+ * call} is given to the agent, carrying the call, and once the agent accepts it the call's entity
+ * ({@link CallEntity}) is opened; {@code GET /v1/calls/{callId}} (role producer) answers the call's
+ * status, as a long poll when asked to wait. A call id names its tenant: another tenant's call is
+ * 404, as one that does not exist.
  *
  * <p>A notification with a dedupe key makes the same call id every time, so a retried request names
  * the call its first try made.
@@ -120,32 +120,35 @@ public final class CallRoutes extends AllDirectives {
   }
 
   /**
-   * Opens the call, then notifies agent {@code agentKey} with a notification that carries it; the
-   * 202 names the call.
+   * Notifies agent {@code agentKey} with a notification that carries the call, and opens the call
+   * only once the agent has accepted it (decision 120): a refused notification (404, 409, 429, …)
+   * makes no call, so {@code GET /v1/calls/{callId}} never shows one that was not, and a retry with
+   * the same dedupe key makes it afresh. The 202 names the call.
    */
   Route notifyWithCall(String agentKey, NotificationRequest n, CallRequest call) {
     String tenant = AgentKeys.tenantOf(agentKey);
     String callId = callIdFor(agentKey, n.dedupeKey());
     CallInfo info = new CallInfo(callId, new CallInfo.Party(tenant, null), 1);
     return onSuccess(
-        agents.askCall(
-            callId,
+        agents.ask(
+            agentKey,
             replyTo ->
-                new CallEntity.Open(AgentKeys.agentIdOf(agentKey), call.timeoutSeconds(), replyTo),
-            agents.askTimeout()),
-        opened ->
-            onSuccess(
-                agents.ask(
-                    agentKey,
-                    replyTo ->
-                        new AgentEntity.Notify(
-                            n.type(), n.payload(), n.dedupeKey(), n.policy(), info, replyTo)),
-                reply -> {
-                  if (reply instanceof AgentEntity.Rejected rejected) {
-                    throw ApiErrors.rejected(rejected);
-                  }
-                  Accepted accepted = (Accepted) reply;
-                  return complete(
+                new AgentEntity.Notify(
+                    n.type(), n.payload(), n.dedupeKey(), n.policy(), info, replyTo)),
+        reply -> {
+          if (reply instanceof AgentEntity.Rejected rejected) {
+            throw ApiErrors.rejected(rejected);
+          }
+          Accepted accepted = (Accepted) reply;
+          return onSuccess(
+              agents.askCall(
+                  callId,
+                  replyTo ->
+                      new CallEntity.Open(
+                          AgentKeys.agentIdOf(agentKey), call.timeoutSeconds(), replyTo),
+                  agents.askTimeout()),
+              opened ->
+                  complete(
                       JsonSupport.response(
                           StatusCodes.ACCEPTED,
                           new NotificationAccepted(
@@ -154,8 +157,8 @@ public final class CallRoutes extends AllDirectives {
                               accepted.duplicate(),
                               accepted.steered(),
                               accepted.interrupted(),
-                              callId)));
-                }));
+                              callId))));
+        });
   }
 
   /** A fresh call id, or with a dedupe key the same one for the same agent and key. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.rota.core.tenant.AgentKeys;
 import dev.rota.http.testing.ApiCalls;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.RotaTestCluster;
@@ -151,6 +152,41 @@ class CallRoutesTest extends JUnit5RouteTest {
     assertError(api.run(get("/v1/calls/default~0123")), 404, "not_found", "default~0123");
     assertError(api.run(get("/v1/calls/acme~0123")), 404, "not_found", "acme~0123");
     assertError(api.run(get("/v1/calls/no-tenant-here")), 404, "not_found", "no-tenant-here");
+  }
+
+  @Test
+  void callToUnknownAgentIsNeverMade() {
+    String unknown = "nobody-" + agentId;
+    assertError(
+        api.post(
+            "/v1/agents/" + unknown + "/notifications",
+            "{\"type\": \"q\", \"dedupeKey\": \"k\", \"call\": {\"timeoutSeconds\": 600}}"),
+        404,
+        "not_found",
+        unknown);
+    String callId = CallRoutes.callIdFor(AgentKeys.key("default", unknown), "k");
+    assertError(api.run(get("/v1/calls/" + callId)), 404, "not_found", callId);
+  }
+
+  @Test
+  void callRefusedDuringATurnIsNeverMadeAndItsRetryIs() {
+    api.post("/v1/agents/" + agentId + "/notifications", "{\"type\": \"hello\"}")
+        .assertStatusCode(202);
+    JsonNode assignment = turn();
+    String refusedCall =
+        "{\"type\": \"q\", \"dedupeKey\": \"r1\", \"newInput\": \"reject\","
+            + " \"call\": {\"timeoutSeconds\": 600}}";
+    assertError(
+        api.post("/v1/agents/" + agentId + "/notifications", refusedCall),
+        409,
+        "turn_in_progress",
+        "turn");
+    String callId = CallRoutes.callIdFor(AgentKeys.key("default", agentId), "r1");
+    assertError(api.run(get("/v1/calls/" + callId)), 404, "not_found", callId);
+
+    report(assignment, "complete", "\"result\": null").assertStatusCode(200);
+    assertEquals(callId, call(", \"dedupeKey\": \"r1\""), "the retry names the same call");
+    assertEquals("pending", status(callId, 0).get("status").asText());
   }
 
   @ParameterizedTest

@@ -153,6 +153,58 @@ class LeaseSendRoutesTest extends JUnit5RouteTest {
   }
 
   @Test
+  void agentViewShowsTheCallsMadeAndTheCallsServed() {
+    String other = target + "2";
+    api.register(other, other);
+    assertEquals(0, api.get("/v1/agents/" + sender).get("calls").get("madeCount").asInt());
+    String group = "{\"timeoutSeconds\": 600, \"group\": \"votes\"}";
+    complete(
+            senderTurn(),
+            "runner-" + sender,
+            "\"send\": [{\"agentId\": \""
+                + target
+                + "\", \"type\": \"vote\", \"call\": "
+                + group
+                + "}, {\"agentId\": \""
+                + other
+                + "\", \"type\": \"vote\", \"call\": "
+                + group
+                + "}]")
+        .assertStatusCode(200);
+    eventually(() -> unread(target) == 1 && unread(other) == 1, "both calls delivered");
+    JsonNode served = api.assignment("runner-" + target, target);
+    JsonNode carried = api.get("/v1/agents/" + target).get("calls").get("served").get(0);
+    assertTrue(carried.get("inTurn").asBoolean(), carried.toString());
+    complete(served, "runner-" + target, "\"result\": {\"vote\": \"yes\"}").assertStatusCode(200);
+    eventually(
+        () -> api.get("/v1/agents/" + sender).at("/calls/made/0/answered").asBoolean(),
+        "the first reply held");
+
+    JsonNode calls = api.get("/v1/agents/" + sender).get("calls");
+    assertEquals(2, calls.get("madeCount").asInt(), calls.toString());
+    JsonNode first = calls.get("made").get(0);
+    JsonNode second = calls.get("made").get(1);
+    assertEquals(target, first.get("to").asText());
+    assertEquals(other, second.get("to").asText());
+    assertEquals("votes", first.get("group").asText());
+    assertEquals(first.get("sentAt"), second.get("sentAt"), "one turn's group");
+    assertFalse(second.get("answered").asBoolean());
+    assertTrue(
+        java.time.Instant.parse(second.get("deadline").asText())
+            .isAfter(java.time.Instant.parse(second.get("sentAt").asText())));
+    assertEquals(0, calls.get("servedCount").asInt());
+
+    JsonNode owed = api.get("/v1/agents/" + other).get("calls");
+    assertEquals(1, owed.get("servedCount").asInt(), owed.toString());
+    JsonNode call = owed.get("served").get(0);
+    assertEquals(second.get("callId"), call.get("callId"));
+    assertEquals(sender, call.get("from").get("agentId").asText());
+    assertEquals(1, call.get("depth").asInt());
+    assertFalse(call.get("inTurn").asBoolean());
+    assertEquals(0, api.get("/v1/agents/" + target).get("calls").get("servedCount").asInt());
+  }
+
+  @Test
   void sendToAnAgentThatDoesNotExistBecomesTheSendersDeadLetter() {
     JsonNode turn = senderTurn();
     complete(

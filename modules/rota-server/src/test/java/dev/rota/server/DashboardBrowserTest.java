@@ -184,6 +184,43 @@ class DashboardBrowserTest {
         assertEquals(
             "idle", api.json("GET", "/v1/agents/dash-a", null, 200).get("status").asText());
 
+        // Calls: dash-caller called two agents in one group and one has answered.
+        api.agentWithInbox("dash-caller", "dash-caller", 1);
+        api.agentWithInbox("dash-callee-1", "dash-callee-1", 0);
+        api.agentWithInbox("dash-callee-2", "dash-callee-2", 0);
+        String call = "{\"agentId\":\"%s\",\"type\":\"ask\",\"call\":{\"group\":\"votes\"}}";
+        serveTurn(
+            api,
+            "dash-caller",
+            ",\"send\":["
+                + call.formatted("dash-callee-1")
+                + ","
+                + call.formatted("dash-callee-2")
+                + "]");
+        serveTurn(api, "dash-callee-1", ",\"result\":{\"vote\":\"yes\"}");
+        wait.until(
+            d ->
+                api.json("GET", "/v1/agents/dash-caller", null, 200)
+                    .at("/calls/made/0/answered")
+                    .asBoolean(false));
+        browser.get(api.base() + "/#agent/dash-caller");
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(
+                By.id("agent-calls-made"), "1 of 2"));
+        String made = browser.findElement(By.id("agent-calls-made")).getText();
+        assertTrue(made.contains("votes"), made);
+        assertTrue(made.contains("dash-callee-1, dash-callee-2"), made);
+        screenshot(browser, "agent-calls");
+        // The callee still owing its answer serves dash-caller's call.
+        browser.get(api.base() + "/#agent/dash-callee-2");
+        wait.until(
+            ExpectedConditions.textToBePresentInElementLocated(
+                By.id("agent-calls-served"), "dash-caller"));
+        String served = browser.findElement(By.id("agent-calls-served")).getText();
+        assertTrue(served.contains("unread"), served);
+        assertTrue(
+            browser.findElement(By.id("agent-calls-made")).getText().contains("no call waiting"));
+
         page(browser, wait, "runners");
         wait.until(
             ExpectedConditions.textToBePresentInElementLocated(By.id("runners-table"), "runner-1"));
@@ -348,6 +385,36 @@ class DashboardBrowserTest {
         browser.quit();
       }
     }
+  }
+
+  /**
+   * Claims a turn of {@code agentId} (its capability is its id) that carries a notification and
+   * completes it with {@code fields}; a turn carrying none (the agent had no inbox yet) is
+   * completed empty and claimed again.
+   */
+  private static void serveTurn(NodeHttp api, String agentId, String fields) {
+    for (int i = 0; i < 10; i++) {
+      JsonNode claim =
+          api.json(
+              "POST",
+              "/v1/claims",
+              "{\"runnerId\":\"runner-calls\",\"capabilities\":[\""
+                  + agentId
+                  + "\"],\"waitSeconds\":5}",
+              200);
+      JsonNode assignment = claim.get("assignment");
+      assertTrue(assignment != null && !assignment.isNull(), claim.toString());
+      boolean carries = assignment.get("notifications").size() > 0;
+      api.json(
+          "POST",
+          "/v1/leases/" + assignment.get("leaseId").asText() + "/complete",
+          "{\"runnerId\":\"runner-calls\"" + (carries ? fields : "") + "}",
+          200);
+      if (carries) {
+        return;
+      }
+    }
+    throw new AssertionError(agentId + " was never given its notification");
   }
 
   private static String text(JsonNode number) {

@@ -177,7 +177,11 @@ public final class CallEntity
         .thenReply(cmd.replyTo(), this::view);
   }
 
-  /** The answer is kept once; a later one (after a timeout) changes nothing. */
+  /**
+   * The answer is kept once; a later one (after a timeout) changes nothing. An answer may come
+   * before {@link Open} (the call is opened once its notification is accepted, and a quick turn can
+   * answer first): it is kept, and the {@code Open} that follows changes nothing.
+   */
   private ReplyEffect<Event, State> onAnswer(State state, Answer cmd) {
     Instant now = clock.instant();
     if (state.known() && !state.pending()) {

@@ -110,6 +110,15 @@ class CallEntityTest {
   }
 
   @Test
+  void answerBeforeTheCallIsOpenedIsKept() {
+    answer(Replies.ANSWERED, 5);
+    var opened = kit.<CallEntity.Reply>runCommand(r -> new CallEntity.Open("a1", 60, r));
+    assertTrue(opened.hasNoEvents());
+    assertEquals("answered", view().status());
+    assertEquals(5, view().result().get("v").asInt());
+  }
+
+  @Test
   void answerIsForgottenAfterItsRetention() {
     kit.<CallEntity.Reply>runCommand(r -> new CallEntity.Open("a1", 60, r));
     answer(Replies.ANSWERED, 4);

@@ -22,6 +22,8 @@ import java.util.Map;
  *     NewInputState#debounceUntil}); null when it does not debounce or has nothing unread
  * @param awaitingReplies the groups of calls whose replies the agent holds until each has all of
  *     them (none in summaries sent before calls existed)
+ * @param openCalls the calls the agent made and waits on, and those it serves; null when not known
+ *     (a summary read from the read model, or sent before calls were shown)
  */
 public record AgentSummary(
     String agentId,
@@ -38,12 +40,49 @@ public record AgentSummary(
     List<HistoryEntry> history,
     Map<String, Instant> nextFires,
     Instant debounceUntil,
-    List<CallBook.GroupProgress> awaitingReplies) {
+    List<CallBook.GroupProgress> awaitingReplies,
+    OpenCalls openCalls) {
 
   public AgentSummary {
     history = List.copyOf(history);
     nextFires = nextFires == null ? Map.of() : Map.copyOf(nextFires);
     awaitingReplies = awaitingReplies == null ? List.of() : List.copyOf(awaitingReplies);
+  }
+
+  /** A summary that does not show the agent's open calls. */
+  public AgentSummary(
+      String agentId,
+      boolean registered,
+      AgentConfig config,
+      int unread,
+      Instant oldestUnreadAt,
+      int deadLetters,
+      Lease lease,
+      Instant lastActivatedAt,
+      long activationCount,
+      Instant snoozedUntil,
+      boolean paused,
+      List<HistoryEntry> history,
+      Map<String, Instant> nextFires,
+      Instant debounceUntil,
+      List<CallBook.GroupProgress> awaitingReplies) {
+    this(
+        agentId,
+        registered,
+        config,
+        unread,
+        oldestUnreadAt,
+        deadLetters,
+        lease,
+        lastActivatedAt,
+        activationCount,
+        snoozedUntil,
+        paused,
+        history,
+        nextFires,
+        debounceUntil,
+        awaitingReplies,
+        null);
   }
 
   /** A summary of an agent that waits for no group of replies. */
@@ -181,7 +220,8 @@ public record AgentSummary(
         state.history(),
         state.nextFires(),
         NewInputState.debounceUntil(state),
-        state.calls().waitingGroups());
+        state.calls().waitingGroups(),
+        OpenCalls.of(state));
   }
 
   /** The status word of the agent view: paused wins, then leased, then snoozed. */

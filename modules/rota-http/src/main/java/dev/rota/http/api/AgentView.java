@@ -1,9 +1,11 @@
 package dev.rota.http.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.Lease;
+import dev.rota.core.model.OpenCalls;
 import dev.rota.core.tenant.AgentKeys;
 import java.time.Instant;
 import java.util.List;
@@ -24,6 +26,8 @@ import java.util.List;
  * @param debounceMs how long a burst of notifications must pause before the agent is eligible
  * @param debounceMaxMs the most the oldest unread notification waits for a burst to end
  * @param debouncingUntil until when the agent waits for a burst to end; null when it does not
+ * @param calls the calls the agent made that wait for replies and those it serves; shown by the
+ *     agent's own view, left out of a listing's rows (null)
  */
 public record AgentView(
     String agentId,
@@ -46,7 +50,49 @@ public record AgentView(
     String newInput,
     long debounceMs,
     long debounceMaxMs,
-    Instant debouncingUntil) {
+    Instant debouncingUntil,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Calls calls) {
+
+  /** The agent's calls in progress; each list the oldest 100, the counts whole. */
+  public record Calls(List<Made> made, int madeCount, List<Served> served, int servedCount) {
+    static Calls of(OpenCalls calls) {
+      if (calls == null) {
+        return null;
+      }
+      return new Calls(
+          calls.made().stream()
+              .map(
+                  c ->
+                      new Made(
+                          c.callId(), c.to(), c.group(), c.sentAt(), c.deadline(), c.answered()))
+              .toList(),
+          calls.madeCount(),
+          calls.served().stream()
+              .map(
+                  c ->
+                      new Served(
+                          c.callId(),
+                          new Party(c.from().tenant(), c.from().agentId()),
+                          c.depth(),
+                          c.receivedAt(),
+                          c.inTurn()))
+              .toList(),
+          calls.servedCount());
+    }
+  }
+
+  /**
+   * A call the agent made, waiting for its reply: {@code answered} once its reply came and is held
+   * until every call of its {@code group} (null when alone) has one.
+   */
+  public record Made(
+      String callId, String to, String group, Instant sentAt, Instant deadline, boolean answered) {}
+
+  /** A call the agent serves; {@code inTurn} while its running turn carries it. */
+  public record Served(String callId, Party from, int depth, Instant receivedAt, boolean inTurn) {}
+
+  /** A caller: an agent of a tenant, or ({@code agentId} null) a producer outside Rota. */
+  public record Party(String tenant, String agentId) {}
 
   /**
    * One schedule as registered, with {@code nextFireAt}: its earliest fire no turn has served yet
@@ -72,6 +118,33 @@ public record AgentView(
           : new LeaseView(
               lease.runnerId(), lease.kind().wireName(), lease.grantedAt(), lease.expiresAt());
     }
+  }
+
+  /** This view without {@code calls}, as a listing's rows show every agent. */
+  public AgentView withoutCalls() {
+    return new AgentView(
+        agentId,
+        tenant,
+        name,
+        capabilities,
+        priority,
+        minActivationIntervalSeconds,
+        maxInboxDepth,
+        maxAttempts,
+        metadata,
+        status,
+        inbox,
+        lastActivatedAt,
+        activationCount,
+        deadLetters,
+        lease,
+        schedules,
+        scheduled,
+        newInput,
+        debounceMs,
+        debounceMaxMs,
+        debouncingUntil,
+        null);
   }
 
   public static AgentView of(AgentSummary agent, Instant now) {
@@ -106,6 +179,7 @@ public record AgentView(
         config.newInput().wireName(),
         config.debounceMs(),
         config.debounces() ? config.effectiveDebounceMaxMs() : 0,
-        agent.isDebouncing(now) ? agent.debounceUntil() : null);
+        agent.isDebouncing(now) ? agent.debounceUntil() : null,
+        Calls.of(agent.openCalls()));
   }
 }

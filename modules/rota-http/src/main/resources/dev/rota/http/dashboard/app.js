@@ -251,10 +251,50 @@
       ['inbox order', rank(x.inbox)],
       ['staleness order', rank(x.staleness)],
     ]);
+    const calls = a.calls || { made: [], madeCount: 0, served: [], servedCount: 0 };
+    rows('agent-calls-made', callGroups(calls.made), (g) => [
+      cell(g.group || '– (alone)'),
+      cell(g.to.join(', ')),
+      cell(g.answered + ' of ' + g.of),
+      cell(time(g.deadline)),
+    ], 'no call waiting for replies');
+    if (calls.madeCount > calls.made.length) $('agent-calls-made').querySelector('tbody').appendChild(moreRow(calls.madeCount - calls.made.length, 4));
+    rows('agent-calls-served', calls.served, (c) => [
+      cell(c.callId),
+      c.from.agentId ? link(c.from.agentId, '#agent/' + encodeURIComponent(c.from.agentId)) : cell('outside Rota (' + c.from.tenant + ')'),
+      cell(fmt(c.depth)),
+      cell(time(c.receivedAt)),
+      cell(c.inTurn ? 'in the running turn' : 'unread'),
+    ], 'no call to serve');
+    if (calls.servedCount > calls.served.length) $('agent-calls-served').querySelector('tbody').appendChild(moreRow(calls.servedCount - calls.served.length, 5));
     rows('agent-history', h.events, (e) => {
       const details = Object.entries(e).filter(([k]) => k !== 'type' && k !== 'at').map(([k, v]) => k + '=' + v).join('  ');
       return [cell(time(e.at)), cell(e.type), cell(details)];
     }, 'no events');
+  }
+
+  // The calls of one group made by one turn share the group's name and their sentAt (the turn's
+  // completion); a call alone is a group of one. The deadline shown is the earliest one still waiting.
+  function callGroups(made) {
+    const groups = new Map();
+    for (const c of made) {
+      const key = c.group === null ? 'call:' + c.callId : 'group:' + c.group + '@' + c.sentAt;
+      const g = groups.get(key) || { group: c.group, to: [], answered: 0, of: 0, deadline: null };
+      g.to.push(c.to);
+      g.of += 1;
+      if (c.answered) g.answered += 1;
+      else if (!g.deadline || Date.parse(c.deadline) < Date.parse(g.deadline)) g.deadline = c.deadline;
+      groups.set(key, g);
+    }
+    return Array.from(groups.values());
+  }
+  function moreRow(count, span) {
+    const tr = document.createElement('tr');
+    const td = cell('and ' + fmt(count) + ' more');
+    td.colSpan = span;
+    td.className = 'hint';
+    tr.appendChild(td);
+    return tr;
   }
 
   async function runners() {
