@@ -328,7 +328,7 @@ public final class RotaClient implements AutoCloseable {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void complete(String leaseId, String runnerId, JsonNode result) {
-    runner.complete(leaseId, runnerId, result, List.of());
+    runner.complete(leaseId, runnerId, result, List.of(), List.of());
   }
 
   /**
@@ -339,7 +339,21 @@ public final class RotaClient implements AutoCloseable {
    *     (then nothing is completed nor sent)
    */
   public void complete(String leaseId, String runnerId, JsonNode result, List<Send> sends) {
-    runner.complete(leaseId, runnerId, result, sends);
+    runner.complete(leaseId, runnerId, result, sends, List.of());
+  }
+
+  /**
+   * Completes the activation with {@code sends}, leaving the calls named in {@code defer} (carried
+   * by this turn, or owed from an earlier one: {@link Assignment#owes()}) unanswered: they stay
+   * owed, and a later completion that does not defer them answers them (docs/api.md, "Deferred
+   * answers").
+   *
+   * @throws RotaException.Invalid naming {@code defer[i]} when the agent owes no such call (then
+   *     nothing is completed nor sent)
+   */
+  public void complete(
+      String leaseId, String runnerId, JsonNode result, List<Send> sends, List<String> defer) {
+    runner.complete(leaseId, runnerId, result, sends, defer);
   }
 
   /**
@@ -375,7 +389,15 @@ public final class RotaClient implements AutoCloseable {
       int waitSeconds,
       Integer leaseSeconds) {
     return runner.reportAndClaim(
-        leaseId, runnerId, outcome, List.of(), mode, capabilities, waitSeconds, leaseSeconds);
+        leaseId,
+        runnerId,
+        outcome,
+        List.of(),
+        List.of(),
+        mode,
+        capabilities,
+        waitSeconds,
+        leaseSeconds);
   }
 
   /**
@@ -391,9 +413,44 @@ public final class RotaClient implements AutoCloseable {
       Set<String> capabilities,
       int waitSeconds,
       Integer leaseSeconds) {
-    List<Send> sent = outcome instanceof Outcome.Completed ? sends : List.of();
+    return reportAndClaim(
+        leaseId,
+        runnerId,
+        outcome,
+        sends,
+        List.of(),
+        mode,
+        capabilities,
+        waitSeconds,
+        leaseSeconds);
+  }
+
+  /**
+   * {@link #reportAndClaim(String, String, Outcome, List, RunnerMode, Set, int, Integer)} leaving
+   * the calls named in {@code defer} owed (docs/api.md, "Deferred answers"); a failure defers
+   * nothing, since it answers no call.
+   */
+  public ClaimResult reportAndClaim(
+      String leaseId,
+      String runnerId,
+      Outcome outcome,
+      List<Send> sends,
+      List<String> defer,
+      RunnerMode mode,
+      Set<String> capabilities,
+      int waitSeconds,
+      Integer leaseSeconds) {
+    boolean completed = outcome instanceof Outcome.Completed;
     return runner.reportAndClaim(
-        leaseId, runnerId, outcome, sent, mode, capabilities, waitSeconds, leaseSeconds);
+        leaseId,
+        runnerId,
+        outcome,
+        completed ? sends : List.of(),
+        completed ? defer : List.of(),
+        mode,
+        capabilities,
+        waitSeconds,
+        leaseSeconds);
   }
 
   /** Closes every open event stream and subscription; later calls throw. */

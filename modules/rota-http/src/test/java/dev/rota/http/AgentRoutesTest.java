@@ -56,7 +56,8 @@ class AgentRoutesTest extends JUnit5RouteTest {
           "newInput",
           "debounceMs",
           "debounceMaxMs",
-          "debouncingUntil");
+          "debouncingUntil",
+          "owes");
 
   private static TestCluster cluster;
 

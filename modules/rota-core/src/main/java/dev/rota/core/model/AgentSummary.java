@@ -22,6 +22,9 @@ import java.util.Map;
  *     NewInputState#debounceUntil}); null when it does not debounce or has nothing unread
  * @param awaitingReplies the groups of calls whose replies the agent holds until each has all of
  *     them (none in summaries sent before calls existed)
+ * @param owes the calls a turn deferred and the agent still owes an answer to (none in summaries
+ *     sent before deferred answers existed)
+ * @param waitingCalls how many calls the agent made wait for their reply
  */
 public record AgentSummary(
     String agentId,
@@ -38,12 +41,52 @@ public record AgentSummary(
     List<HistoryEntry> history,
     Map<String, Instant> nextFires,
     Instant debounceUntil,
-    List<CallBook.GroupProgress> awaitingReplies) {
+    List<CallBook.GroupProgress> awaitingReplies,
+    List<CallInfo> owes,
+    int waitingCalls) {
 
   public AgentSummary {
     history = List.copyOf(history);
     nextFires = nextFires == null ? Map.of() : Map.copyOf(nextFires);
     awaitingReplies = awaitingReplies == null ? List.of() : List.copyOf(awaitingReplies);
+    owes = owes == null ? List.of() : List.copyOf(owes);
+  }
+
+  /** A summary of an agent that owes no deferred call. */
+  public AgentSummary(
+      String agentId,
+      boolean registered,
+      AgentConfig config,
+      int unread,
+      Instant oldestUnreadAt,
+      int deadLetters,
+      Lease lease,
+      Instant lastActivatedAt,
+      long activationCount,
+      Instant snoozedUntil,
+      boolean paused,
+      List<HistoryEntry> history,
+      Map<String, Instant> nextFires,
+      Instant debounceUntil,
+      List<CallBook.GroupProgress> awaitingReplies) {
+    this(
+        agentId,
+        registered,
+        config,
+        unread,
+        oldestUnreadAt,
+        deadLetters,
+        lease,
+        lastActivatedAt,
+        activationCount,
+        snoozedUntil,
+        paused,
+        history,
+        nextFires,
+        debounceUntil,
+        awaitingReplies,
+        List.of(),
+        0);
   }
 
   /** A summary of an agent that waits for no group of replies. */
@@ -181,7 +224,9 @@ public record AgentSummary(
         state.history(),
         state.nextFires(),
         NewInputState.debounceUntil(state),
-        state.calls().waitingGroups());
+        state.calls().waitingGroups(),
+        state.calls().owed(),
+        (int) state.calls().openCalls().stream().filter(c -> !c.held()).count());
   }
 
   /** The status word of the agent view: paused wins, then leased, then snoozed. */

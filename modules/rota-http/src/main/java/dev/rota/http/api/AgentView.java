@@ -3,6 +3,7 @@ package dev.rota.http.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentSummary;
+import dev.rota.core.model.CallInfo;
 import dev.rota.core.model.Lease;
 import dev.rota.core.tenant.AgentKeys;
 import java.time.Instant;
@@ -24,6 +25,7 @@ import java.util.List;
  * @param debounceMs how long a burst of notifications must pause before the agent is eligible
  * @param debounceMaxMs the most the oldest unread notification waits for a burst to end
  * @param debouncingUntil until when the agent waits for a burst to end; null when it does not
+ * @param owes the calls the agent's turns deferred and it still owes an answer to
  */
 public record AgentView(
     String agentId,
@@ -46,7 +48,8 @@ public record AgentView(
     String newInput,
     long debounceMs,
     long debounceMaxMs,
-    Instant debouncingUntil) {
+    Instant debouncingUntil,
+    List<CallInfo> owes) {
 
   /**
    * One schedule as registered, with {@code nextFireAt}: its earliest fire no turn has served yet
@@ -106,6 +109,7 @@ public record AgentView(
         config.newInput().wireName(),
         config.debounceMs(),
         config.debounces() ? config.effectiveDebounceMaxMs() : 0,
-        agent.isDebouncing(now) ? agent.debounceUntil() : null);
+        agent.isDebouncing(now) ? agent.debounceUntil() : null,
+        agent.owes());
   }
 }
