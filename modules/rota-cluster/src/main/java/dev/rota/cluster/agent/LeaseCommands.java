@@ -168,7 +168,12 @@ final class LeaseCommands {
 
   private Granted granted(ClaimDecision.Grant grant, AgentState after) {
     return new Granted(
-        grant.lease(), grant.carried(), after.config(), grant.more(), entity.seqNr());
+        grant.lease(),
+        grant.carried(),
+        after.config(),
+        grant.more(),
+        entity.seqNr(),
+        after.calls().owed());
   }
 
   ReplyEffect<Event, AgentState> onHeartbeat(AgentState state, Heartbeat cmd) {
@@ -204,11 +209,16 @@ final class LeaseCommands {
         cmd.runnerId(),
         cmd.replyTo(),
         now,
-        lease ->
-            entity
-                .persist(CompletionSends.events(entity, state, lease, cmd, callSettings, now))
-                .thenRun(s -> ended(lease, now, RunnerOutcome.Kind.COMPLETED, null))
-                .thenReply(cmd.replyTo(), s -> new Done(now)));
+        lease -> {
+          Optional<AgentEntity.Rejected> badDefer = CompletionSends.badDefer(state, lease, cmd);
+          if (badDefer.isPresent()) {
+            return entity.effect().reply(cmd.replyTo(), badDefer.get());
+          }
+          return entity
+              .persist(CompletionSends.events(entity, state, lease, cmd, callSettings, now))
+              .thenRun(s -> ended(lease, now, RunnerOutcome.Kind.COMPLETED, null))
+              .thenReply(cmd.replyTo(), s -> new Done(now));
+        });
   }
 
   ReplyEffect<Event, AgentState> onFail(AgentState state, Fail cmd) {
