@@ -298,17 +298,8 @@ public final class AgentEntity {
       owes = owes == null ? List.of() : List.copyOf(owes);
     }
 
-    public Granted(
-        Lease lease,
-        List<Notification> notifications,
-        AgentConfig agent,
-        boolean more,
-        long seqNr) {
-      this(lease, notifications, agent, more, seqNr, List.of());
-    }
-
     public Granted(Lease lease, List<Notification> notifications, AgentConfig agent, boolean more) {
-      this(lease, notifications, agent, more, 0);
+      this(lease, notifications, agent, more, 0, List.of());
     }
   }
 
