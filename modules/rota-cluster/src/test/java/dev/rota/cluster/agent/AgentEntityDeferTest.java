@@ -101,20 +101,23 @@ class AgentEntityDeferTest {
     clock = new MutableClock(T0);
     mailbox = new HandDelivery();
     run++;
+    // Each test kit clears the whole in-memory journal when it is created: all three exist before
+    // any agent writes, or a kit made later would erase the events of those made before it (and a
+    // restart would replay an agent without its registration).
     a = kit("a" + run);
     b = kit("b" + run);
     c = kit("c" + run);
+    for (var kit : List.of(a, b, c)) {
+      kit.<Reply>runCommand(r -> new AgentEntity.Register(AgentConfigPatch.empty(), r));
+    }
   }
 
   private EventSourcedBehaviorTestKit<Command, Event, AgentState> kit(String agentId) {
-    EventSourcedBehaviorTestKit<Command, Event, AgentState> kit =
-        EventSourcedBehaviorTestKit.create(
-            TEST_KIT.system(),
-            AgentEntity.create(
-                agentId, SETTINGS, AgentChangeListener.NONE, clock, clock::nanos, mailbox),
-            EventSourcedBehaviorTestKit.enabledSerializationSettings());
-    kit.<Reply>runCommand(r -> new AgentEntity.Register(AgentConfigPatch.empty(), r));
-    return kit;
+    return EventSourcedBehaviorTestKit.create(
+        TEST_KIT.system(),
+        AgentEntity.create(
+            agentId, SETTINGS, AgentChangeListener.NONE, clock, clock::nanos, mailbox),
+        EventSourcedBehaviorTestKit.enabledSerializationSettings());
   }
 
   /** A claim of {@code kit}, made a minute on so no minimum interval holds it back. */

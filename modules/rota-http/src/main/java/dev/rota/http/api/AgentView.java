@@ -147,6 +147,7 @@ public record AgentView(
         debounceMs,
         debounceMaxMs,
         debouncingUntil,
+        owes,
         null);
   }
 
