@@ -79,6 +79,11 @@ export interface NotifyOptions extends CallOptions {
 /** The options of a completion: the turn's sends, which go out with it (if and only if it is accepted). */
 export interface CompleteOptions extends CallOptions {
   sends?: readonly SendItem[];
+  /**
+   * Calls (carried by the turn, or owed from an earlier one) this completion leaves owed: a later
+   * completion answers them (docs/api.md, "Deferred answers").
+   */
+  defer?: readonly string[];
 }
 
 /** A report's options: the turn's sends go out with a completion only. */
@@ -409,7 +414,7 @@ export class Rota {
    * the `sends` go out with it in one durable write (docs/api.md, "Agents that work together").
    */
   complete(leaseId: string, runnerId: string, result?: Record<string, unknown>, options: CompleteOptions = {}): Promise<ActivationCompleted> {
-    const body = completeBody(runnerId, result, options.sends);
+    const body = completeBody(runnerId, result, options.sends, options.defer);
     return this.json({ method: "POST", path: `${leasePath(leaseId)}/complete`, safe: false, body, signal: options.signal });
   }
 
@@ -439,7 +444,7 @@ export class Rota {
     let body: Record<string, unknown>;
     if (outcome.action === "complete") {
       path = `${leasePath(leaseId)}/complete`;
-      body = completeBody(runnerId, outcome.result, options.sends);
+      body = completeBody(runnerId, outcome.result, options.sends, options.defer);
     } else {
       path = `${leasePath(leaseId)}/fail`;
       body = failBody(runnerId, {
@@ -505,14 +510,25 @@ function claimFields(options: NextClaimOptions, waitSeconds: number): Record<str
   return fields;
 }
 
-/** A completion's body; the sends only when there are some (a node from before sends then refuses the field rather than drop them). */
-function completeBody(runnerId: string, result: Record<string, unknown> | undefined, sends: readonly SendItem[] | undefined): Record<string, unknown> {
+/**
+ * A completion's body; the sends and the deferred calls only when there are some (a node from
+ * before them then refuses the field rather than drop them).
+ */
+function completeBody(
+  runnerId: string,
+  result: Record<string, unknown> | undefined,
+  sends: readonly SendItem[] | undefined,
+  defer: readonly string[] | undefined,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { runnerId };
   if (result !== undefined) {
     body.result = result;
   }
   if (sends !== undefined && sends.length > 0) {
     body.send = [...sends];
+  }
+  if (defer !== undefined && defer.length > 0) {
+    body.defer = [...defer];
   }
   return body;
 }

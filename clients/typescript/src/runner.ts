@@ -3,7 +3,7 @@ import { ConnectionFailed, InvalidRequest, LeaseLost, LeaseNotHeld, NotFound, Ro
 import { sendItem, type SendItem, type SendOptions, type TurnCallOptions } from "./calls.js";
 import { Outcome } from "./outcome.js";
 import { sleep } from "./transport.js";
-import type { Activation, ActivationNotification, ClaimResponse, RunnerHealthState, RunnerMode } from "./types.js";
+import type { Activation, ActivationNotification, CallInfo, ClaimResponse, RunnerHealthState, RunnerMode } from "./types.js";
 
 /** A claim's answer and when it arrived (`performance.now()`). */
 interface Claimed {
@@ -84,6 +84,22 @@ export interface TurnContext {
   call(agentId: string, type: string, payload?: unknown, options?: TurnCallOptions): void;
   /** The sends and calls buffered so far, as the completion's `send` list carries them. */
   readonly sends: readonly SendItem[];
+  /**
+   * Every call this turn may answer: those its notifications carry, then those earlier turns
+   * deferred (the assignment's `owes`). Completing the turn answers each with its result, unless
+   * {@link defer} names it.
+   */
+  readonly owes: readonly CallInfo[];
+  /**
+   * Leaves the call `callId` unanswered by this turn's completion: the agent keeps owing it and
+   * answers it with a later turn's result, e.g. once the calls this turn makes have their replies
+   * (docs/api.md, "Deferred answers"). Throws once the handler has returned.
+   */
+  defer(callId: string): void;
+  /** Defers every call this turn may answer ({@link owes}). */
+  deferAll(): void;
+  /** The calls deferred so far, as the completion's `defer` list carries them. */
+  readonly deferred: readonly string[];
 }
 
 export type Handler = (activation: Activation, context: TurnContext) => Outcome | void | Promise<Outcome | void>;
@@ -412,6 +428,7 @@ export class Runner {
       // Sends ride on a completion only: a failed turn sends nothing. Every try of the report
       // carries the same list, so the node's per-item dedupe keys hold.
       turn.sends = outcome.action === "complete" ? buffered : [];
+      turn.defer = outcome.action === "complete" ? turn.deferredCalls.slice() : [];
       if (this.stopping.signal.aborted || this.nextRefused) {
         // No next turn to claim, or a node without "next": the report goes out alone, while the
         // slot claims again (stopping waits for it).
@@ -450,7 +467,7 @@ export class Runner {
           waitSeconds: 0,
           leaseSeconds: this.options.leaseSeconds,
         },
-        { sends: turn.sends },
+        { sends: turn.sends, defer: turn.defer },
       );
       const received = performance.now();
       this.notify("onReported", activation, outcome);
@@ -565,7 +582,7 @@ export class Runner {
     for (;;) {
       try {
         if (outcome.action === "complete") {
-          await this.client.complete(activation.leaseId, slotId, outcome.result, { sends: turn.sends });
+          await this.client.complete(activation.leaseId, slotId, outcome.result, { sends: turn.sends, defer: turn.defer });
         } else if (outcome.action === "snooze") {
           await this.client.fail(activation.leaseId, slotId, { action: "snooze", snoozeSeconds: outcome.seconds, error: outcome.error });
         } else {
@@ -635,6 +652,10 @@ class Turn {
   handedBack = false;
   /** What the turn's completion sends (set once the handler is done). */
   sends: SendItem[] = [];
+  /** The calls the turn's completion leaves owed (set once the handler is done). */
+  defer: string[] = [];
+  /** The calls the handler deferred. */
+  readonly deferredCalls: string[] = [];
   isSettled = false;
   readonly context: TurnContext;
   /** Fires when the handler settles or the turn is cancelled. */
@@ -660,6 +681,11 @@ class Turn {
     const signal = this.abort.signal;
     const next = (timeoutMs?: number): Promise<ActivationNotification | undefined> => this.next(timeoutMs);
     const outbox = this.outbox;
+    const deferred = this.deferredCalls;
+    const owes: CallInfo[] = [
+      ...activation.notifications.flatMap((n) => (n.call === undefined ? [] : [n.call])),
+      ...(activation.owes ?? []),
+    ];
     this.context = {
       runnerId: slotId,
       leaseId: activation.leaseId,
@@ -687,6 +713,12 @@ class Turn {
       get sends(): readonly SendItem[] {
         return outbox.slice();
       },
+      owes,
+      defer: (callId) => this.deferCall(callId),
+      deferAll: () => owes.forEach((c) => this.deferCall(c.callId)),
+      get deferred(): readonly string[] {
+        return deferred.slice();
+      },
     };
   }
 
@@ -695,6 +727,18 @@ class Turn {
       throw new Error("the turn is over: a send must be made before the handler returns");
     }
     this.outbox.push(item);
+  }
+
+  private deferCall(callId: string): void {
+    if (this.outboxClosed) {
+      throw new Error("the turn is over: a defer must be made before the handler returns");
+    }
+    if (callId === "") {
+      throw new Error("a call id is required");
+    }
+    if (!this.deferredCalls.includes(callId)) {
+      this.deferredCalls.push(callId);
+    }
   }
 
   /** The handler is done: later sends are refused; what the turn's completion carries. */

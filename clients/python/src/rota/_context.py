@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ._calls import JsonObject, call_options, send_item
+from ._calls import CallInfo, JsonObject, call_options, send_item
 
 if TYPE_CHECKING:
     from ._models import Notification
@@ -69,6 +69,38 @@ class Context:
         self._ended = False
         self._sends: list[JsonObject] = []
         self._sends_closed = False
+        self._owes: tuple[CallInfo, ...] = ()
+        self._defer: list[str] = []
+
+    @property
+    def owes(self) -> tuple[CallInfo, ...]:
+        """Every call this turn may answer: those its notifications carry, then those earlier
+        turns deferred (:attr:`~rota.Activation.owes`). Completing the turn answers each with its
+        result, unless :meth:`defer` names it."""
+        return self._owes
+
+    def defer(self, call_id: str) -> None:
+        """Leaves the call ``call_id`` unanswered by this turn's completion: the agent keeps owing
+        it and answers it with a later turn's result, e.g. once the calls this turn makes have
+        their replies (docs/api.md, "Deferred answers"). Naming a call twice defers it once."""
+        if not call_id:
+            raise ValueError("a call id is required")
+        with self._lock:
+            if self._sends_closed:
+                raise RuntimeError("the turn is over: a defer must be made before it returns")
+            if call_id not in self._defer:
+                self._defer.append(call_id)
+
+    def defer_all(self) -> None:
+        """Defers every call this turn may answer (:attr:`owes`)."""
+        for call in self._owes:
+            self.defer(call.call_id)
+
+    @property
+    def deferred(self) -> list[str]:
+        """The calls deferred so far, in order, as the completion's ``defer`` list carries them."""
+        with self._lock:
+            return list(self._defer)
 
     def send(
         self,

@@ -327,15 +327,20 @@ def heartbeat_body(runner_id: str | None) -> JsonObject:
 
 
 def complete_body(
-    runner_id: str | None, result: Any, sends: list[JsonObject] | None = None
+    runner_id: str | None,
+    result: Any,
+    sends: list[JsonObject] | None = None,
+    defer: list[str] | None = None,
 ) -> JsonObject:
-    """A completion's body; the turn's sends only when there are some (a node from before sends
-    then refuses the field rather than drop them)."""
+    """A completion's body; the turn's sends and the calls it defers only when there are some (a
+    node from before them then refuses the field rather than drop them)."""
     body: JsonObject = {"runnerId": runner_id} if runner_id else {}
     if result is not None:
         body["result"] = result
     if sends:
         body["send"] = list(sends)
+    if defer:
+        body["defer"] = list(defer)
     return body
 
 

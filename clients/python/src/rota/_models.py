@@ -107,6 +107,9 @@ class Activation:
     schedule: ScheduleFire | None
     agent: JsonObject
     raw: JsonObject = field(repr=False)
+    owes: tuple[CallInfo, ...] = ()
+    """The calls earlier turns deferred, which this turn may answer too (docs/api.md, "Deferred
+    answers"); the calls it carries are in its notifications' ``call``."""
 
     @property
     def lease_seconds(self) -> float | None:
@@ -138,6 +141,9 @@ class Activation:
             ),
             agent=dict(raw.get("agent") or {}),
             raw=raw,
+            owes=tuple(
+                c for c in (CallInfo.from_json(o) for o in raw.get("owes") or []) if c is not None
+            ),
         )
 
 

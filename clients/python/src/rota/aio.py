@@ -409,11 +409,17 @@ class AsyncRota:
         result: Any = None,
         *,
         sends: list[JsonObject] | None = None,
+        defer: list[str] | None = None,
     ) -> JsonObject:
         """Completes the turn; ``sends`` (items of :attr:`Context.sends`) go out with it, in one
-        durable write: if and only if the completion is accepted."""
+        durable write: if and only if the completion is accepted. The calls named in ``defer``
+        (carried by the turn, or owed from an earlier one) stay owed: a later completion answers
+        them (docs/api.md, "Deferred answers")."""
         return await self._lease_report(
-            lease_id, "complete", runner_id, lambda rid: core.complete_body(rid, result, sends)
+            lease_id,
+            "complete",
+            runner_id,
+            lambda rid: core.complete_body(rid, result, sends, defer),
         )
 
     async def fail(
@@ -439,6 +445,7 @@ class AsyncRota:
         outcome: Outcome,
         *,
         sends: list[JsonObject] | None = None,
+        defer: list[str] | None = None,
         mode: RunnerMode = "hybrid",
         capabilities: Iterable[str] = (),
         wait_seconds: int = 0,
@@ -455,7 +462,7 @@ class AsyncRota:
             what = "complete"
 
             def body(rid: str | None) -> JsonObject:
-                return {**core.complete_body(rid, outcome.result, sends), "next": claim}
+                return {**core.complete_body(rid, outcome.result, sends, defer), "next": claim}
 
         else:
             what = "fail"

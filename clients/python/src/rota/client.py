@@ -386,11 +386,17 @@ class Rota:
         result: Any = None,
         *,
         sends: list[JsonObject] | None = None,
+        defer: list[str] | None = None,
     ) -> JsonObject:
         """Completes the turn; ``sends`` (items of :attr:`Context.sends`) go out with it, in one
-        durable write: if and only if the completion is accepted."""
+        durable write: if and only if the completion is accepted. The calls named in ``defer``
+        (carried by the turn, or owed from an earlier one) stay owed: a later completion answers
+        them (docs/api.md, "Deferred answers")."""
         return self._lease_report(
-            lease_id, "complete", runner_id, lambda rid: core.complete_body(rid, result, sends)
+            lease_id,
+            "complete",
+            runner_id,
+            lambda rid: core.complete_body(rid, result, sends, defer),
         )
 
     def fail(

@@ -95,6 +95,8 @@ class _Running:
     follower: asyncio.Task[None] | None = field(default=None)
     sends: list[JsonObject] = field(default_factory=list)
     """What a completion of the turn sends; the same list goes with every try of the report."""
+    defer: list[str] = field(default_factory=list)
+    """The calls a completion of the turn leaves owed."""
 
 
 class AsyncRunner:
@@ -371,6 +373,9 @@ class AsyncRunner:
         # The grant happened before the answer arrived: the local deadline keeps a small margin
         # so it never falls after the server's expiry.
         context = Context(slot_id, activation.lease_id, received + length - min(0.5, length / 20))
+        context._owes = tuple(n.call for n in activation.notifications if n.call is not None) + (
+            activation.owes
+        )
         work = self._start_handler(activation, context)
         running = _Running(activation, slot_id, context, work)
         self._running[slot_id] = running
@@ -392,6 +397,7 @@ class AsyncRunner:
             outcome = self._outcome_of(work)
             # Sends ride on a completion only: a failed turn sends nothing.
             running.sends = sends if outcome.action == "complete" else []
+            running.defer = context.deferred if outcome.action == "complete" else []
             if self._is_stopping() or self._next_refused:
                 report: asyncio.Task[Any] = asyncio.create_task(self._report(running, outcome))
             else:
@@ -561,6 +567,7 @@ class AsyncRunner:
                 running.slot_id,
                 outcome,
                 sends=running.sends,
+                defer=running.defer,
                 mode=self.mode,
                 capabilities=self.capabilities,
                 wait_seconds=0,
@@ -589,7 +596,11 @@ class AsyncRunner:
             try:
                 if outcome.action == "complete":
                     await self.client.complete(
-                        activation.lease_id, running.slot_id, outcome.result, sends=running.sends
+                        activation.lease_id,
+                        running.slot_id,
+                        outcome.result,
+                        sends=running.sends,
+                        defer=running.defer,
                     )
                 else:
                     await self.client.fail(

@@ -841,6 +841,8 @@ export interface components {
             debounceMaxMs?: number;
             /** @description until when the agent waits for a burst of notifications to end; null when it does not */
             debouncingUntil?: components["schemas"]["NullableTime"];
+            /** @description the calls the agent's turns deferred and it still owes an answer to */
+            owes?: components["schemas"]["CallCarried"][];
             calls?: components["schemas"]["AgentCalls"];
         };
         /** @description the calls the agent made that wait for their replies, and the calls it serves (unread notifications that are calls); each list its oldest 100, the counts whole. Shown by the agent's own view; a listing's rows leave it out. */
@@ -1002,6 +1004,8 @@ export interface components {
             };
             /** @description the unread notifications this turn serves; one that a call carried says so in `call` */
             notifications: components["schemas"]["Notifications"];
+            /** @description the calls earlier turns deferred, which this turn may answer too (the calls it carries are in their notifications' `call`); completing the turn answers each unless `defer` names it; absent when the agent owes none */
+            owes?: components["schemas"]["CallCarried"][];
             agent: {
                 name: string | null;
                 capabilities: string[];
@@ -1055,6 +1059,8 @@ export interface components {
             next?: components["schemas"]["NextClaim"];
             /** @description notifications for other agents of the sender's tenant (at most `rota.calls.max-sends-per-turn`, default 100), written in the same event as the completion and delivered exactly once if and only if it is; a 400 names the item's field (`send[2].agentId`) */
             send?: components["schemas"]["Send"][] | null;
+            /** @description ids of calls (carried by this turn, or owed from an earlier deferral) this completion does not answer: they stay owed, and a later completion that does not name them answers them; a call the agent does not owe, or one named twice, is a 400 naming `defer[i]` */
+            defer?: string[] | null;
         };
         Send: {
             agentId: components["schemas"]["AgentId"];

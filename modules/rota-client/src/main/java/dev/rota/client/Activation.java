@@ -53,6 +53,35 @@ public record Activation(
     sends.call(agentId, notification, options);
   }
 
+  /**
+   * Every call this turn may answer: those its notifications carry ({@link
+   * Assignment.Item#call()}), then those earlier turns deferred ({@link Assignment#owes()}).
+   * Completing the turn answers each with its result, unless {@link #defer deferred}.
+   */
+  public java.util.List<CallInfo> owes() {
+    java.util.List<CallInfo> all = new java.util.ArrayList<>();
+    assignment.notifications().stream()
+        .map(Assignment.Item::call)
+        .filter(java.util.Objects::nonNull)
+        .forEach(all::add);
+    all.addAll(assignment.owes());
+    return java.util.List.copyOf(all);
+  }
+
+  /**
+   * Leaves the call {@code callId} unanswered by this turn's completion: the agent keeps owing it,
+   * and answers it with the result of a later turn, for example once the calls this turn makes have
+   * their replies (docs/api.md, "Deferred answers").
+   */
+  public void defer(String callId) {
+    sends.defer(callId);
+  }
+
+  /** {@link #defer Defers} every call this turn may answer ({@link #owes()}). */
+  public void deferAll() {
+    owes().forEach(c -> sends.defer(c.callId()));
+  }
+
   public String agentId() {
     return assignment.agentId();
   }

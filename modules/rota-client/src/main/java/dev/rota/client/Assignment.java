@@ -25,10 +25,16 @@ public record Assignment(
     List<Item> notifications,
     AgentInfo agent,
     boolean more,
-    Schedule schedule) {
+    Schedule schedule,
+    List<CallInfo> owes) {
 
+  /**
+   * {@code owes}: the calls earlier turns deferred, which this turn may answer (none from a node
+   * from before deferred answers).
+   */
   public Assignment {
     notifications = notifications == null ? List.of() : notifications;
+    owes = owes == null ? List.of() : List.copyOf(owes);
   }
 
   /**

@@ -49,9 +49,11 @@ final class Requests {
 
   /**
    * A completion's body: the runner id, the result when there is one, and the turn's sends when
-   * there are some (a node from before sends then refuses the field rather than drop them).
+   * there are some (a node from before sends then refuses the field rather than drop them), and the
+   * calls it defers when there are some (likewise).
    */
-  static ObjectNode complete(String runnerId, JsonNode result, List<Send> sends) {
+  static ObjectNode complete(
+      String runnerId, JsonNode result, List<Send> sends, List<String> defer) {
     ObjectNode request = byRunner(runnerId);
     if (result != null) {
       request.set("result", result);
@@ -59,6 +61,10 @@ final class Requests {
     if (!sends.isEmpty()) {
       ArrayNode items = request.putArray("send");
       sends.forEach(send -> items.add(send.toJson()));
+    }
+    if (!defer.isEmpty()) {
+      ArrayNode items = request.putArray("defer");
+      defer.forEach(items::add);
     }
     return request;
   }

@@ -54,8 +54,9 @@ final class RunnerCalls {
         calls.call("POST", leasePath(leaseId) + "/heartbeat", body(request), Retry.UNSENT));
   }
 
-  void complete(String leaseId, String runnerId, JsonNode result, List<Send> sends) {
-    ObjectNode request = Requests.complete(runnerId, result, sends);
+  void complete(
+      String leaseId, String runnerId, JsonNode result, List<Send> sends, List<String> defer) {
+    ObjectNode request = Requests.complete(runnerId, result, sends, defer);
     calls.call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
   }
 
@@ -69,6 +70,7 @@ final class RunnerCalls {
       String runnerId,
       Outcome outcome,
       List<Send> sends,
+      List<String> defer,
       RunnerMode mode,
       Set<String> capabilities,
       int waitSeconds,
@@ -76,7 +78,7 @@ final class RunnerCalls {
     ObjectNode request;
     String action;
     if (outcome instanceof Outcome.Completed completed) {
-      request = Requests.complete(runnerId, completed.result(), sends);
+      request = Requests.complete(runnerId, completed.result(), sends, defer);
       action = "/complete";
     } else if (outcome instanceof Outcome.Failed failed) {
       request = Requests.fail(runnerId, failed);

@@ -57,7 +57,7 @@ abstract sealed class RunnerClient permits RotaClient {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void complete(String leaseId, String runnerId, JsonNode result) {
-    runner.complete(leaseId, runnerId, result, List.of());
+    runner.complete(leaseId, runnerId, result, List.of(), List.of());
   }
 
   /**
@@ -68,7 +68,21 @@ abstract sealed class RunnerClient permits RotaClient {
    *     (then nothing is completed nor sent)
    */
   public void complete(String leaseId, String runnerId, JsonNode result, List<Send> sends) {
-    runner.complete(leaseId, runnerId, result, sends);
+    runner.complete(leaseId, runnerId, result, sends, List.of());
+  }
+
+  /**
+   * Completes the activation with {@code sends}, leaving the calls named in {@code defer} (carried
+   * by this turn, or owed from an earlier one: {@link Assignment#owes()}) unanswered: they stay
+   * owed, and a later completion that does not defer them answers them (docs/api.md, "Deferred
+   * answers").
+   *
+   * @throws RotaException.Invalid naming {@code defer[i]} when the agent owes no such call (then
+   *     nothing is completed nor sent)
+   */
+  public void complete(
+      String leaseId, String runnerId, JsonNode result, List<Send> sends, List<String> defer) {
+    runner.complete(leaseId, runnerId, result, sends, defer);
   }
 
   /**
@@ -104,7 +118,15 @@ abstract sealed class RunnerClient permits RotaClient {
       int waitSeconds,
       Integer leaseSeconds) {
     return runner.reportAndClaim(
-        leaseId, runnerId, outcome, List.of(), mode, capabilities, waitSeconds, leaseSeconds);
+        leaseId,
+        runnerId,
+        outcome,
+        List.of(),
+        List.of(),
+        mode,
+        capabilities,
+        waitSeconds,
+        leaseSeconds);
   }
 
   /**
@@ -120,9 +142,44 @@ abstract sealed class RunnerClient permits RotaClient {
       Set<String> capabilities,
       int waitSeconds,
       Integer leaseSeconds) {
-    List<Send> sent = outcome instanceof Outcome.Completed ? sends : List.of();
+    return reportAndClaim(
+        leaseId,
+        runnerId,
+        outcome,
+        sends,
+        List.of(),
+        mode,
+        capabilities,
+        waitSeconds,
+        leaseSeconds);
+  }
+
+  /**
+   * {@link #reportAndClaim(String, String, Outcome, List, RunnerMode, Set, int, Integer)} leaving
+   * the calls named in {@code defer} owed (docs/api.md, "Deferred answers"); a failure defers
+   * nothing, since it answers no call.
+   */
+  public ClaimResult reportAndClaim(
+      String leaseId,
+      String runnerId,
+      Outcome outcome,
+      List<Send> sends,
+      List<String> defer,
+      RunnerMode mode,
+      Set<String> capabilities,
+      int waitSeconds,
+      Integer leaseSeconds) {
+    boolean completed = outcome instanceof Outcome.Completed;
     return runner.reportAndClaim(
-        leaseId, runnerId, outcome, sent, mode, capabilities, waitSeconds, leaseSeconds);
+        leaseId,
+        runnerId,
+        outcome,
+        completed ? sends : List.of(),
+        completed ? defer : List.of(),
+        mode,
+        capabilities,
+        waitSeconds,
+        leaseSeconds);
   }
 
   /**

@@ -114,13 +114,14 @@ final class Slot {
       // Sends ride on the completion only; the same list goes with every try of the report.
       List<Send> buffered = sends.close();
       List<Send> sent = outcome instanceof Outcome.Completed ? buffered : List.of();
+      List<String> defer = sends.deferred();
       CancellationToken.Reason reason = keeper.token.reason();
       if (reason == null) {
         if (runner.isStopping() || runner.nextRefused) {
-          report(keeper, outcome, sent, false);
+          report(keeper, outcome, sent, defer, false);
           return null;
         }
-        return reportAndClaim(keeper, outcome, sent);
+        return reportAndClaim(keeper, outcome, sent, defer);
       }
       if (reason == CancellationToken.Reason.SHUTDOWN) {
         handBack(slotId, assignment, "runner stopped before the activation finished");
@@ -143,7 +144,8 @@ final class Slot {
    * stopping never waits out a long poll behind a report. A report whose answer was lost goes again
    * without the claim (a lease granted to a lost answer expires and counts as a retry).
    */
-  private ClaimResult reportAndClaim(LeaseKeeper keeper, Outcome outcome, List<Send> sends) {
+  private ClaimResult reportAndClaim(
+      LeaseKeeper keeper, Outcome outcome, List<Send> sends, List<String> defer) {
     Assignment assignment = keeper.assignment;
     try {
       ClaimResult next =
@@ -152,6 +154,7 @@ final class Slot {
               keeper.slotId,
               outcome,
               sends,
+              defer,
               runner.mode,
               runner.capabilities,
               0,
@@ -167,13 +170,13 @@ final class Slot {
       }
       // A node from before "next": nothing was reported; report alone from now on.
       runner.nextRefused = true;
-      report(keeper, outcome, sends, false);
+      report(keeper, outcome, sends, defer, false);
     } catch (RotaException.Connection e) {
       if (keeper.expired()) {
         runner.listener.onError("report", e);
       } else {
         pause(Duration.ofMillis(500));
-        report(keeper, outcome, sends, e.requestSent());
+        report(keeper, outcome, sends, defer, e.requestSent());
       }
     } catch (RuntimeException e) {
       runner.listener.onError("report", e);
@@ -186,12 +189,18 @@ final class Slot {
    *
    * @param answerLost whether an earlier try of this report may have reached the server
    */
-  private void report(LeaseKeeper keeper, Outcome outcome, List<Send> sends, boolean answerLost) {
+  private void report(
+      LeaseKeeper keeper,
+      Outcome outcome,
+      List<Send> sends,
+      List<String> defer,
+      boolean answerLost) {
     Assignment assignment = keeper.assignment;
     while (true) {
       try {
         if (outcome instanceof Outcome.Completed completed) {
-          runner.client.complete(assignment.leaseId(), keeper.slotId, completed.result(), sends);
+          runner.client.complete(
+              assignment.leaseId(), keeper.slotId, completed.result(), sends, defer);
         } else {
           runner.client.fail(assignment.leaseId(), keeper.slotId, outcome);
         }

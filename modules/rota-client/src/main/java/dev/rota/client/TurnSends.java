@@ -16,6 +16,7 @@ import java.util.List;
  */
 public final class TurnSends {
   private final List<Send> items = new ArrayList<>();
+  private final List<String> defer = new ArrayList<>();
   private boolean closed;
 
   /** Sends {@code notification} to {@code agentId} when the turn completes. */
@@ -37,6 +38,28 @@ public final class TurnSends {
 
   public void call(String agentId, String type, JsonNode payload, CallOptions options) {
     call(agentId, Notification.of(type, payload), options);
+  }
+
+  /**
+   * Leaves the call {@code callId} (carried by this turn, or owed from an earlier one) unanswered
+   * by this turn's completion: the agent still owes it, and a later turn answers it (docs/api.md,
+   * "Deferred answers"). Naming a call twice defers it once.
+   */
+  public synchronized void defer(String callId) {
+    if (closed) {
+      throw new IllegalStateException("the turn is over: a defer must be made before it returns");
+    }
+    if (callId == null || callId.isBlank()) {
+      throw new IllegalArgumentException("a call id is required");
+    }
+    if (!defer.contains(callId)) {
+      defer.add(callId);
+    }
+  }
+
+  /** The calls deferred so far, in order. */
+  public synchronized List<String> deferred() {
+    return List.copyOf(defer);
   }
 
   /** The items buffered so far, in order. */

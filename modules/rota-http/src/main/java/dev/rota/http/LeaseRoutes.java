@@ -149,6 +149,7 @@ public final class LeaseRoutes extends AllDirectives {
           String runnerId = caller.requireRunner(body.validatedRunnerId());
           JsonNode result = body.validatedResult();
           List<Send> sends = body.validatedSends();
+          List<String> defer = body.validatedDefer();
           ClaimRequest.Claim next = next(body.next(), runnerId);
           return withNextTimeout(
               next,
@@ -157,7 +158,8 @@ public final class LeaseRoutes extends AllDirectives {
                       caller,
                       leaseId,
                       replyTo ->
-                          new AgentEntity.Complete(leaseId, runnerId, result, sends, replyTo),
+                          new AgentEntity.Complete(
+                              leaseId, runnerId, result, sends, defer, replyTo),
                       reply ->
                           answer(
                               caller,

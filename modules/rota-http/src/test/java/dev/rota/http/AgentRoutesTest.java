@@ -57,6 +57,7 @@ class AgentRoutesTest extends JUnit5RouteTest {
           "debounceMs",
           "debounceMaxMs",
           "debouncingUntil",
+          "owes",
           "calls");
 
   private static TestCluster cluster;

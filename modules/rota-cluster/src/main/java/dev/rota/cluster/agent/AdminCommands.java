@@ -79,9 +79,15 @@ final class AdminCommands {
               new Rejected(ErrorCode.CONFLICT, "agent " + entity.agentId() + " holds a lease"));
     }
     Instant now = entity.now();
-    // The calls waiting in the inbox are answered failed: their callers would wait in vain.
+    // The calls waiting in the inbox, and those it deferred, are answered failed: their callers
+    // would wait in vain.
     var replies =
-        dev.rota.core.calls.TurnSends.abandoned(entity.agentId(), state.inbox(), "deleted", now);
+        new java.util.ArrayList<>(
+            dev.rota.core.calls.TurnSends.abandoned(
+                entity.agentId(), state.inbox(), "deleted", now));
+    replies.addAll(
+        dev.rota.core.calls.TurnSends.abandonedOwed(
+            entity.agentId(), state.calls().owed(), "deleted", now));
     return entity
         .persist(new AgentDeregistered(now, replies))
         .thenReply(cmd.replyTo(), s -> new Done(now));

@@ -167,17 +167,34 @@ public final class AgentEntity {
 
   /**
    * The turn is done; {@code sends} (possibly empty) are delivered if and only if this completion
-   * is written, in the same event.
+   * is written, in the same event. The calls named in {@code defer} (carried by the turn or owed
+   * from an earlier one) are not answered now but stay owed; every other call is answered with
+   * {@code result}.
    */
   public record Complete(
-      String leaseId, String runnerId, JsonNode result, List<Send> sends, ActorRef<Reply> replyTo)
+      String leaseId,
+      String runnerId,
+      JsonNode result,
+      List<Send> sends,
+      List<String> defer,
+      ActorRef<Reply> replyTo)
       implements Command {
     public Complete {
       sends = sends == null ? List.of() : List.copyOf(sends);
+      defer = defer == null ? List.of() : List.copyOf(defer);
+    }
+
+    public Complete(
+        String leaseId,
+        String runnerId,
+        JsonNode result,
+        List<Send> sends,
+        ActorRef<Reply> replyTo) {
+      this(leaseId, runnerId, result, sends, List.of(), replyTo);
     }
 
     public Complete(String leaseId, String runnerId, JsonNode result, ActorRef<Reply> replyTo) {
-      this(leaseId, runnerId, result, List.of(), replyTo);
+      this(leaseId, runnerId, result, List.of(), List.of(), replyTo);
     }
   }
 
@@ -269,10 +286,20 @@ public final class AgentEntity {
    * inbox, oldest first; {@code more} when some stay unread for the next turn.
    */
   public record Granted(
-      Lease lease, List<Notification> notifications, AgentConfig agent, boolean more, long seqNr)
+      Lease lease,
+      List<Notification> notifications,
+      AgentConfig agent,
+      boolean more,
+      long seqNr,
+      List<CallInfo> owes)
       implements Reply {
+    /** {@code owes}: the calls earlier turns deferred, which this turn may answer too. */
+    public Granted {
+      owes = owes == null ? List.of() : List.copyOf(owes);
+    }
+
     public Granted(Lease lease, List<Notification> notifications, AgentConfig agent, boolean more) {
-      this(lease, notifications, agent, more, 0);
+      this(lease, notifications, agent, more, 0, List.of());
     }
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.CallInfo;
 import dev.rota.core.model.CallState;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
@@ -31,7 +32,8 @@ public final class AgentEvents {
     } else if (event instanceof LeaseRenewed e) {
       return s.leaseExtended(e.expiresAt());
     } else if (event instanceof ActivationCompleted e) {
-      return CallState.sent(s.completed(e.at()), e.sends(), e.calls(), e.at());
+      return CallState.owing(
+          CallState.sent(s.completed(e.at()), e.sends(), e.calls(), e.at()), e.owed());
     } else if (event instanceof ActivationFailed e) {
       AgentState after =
           s.failed(e.action(), e.error(), e.at(), e.snoozedUntil(), "activation.failed")
@@ -177,16 +179,32 @@ public final class AgentEvents {
       Instant at,
       InboxSummary inboxAfter,
       List<OutboxItem> sends,
-      List<OpenCall> calls)
+      List<OpenCall> calls,
+      List<CallInfo> owed)
       implements ActivationEnded {
+    /**
+     * {@code owed}: every call the agent owes after the turn (it deferred them); none in events
+     * written before deferred answers existed.
+     */
     public ActivationCompleted {
       sends = sends == null ? List.of() : List.copyOf(sends);
       calls = calls == null ? List.of() : List.copyOf(calls);
+      owed = owed == null ? List.of() : List.copyOf(owed);
+    }
+
+    public ActivationCompleted(
+        String leaseId,
+        JsonNode result,
+        Instant at,
+        InboxSummary inboxAfter,
+        List<OutboxItem> sends,
+        List<OpenCall> calls) {
+      this(leaseId, result, at, inboxAfter, sends, calls, List.of());
     }
 
     public ActivationCompleted(
         String leaseId, JsonNode result, Instant at, InboxSummary inboxAfter) {
-      this(leaseId, result, at, inboxAfter, List.of(), List.of());
+      this(leaseId, result, at, inboxAfter, List.of(), List.of(), List.of());
     }
 
     @Override

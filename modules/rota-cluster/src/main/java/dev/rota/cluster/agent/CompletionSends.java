@@ -44,6 +44,18 @@ final class CompletionSends {
     return Optional.empty();
   }
 
+  /**
+   * Why the completion's {@code defer} cannot be honoured (an item naming a call the agent neither
+   * carries in this turn nor owes), as the agent's 400 naming {@code defer[i]}; empty when it can.
+   */
+  static Optional<AgentEntity.Rejected> badDefer(AgentState state, Lease lease, Complete cmd) {
+    if (cmd.defer().isEmpty()) {
+      return Optional.empty();
+    }
+    return TurnSends.badDefer(cmd.defer(), state.calls().owed(), state.carried(lease))
+        .map(why -> new AgentEntity.Rejected(AgentEntity.ErrorCode.INVALID, why));
+  }
+
   static List<Event> events(
       AgentEffects entity,
       AgentState state,
@@ -57,6 +69,8 @@ final class CompletionSends {
             lease.leaseId(),
             lease.fencingToken(),
             state.carried(lease),
+            state.calls().owed(),
+            cmd.defer(),
             cmd.sends(),
             cmd.result(),
             settings.maxDepth(),
@@ -71,7 +85,8 @@ final class CompletionSends {
             now,
             InboxSummary.of(state.completed(now)),
             plan.items(),
-            plan.calls()));
+            plan.calls(),
+            plan.owed()));
     for (TurnSends.Immediate answered : plan.immediate()) {
       Notification reply =
           new Notification(

@@ -16,8 +16,6 @@ import dev.rota.cluster.agent.AgentEntity.Release;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.agent.AgentEvents.ActivationFailed;
 import dev.rota.cluster.agent.AgentEvents.Event;
-import dev.rota.cluster.agent.AgentEvents.InboxSummary;
-import dev.rota.cluster.agent.AgentEvents.LeaseExpired;
 import dev.rota.cluster.agent.AgentEvents.LeaseGranted;
 import dev.rota.cluster.agent.AgentEvents.LeaseRenewed;
 import dev.rota.cluster.health.RunnerHealth;
@@ -26,7 +24,6 @@ import dev.rota.cluster.tenant.TenantGate;
 import dev.rota.core.calls.TurnSends;
 import dev.rota.core.health.RunnerOutcome;
 import dev.rota.core.model.AgentState;
-import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.NewInputState;
@@ -35,7 +32,6 @@ import dev.rota.core.model.TextRules.Kind;
 import dev.rota.core.model.TextRules.Violation;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
@@ -168,7 +164,12 @@ final class LeaseCommands {
 
   private Granted granted(ClaimDecision.Grant grant, AgentState after) {
     return new Granted(
-        grant.lease(), grant.carried(), after.config(), grant.more(), entity.seqNr());
+        grant.lease(),
+        grant.carried(),
+        after.config(),
+        grant.more(),
+        entity.seqNr(),
+        after.calls().owed());
   }
 
   ReplyEffect<Event, AgentState> onHeartbeat(AgentState state, Heartbeat cmd) {
@@ -204,11 +205,16 @@ final class LeaseCommands {
         cmd.runnerId(),
         cmd.replyTo(),
         now,
-        lease ->
-            entity
-                .persist(CompletionSends.events(entity, state, lease, cmd, callSettings, now))
-                .thenRun(s -> ended(lease, now, RunnerOutcome.Kind.COMPLETED, null))
-                .thenReply(cmd.replyTo(), s -> new Done(now)));
+        lease -> {
+          Optional<AgentEntity.Rejected> badDefer = CompletionSends.badDefer(state, lease, cmd);
+          if (badDefer.isPresent()) {
+            return entity.effect().reply(cmd.replyTo(), badDefer.get());
+          }
+          return entity
+              .persist(CompletionSends.events(entity, state, lease, cmd, callSettings, now))
+              .thenRun(s -> ended(lease, now, RunnerOutcome.Kind.COMPLETED, null))
+              .thenReply(cmd.replyTo(), s -> new Done(now));
+        });
   }
 
   ReplyEffect<Event, AgentState> onFail(AgentState state, Fail cmd) {
@@ -254,7 +260,16 @@ final class LeaseCommands {
         now,
         lease ->
             entity
-                .persist(failedEvent(state, lease, action, error, snoozedUntil, now))
+                .persist(
+                    FailedTurnEvents.failed(
+                        entity.agentId(),
+                        settings.maxDeadLetters(),
+                        state,
+                        lease,
+                        action,
+                        error,
+                        snoozedUntil,
+                        now))
                 .thenRun(
                     s ->
                         ended(
@@ -307,7 +322,9 @@ final class LeaseCommands {
   private EffectBuilder<Event, AgentState> expire(AgentState state, Instant now) {
     Lease lease = state.lease();
     return entity
-        .persist(expiredEvent(state, now))
+        .persist(
+            FailedTurnEvents.expired(
+                entity.agentId(), settings.maxDeadLetters(), state, LEASE_EXPIRED, now))
         .thenRun(s -> caps.release(lease.leaseId(), LEASE_EXPIRED))
         .thenRun(s -> toRunnerHealth(lease, RunnerOutcome.Kind.EXPIRED, now, LEASE_EXPIRED));
   }
@@ -341,51 +358,6 @@ final class LeaseCommands {
       return expire(state, now).thenReply(replyTo, s -> LeaseRefusals.leaseLost(leaseId));
     }
     return handler.apply(lease);
-  }
-
-  private ActivationFailed failedEvent(
-      AgentState state,
-      Lease lease,
-      FailureAction action,
-      String error,
-      Instant snoozedUntil,
-      Instant now) {
-    AgentState after = state.failed(action, error, now, snoozedUntil, "activation.failed");
-    return new ActivationFailed(
-        lease.leaseId(),
-        action,
-        error,
-        snoozedUntil,
-        now,
-        InboxSummary.of(after),
-        newDeadLetters(state, after),
-        overCap(after),
-        TurnSends.deadLettered(entity.agentId(), newDeadLetters(state, after), now));
-  }
-
-  private LeaseExpired expiredEvent(AgentState state, Instant now) {
-    AgentState after = state.failed(FailureAction.RETRY, LEASE_EXPIRED, now, null, "lease.expired");
-    return new LeaseExpired(
-        state.lease().leaseId(),
-        now,
-        InboxSummary.of(after),
-        newDeadLetters(state, after),
-        overCap(after),
-        TurnSends.deadLettered(entity.agentId(), newDeadLetters(state, after), now));
-  }
-
-  /** The oldest dead letters past {@code rota.agent.max-dead-letters}, to drop. */
-  private List<String> overCap(AgentState after) {
-    int over = after.deadLetters().size() - settings.maxDeadLetters();
-    if (over <= 0) {
-      return List.of();
-    }
-    return after.deadLetters().subList(0, over).stream().map(DeadLetter::id).toList();
-  }
-
-  private static List<DeadLetter> newDeadLetters(AgentState before, AgentState after) {
-    return List.copyOf(
-        after.deadLetters().subList(before.deadLetters().size(), after.deadLetters().size()));
   }
 
   private ReplyEffect<Event, AgentState> replyIfAsked(

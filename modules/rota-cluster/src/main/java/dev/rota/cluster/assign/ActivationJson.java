@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.core.model.AgentConfig;
+import dev.rota.core.model.CallInfo;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
@@ -29,8 +30,9 @@ public final class ActivationJson {
 
   /**
    * {@code
-   * {"leaseId","agentId","tenant","kind","attempt","grantedAt","expiresAt","notifications","agent"}},
-   * and for a scheduled turn {@code "schedule": {"name","firedAt","payload"}}.
+   * {"leaseId","agentId","tenant","kind","attempt","grantedAt","expiresAt","notifications","more","agent"}},
+   * with {@code "owes"} when earlier turns deferred calls, and for a scheduled turn {@code
+   * "schedule": {"name","firedAt","payload"}}.
    */
   public static ObjectNode assignment(AgentEntity.Granted granted) {
     Lease lease = granted.lease();
@@ -46,6 +48,11 @@ public final class ActivationJson {
     ArrayNode notifications = node.putArray("notifications");
     granted.notifications().forEach(n -> notifications.add(notification(n)));
     node.put("more", granted.more());
+    if (!granted.owes().isEmpty()) {
+      // Only when some are owed: an assignment of an agent that never deferred is as it was.
+      ArrayNode owes = node.putArray("owes");
+      granted.owes().forEach(c -> owes.add(call(c)));
+    }
     node.set("agent", agent(granted.agent()));
     if (lease.schedule() != null) {
       node.set("schedule", schedule(lease.schedule(), granted.agent()));
@@ -84,14 +91,20 @@ public final class ActivationJson {
     node.put("receivedAt", time(n.receivedAt()));
     node.put("attempt", n.attempts() + 1);
     if (n.call() != null) {
-      ObjectNode call = node.putObject("call");
-      call.put("callId", n.call().callId());
-      ObjectNode from = call.putObject("from");
-      from.put("tenant", n.call().from().tenant());
-      from.put("agentId", n.call().from().agentId());
-      call.put("depth", n.call().depth());
+      node.set("call", call(n.call()));
     }
     return node;
+  }
+
+  /** A call as a notification's {@code call} and an assignment's {@code owes} show it. */
+  public static ObjectNode call(CallInfo c) {
+    ObjectNode call = JSON.objectNode();
+    call.put("callId", c.callId());
+    ObjectNode from = call.putObject("from");
+    from.put("tenant", c.from().tenant());
+    from.put("agentId", c.from().agentId());
+    call.put("depth", c.depth());
+    return call;
   }
 
   private static ObjectNode agent(AgentConfig config) {

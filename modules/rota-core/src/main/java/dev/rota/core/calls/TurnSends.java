@@ -14,8 +14,10 @@ import dev.rota.core.model.TextRules.Violation;
 import dev.rota.core.tenant.AgentKeys;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -33,20 +35,47 @@ public final class TurnSends {
   /** A call answered at once, without a delivery: its caller's reply is {@code payload}. */
   public record Immediate(String callId, String status, JsonNode payload) {}
 
-  /** The outbox items, the calls opened, and the calls answered at once. */
-  public record Plan(List<OutboxItem> items, List<OpenCall> calls, List<Immediate> immediate) {
-    public static final Plan NONE = new Plan(List.of(), List.of(), List.of());
+  /**
+   * The outbox items, the calls opened, the calls answered at once, and the calls the agent still
+   * owes after the turn (those it deferred).
+   */
+  public record Plan(
+      List<OutboxItem> items,
+      List<OpenCall> calls,
+      List<Immediate> immediate,
+      List<CallInfo> owed) {
+    public static final Plan NONE = new Plan(List.of(), List.of(), List.of(), List.of());
 
     public boolean isEmpty() {
-      return items.isEmpty() && calls.isEmpty() && immediate.isEmpty();
+      return items.isEmpty() && calls.isEmpty() && immediate.isEmpty() && owed.isEmpty();
     }
   }
 
   /**
-   * What the completion of lease {@code leaseId} (fencing token {@code fencingToken}) of agent
-   * {@code senderKey} owes: its {@code sends}, and for each notification it carried that is a call,
-   * an answered reply carrying {@code result}.
+   * Why a completion's {@code defer} list cannot be honoured: an item naming a call the agent
+   * neither owes nor carries in this turn, or naming one twice ({@code defer[1]: ...}); empty when
+   * every item names a call it may defer.
    */
+  public static Optional<String> badDefer(
+      List<String> defer, List<CallInfo> owed, List<Notification> carried) {
+    Set<String> answerable = new HashSet<>();
+    owed.forEach(c -> answerable.add(c.callId()));
+    carried.stream().filter(n -> n.call() != null).forEach(n -> answerable.add(n.call().callId()));
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < defer.size(); i++) {
+      String callId = defer.get(i);
+      if (!answerable.contains(callId)) {
+        return Optional.of(
+            "defer[" + i + "]: the agent owes no call " + callId + " (neither carried nor owed)");
+      }
+      if (!seen.add(callId)) {
+        return Optional.of("defer[" + i + "]: call " + callId + " is named twice");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** A completion that defers nothing, of an agent that owes nothing from earlier turns. */
   public static Plan completion(
       String senderKey,
       String leaseId,
@@ -57,15 +86,45 @@ public final class TurnSends {
       int maxDepth,
       Instant now,
       Supplier<String> newCallId) {
+    return completion(
+        senderKey,
+        leaseId,
+        fencingToken,
+        carried,
+        List.of(),
+        List.of(),
+        sends,
+        result,
+        maxDepth,
+        now,
+        newCallId);
+  }
+
+  /**
+   * What the completion of lease {@code leaseId} (fencing token {@code fencingToken}) of agent
+   * {@code senderKey} owes: its {@code sends}, and for each call it carried or owed from an earlier
+   * turn ({@code owed}) and does not {@code defer}, an answered reply carrying {@code result}. The
+   * deferred ones stay owed ({@link Plan#owed()}: the earlier ones first, then the carried ones).
+   * Its calls are one deeper than the deepest call it carried or owes. {@code defer} is checked
+   * first ({@link #badDefer}).
+   */
+  public static Plan completion(
+      String senderKey,
+      String leaseId,
+      long fencingToken,
+      List<Notification> carried,
+      List<CallInfo> owed,
+      List<String> defer,
+      List<Send> sends,
+      JsonNode result,
+      int maxDepth,
+      Instant now,
+      Supplier<String> newCallId) {
     String tenant = AgentKeys.tenantOf(senderKey);
     CallInfo.Party me = new CallInfo.Party(tenant, AgentKeys.agentIdOf(senderKey));
-    int depth =
-        1
-            + carried.stream()
-                .filter(n -> n.call() != null)
-                .mapToInt(n -> n.call().depth())
-                .max()
-                .orElse(0);
+    List<CallInfo> served = new ArrayList<>(owed);
+    carried.stream().filter(n -> n.call() != null).forEach(n -> served.add(n.call()));
+    int depth = 1 + served.stream().mapToInt(CallInfo::depth).max().orElse(0);
     List<OutboxItem> items = new ArrayList<>();
     List<OpenCall> calls = new ArrayList<>();
     List<Immediate> immediate = new ArrayList<>();
@@ -119,7 +178,7 @@ public final class TurnSends {
               now));
     }
     for (Notification n : carried) {
-      if (n.call() != null) {
+      if (n.call() != null && !defer.contains(n.call().callId())) {
         items.add(
             reply(
                 "r" + fencingToken + "-" + n.notificationId(),
@@ -129,7 +188,19 @@ public final class TurnSends {
                 now));
       }
     }
-    return new Plan(List.copyOf(items), List.copyOf(calls), List.copyOf(immediate));
+    for (CallInfo call : owed) {
+      if (!defer.contains(call.callId())) {
+        items.add(
+            reply(
+                "r" + fencingToken + "-" + call.callId(),
+                call,
+                Replies.ANSWERED,
+                Replies.answered(call.callId(), me, result),
+                now));
+      }
+    }
+    List<CallInfo> stillOwed = served.stream().filter(c -> defer.contains(c.callId())).toList();
+    return new Plan(List.copyOf(items), List.copyOf(calls), List.copyOf(immediate), stillOwed);
   }
 
   /**
@@ -178,6 +249,27 @@ public final class TurnSends {
       }
     }
     return List.copyOf(items);
+  }
+
+  /**
+   * The failed replies owed for calls the agent deferred and will never answer ({@code reason}: the
+   * agent was deleted).
+   */
+  public static List<OutboxItem> abandonedOwed(
+      String agentKey, List<CallInfo> owed, String reason, Instant now) {
+    CallInfo.Party me =
+        new CallInfo.Party(AgentKeys.tenantOf(agentKey), AgentKeys.agentIdOf(agentKey));
+    return owed.stream()
+        .map(
+            call ->
+                reply(
+                    "a-" + call.callId(),
+                    call,
+                    Replies.FAILED,
+                    Replies.failed(
+                        call.callId(), me, Replies.FAILED, reason, "the agent was deleted"),
+                    now))
+        .toList();
   }
 
   /** Where a reply to {@code call} goes: its calling agent, or the call's own record. */

@@ -113,6 +113,17 @@ public final class AgentExplanation {
                     + group.of(),
                 group));
       }
+      if (!agent.owes().isEmpty() && agent.waitingCalls() > 0) {
+        blocks.add(
+            new Block(
+                "awaiting_replies",
+                null,
+                "owes "
+                    + agent.owes().size()
+                    + " deferred call(s) and waits for "
+                    + agent.waitingCalls()
+                    + " reply(ies) to the calls it made; a reply makes it eligible"));
+      }
     }
     Instant rested = restedAt(agent);
     // A due schedule is an override: the minimum interval does not hold it back.

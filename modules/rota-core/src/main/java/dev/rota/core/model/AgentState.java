@@ -191,8 +191,9 @@ public record AgentState(
   public AgentState deregistered(Instant at) {
     AgentStateBuilder fresh = new AgentStateBuilder(agentId);
     fresh.fencingCounter = fencingCounter;
-    // What the agent owes others is still owed: its outbox is delivered after it is gone.
-    fresh.calls = calls;
+    // What the agent owes others is still owed: its outbox is delivered after it is gone. The calls
+    // it deferred are answered failed by the same event's replies, so they are owed no longer.
+    fresh.calls = calls.owing(List.of());
     return fresh.build();
   }
 

@@ -24,6 +24,9 @@ import java.util.Map;
  *     them (none in summaries sent before calls existed)
  * @param openCalls the calls the agent made and waits on, and those it serves; null when not known
  *     (a summary read from the read model, or sent before calls were shown)
+ * @param owes the calls a turn deferred and the agent still owes an answer to (none in summaries
+ *     sent before deferred answers existed)
+ * @param waitingCalls how many calls the agent made wait for their reply
  */
 public record AgentSummary(
     String agentId,
@@ -41,12 +44,54 @@ public record AgentSummary(
     Map<String, Instant> nextFires,
     Instant debounceUntil,
     List<CallBook.GroupProgress> awaitingReplies,
-    OpenCalls openCalls) {
+    OpenCalls openCalls,
+    List<CallInfo> owes,
+    int waitingCalls) {
 
   public AgentSummary {
     history = List.copyOf(history);
     nextFires = nextFires == null ? Map.of() : Map.copyOf(nextFires);
     awaitingReplies = awaitingReplies == null ? List.of() : List.copyOf(awaitingReplies);
+    owes = owes == null ? List.of() : List.copyOf(owes);
+  }
+
+  /** A summary of an agent that owes no deferred call. */
+  public AgentSummary(
+      String agentId,
+      boolean registered,
+      AgentConfig config,
+      int unread,
+      Instant oldestUnreadAt,
+      int deadLetters,
+      Lease lease,
+      Instant lastActivatedAt,
+      long activationCount,
+      Instant snoozedUntil,
+      boolean paused,
+      List<HistoryEntry> history,
+      Map<String, Instant> nextFires,
+      Instant debounceUntil,
+      List<CallBook.GroupProgress> awaitingReplies,
+      OpenCalls openCalls) {
+    this(
+        agentId,
+        registered,
+        config,
+        unread,
+        oldestUnreadAt,
+        deadLetters,
+        lease,
+        lastActivatedAt,
+        activationCount,
+        snoozedUntil,
+        paused,
+        history,
+        nextFires,
+        debounceUntil,
+        awaitingReplies,
+        openCalls,
+        List.of(),
+        0);
   }
 
   /** A summary that does not show the agent's open calls. */
@@ -221,7 +266,9 @@ public record AgentSummary(
         state.nextFires(),
         NewInputState.debounceUntil(state),
         state.calls().waitingGroups(),
-        OpenCalls.of(state));
+        OpenCalls.of(state),
+        state.calls().owed(),
+        (int) state.calls().openCalls().stream().filter(c -> !c.held()).count());
   }
 
   /** The status word of the agent view: paused wins, then leased, then snoozed. */

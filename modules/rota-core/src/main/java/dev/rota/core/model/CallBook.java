@@ -7,17 +7,31 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * An agent's side of working with others: its outbox (sends and replies it owes, not yet delivered)
- * and its open calls (calls it made, waiting for their replies). Immutable; every transition
+ * An agent's side of working with others: its outbox (sends and replies it owes, not yet
+ * delivered), its open calls (calls it made, waiting for their replies), and the calls it was made
+ * and owes an answer to, deferred by a turn that did not answer them. Immutable; every transition
  * returns a new book.
+ *
+ * @param owed the calls a completion deferred, in the order they reached the agent; the next
+ *     completion that does not defer one answers it
  */
-public record CallBook(List<OutboxItem> outbox, List<OpenCall> openCalls) {
-  private static final CallBook EMPTY = new CallBook(List.of(), List.of());
+public record CallBook(List<OutboxItem> outbox, List<OpenCall> openCalls, List<CallInfo> owed) {
+  private static final CallBook EMPTY = new CallBook(List.of(), List.of(), List.of());
 
   public CallBook {
-    // Snapshots taken before calls existed have none.
+    // Snapshots taken before calls (or deferred answers) existed have none.
     outbox = outbox == null ? List.of() : List.copyOf(outbox);
     openCalls = openCalls == null ? List.of() : List.copyOf(openCalls);
+    owed = owed == null ? List.of() : List.copyOf(owed);
+  }
+
+  public CallBook(List<OutboxItem> outbox, List<OpenCall> openCalls) {
+    this(outbox, openCalls, List.of());
+  }
+
+  /** The book owing exactly {@code calls} (what a completion left deferred). */
+  public CallBook owing(List<CallInfo> calls) {
+    return new CallBook(outbox, openCalls, calls);
   }
 
   public static CallBook empty() {
@@ -26,7 +40,7 @@ public record CallBook(List<OutboxItem> outbox, List<OpenCall> openCalls) {
 
   @JsonIgnore
   public boolean isEmpty() {
-    return outbox.isEmpty() && openCalls.isEmpty();
+    return outbox.isEmpty() && openCalls.isEmpty() && owed.isEmpty();
   }
 
   public Optional<OutboxItem> outboxItem(String sendId) {
@@ -46,13 +60,13 @@ public record CallBook(List<OutboxItem> outbox, List<OpenCall> openCalls) {
     newOutbox.addAll(items);
     List<OpenCall> newCalls = new ArrayList<>(openCalls);
     newCalls.addAll(calls);
-    return new CallBook(newOutbox, newCalls);
+    return new CallBook(newOutbox, newCalls, owed);
   }
 
   /** The book without the outbox item {@code sendId} (delivered, or given up). */
   public CallBook withoutSend(String sendId) {
     return new CallBook(
-        outbox.stream().filter(i -> !i.sendId().equals(sendId)).toList(), openCalls);
+        outbox.stream().filter(i -> !i.sendId().equals(sendId)).toList(), openCalls, owed);
   }
 
   /** What a reply to an open call does: the book after it, and the replies the inbox gets now. */
@@ -76,16 +90,16 @@ public record CallBook(List<OutboxItem> outbox, List<OpenCall> openCalls) {
         openCalls.stream().map(c -> c.callId().equals(callId) ? c.holding(reply) : c).toList();
     List<OpenCall> group = updated.stream().filter(c -> c.sameGroupAs(call)).toList();
     if (!group.stream().allMatch(OpenCall::held)) {
-      return new Resolution(new CallBook(outbox, updated), List.of());
+      return new Resolution(new CallBook(outbox, updated, owed), List.of());
     }
     List<String> ids = group.stream().map(OpenCall::callId).toList();
     List<Notification> replies = group.stream().map(OpenCall::heldReply).toList();
-    return new Resolution(new CallBook(outbox, updated).withoutCalls(ids), replies);
+    return new Resolution(new CallBook(outbox, updated, owed).withoutCalls(ids), replies);
   }
 
   private CallBook withoutCalls(List<String> callIds) {
     return new CallBook(
-        outbox, openCalls.stream().filter(c -> !callIds.contains(c.callId())).toList());
+        outbox, openCalls.stream().filter(c -> !callIds.contains(c.callId())).toList(), owed);
   }
 
   /** The earliest deadline of a call still waiting for its reply, if any. */

@@ -29,6 +29,14 @@ public final class CallState {
     return after;
   }
 
+  /** A completion left exactly {@code owed} deferred: the calls the agent still owes. */
+  public static AgentState owing(AgentState s, List<CallInfo> owed) {
+    if (owed.equals(s.calls().owed())) {
+      return s;
+    }
+    return with(s, s.calls().owing(owed));
+  }
+
   /** The target accepted outbox item {@code sendId}. */
   public static AgentState delivered(AgentState s, String sendId, Instant at) {
     var item = s.calls().outboxItem(sendId);

@@ -166,6 +166,38 @@ class AgentExplanationTest {
         java.util.Map.of("tick", fire));
   }
 
+  private static AgentSummary owing(AgentSummary a, int unread, int waitingCalls) {
+    return new AgentSummary(
+        a.agentId(),
+        a.registered(),
+        a.config(),
+        unread,
+        unread > 0 ? NOW.minusSeconds(30) : null,
+        a.deadLetters(),
+        a.lease(),
+        a.lastActivatedAt(),
+        a.activationCount(),
+        a.snoozedUntil(),
+        a.paused(),
+        a.history(),
+        a.nextFires(),
+        null,
+        List.of(),
+        null,
+        List.of(new CallInfo("c1", new CallInfo.Party("default", "caller"), 1)),
+        waitingCalls);
+  }
+
+  @Test
+  void anAgentThatOwesCallsAndWaitsForRepliesIsAwaitingReplies() {
+    List<Block> blocks = AgentExplanation.blockedBy(owing(idle(), 0, 1), NOW, false, true);
+    assertEquals(List.of("awaiting_replies"), reasons(blocks));
+    assertTrue(blocks.get(0).detail().contains("owes 1"), blocks.get(0).detail());
+    // Owing without waiting, or with something unread, is no reason.
+    assertEquals(List.of(), AgentExplanation.blockedBy(owing(idle(), 0, 0), NOW, false, true));
+    assertEquals(List.of(), AgentExplanation.blockedBy(owing(idle(), 1, 1), NOW, false, true));
+  }
+
   @Test
   void aPausedAgentAndAPausedSystemAreSeparateReasons() {
     assertEquals(

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentSummary;
+import dev.rota.core.model.CallInfo;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.OpenCalls;
 import dev.rota.core.tenant.AgentKeys;
@@ -26,6 +27,7 @@ import java.util.List;
  * @param debounceMs how long a burst of notifications must pause before the agent is eligible
  * @param debounceMaxMs the most the oldest unread notification waits for a burst to end
  * @param debouncingUntil until when the agent waits for a burst to end; null when it does not
+ * @param owes the calls the agent's turns deferred and it still owes an answer to
  * @param calls the calls the agent made that wait for replies and those it serves; shown by the
  *     agent's own view, left out of a listing's rows (null)
  */
@@ -51,6 +53,7 @@ public record AgentView(
     long debounceMs,
     long debounceMaxMs,
     Instant debouncingUntil,
+    List<CallInfo> owes,
     @JsonInclude(JsonInclude.Include.NON_NULL) Calls calls) {
 
   /** The agent's calls in progress; each list the oldest 100, the counts whole. */
@@ -144,6 +147,7 @@ public record AgentView(
         debounceMs,
         debounceMaxMs,
         debouncingUntil,
+        owes,
         null);
   }
 
@@ -180,6 +184,7 @@ public record AgentView(
         config.debounceMs(),
         config.debounces() ? config.effectiveDebounceMaxMs() : 0,
         agent.isDebouncing(now) ? agent.debounceUntil() : null,
+        agent.owes(),
         Calls.of(agent.openCalls()));
   }
 }

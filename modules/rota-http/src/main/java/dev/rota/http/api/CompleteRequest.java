@@ -13,9 +13,25 @@ import java.util.List;
  * @param next the claim to make once the completion is durable, answered beside it; optional
  * @param send notifications for other agents, delivered if and only if the completion is durable;
  *     optional
+ * @param defer ids of calls (carried by this turn, or deferred by an earlier one) this completion
+ *     does not answer: they stay owed; optional
  */
 public record CompleteRequest(
-    String runnerId, JsonNode result, NextClaim next, List<SendRequest> send) {
+    String runnerId, JsonNode result, NextClaim next, List<SendRequest> send, List<String> defer) {
+
+  /** The call ids to defer, empty when none; a 400 naming the item otherwise. */
+  public List<String> validatedDefer() {
+    if (defer == null) {
+      return List.of();
+    }
+    for (int i = 0; i < defer.size(); i++) {
+      String callId = defer.get(i);
+      if (callId == null || callId.isBlank()) {
+        throw ApiException.invalid("defer[" + i + "] must be a call id");
+      }
+    }
+    return List.copyOf(defer);
+  }
 
   /** The checked sends, empty when none; a 400 naming the item's field otherwise. */
   public List<Send> validatedSends() {
