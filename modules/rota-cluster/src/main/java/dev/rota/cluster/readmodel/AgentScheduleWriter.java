@@ -214,6 +214,13 @@ final class AgentScheduleWriter implements AutoCloseable {
     unmatchedRegistrations.clear();
   }
 
+  /** Runs one statement of this transaction; the rows it changed. */
+  int run(String sql, OwedAfterDelete.Params params) throws SQLException {
+    PreparedStatement s = statement(sql);
+    params.bind(s);
+    return s.executeUpdate();
+  }
+
   // ---- dead letters ----
 
   void insertDeadLetter(String agentId, DeadLetter dead) throws SQLException {

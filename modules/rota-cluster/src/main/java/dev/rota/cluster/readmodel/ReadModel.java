@@ -116,18 +116,18 @@ public final class ReadModel {
   }
 
   /**
-   * Agents that owe others sends or replies (their outbox is not empty) and whose row has not
-   * changed since {@code before}: an agent delivering right now is left alone. At most {@code
-   * limit}, least recently changed first.
+   * Agents that owe others sends or replies (their outbox is not empty, also after they were
+   * deregistered) and whose row has not changed since {@code before}: an agent delivering right now
+   * is left alone. At most {@code limit}, least recently changed first.
    */
   public List<String> agentsOwing(Instant before, int limit) {
     return query(
         "agentsOwing",
-        "select agent_id from agent_schedule where outbox > 0 and updated_at < ?"
-            + " order by updated_at, agent_id limit ?",
+        OwedAfterDelete.AGENTS_OWING,
         s -> {
           Sql.setInstant(s, 1, before);
-          s.setInt(2, limit);
+          Sql.setInstant(s, 2, before);
+          s.setInt(3, limit);
         },
         rs -> {
           List<String> agents = new ArrayList<>();

@@ -62,6 +62,7 @@ interface ScheduleWrite {
     final String sql;
     final Binder binder;
     final List<Effect> effects = new ArrayList<>();
+    final List<Effect> otherwise = new ArrayList<>();
     final Object what;
 
     /**
@@ -89,6 +90,12 @@ interface ScheduleWrite {
 
     Update then(Effect effect) {
       effects.add(effect);
+      return this;
+    }
+
+    /** What runs when the update did not change the row (none, or not older than the event). */
+    Update otherwise(Effect effect) {
+      otherwise.add(effect);
       return this;
     }
 
@@ -120,6 +127,9 @@ interface ScheduleWrite {
     @Override
     public void notApplied() throws SQLException {
       log.debug("ignored {} #{} of agent {}: not newer than its row", what, seqNr, agentId);
+      for (Effect effect : otherwise) {
+        effect.run();
+      }
     }
   }
 

@@ -108,7 +108,15 @@ final class WritePlan {
         i = run;
         continue;
       }
-      writes.add(single(items.get(i)));
+      Item item = items.get(i);
+      if (item.event() instanceof AgentDeregistered e) {
+        writes.addAll(
+            OwedAfterDelete.moved(item.agentId(), item.seqNr(), e.at(), e.replies().size()));
+      }
+      writes.add(single(item));
+      if (item.event() instanceof AgentRegistered) {
+        writes.add(OwedAfterDelete.takenBack(writer, item.agentId()));
+      }
       i++;
     }
     return writes;
@@ -266,13 +274,13 @@ final class WritePlan {
       return update(item, UNCHANGED, s -> 1);
     }
     if (event instanceof SendDelivered) {
-      return update(item, ONE_OWED_LESS, s -> 1);
+      return owedLess(item, ONE_OWED_LESS);
     }
     if (event instanceof SendUndeliverable e) {
       if (e.deadLetter() == null) {
-        return update(item, ONE_OWED_LESS, s -> 1);
+        return owedLess(item, ONE_OWED_LESS);
       }
-      return update(item, ONE_OWED_LESS + ", dead_letters = dead_letters + 1", s -> 1)
+      return owedLess(item, ONE_OWED_LESS + ", dead_letters = dead_letters + 1")
           .then(() -> writer.insertDeadLetter(agentId, e.deadLetter()))
           .counting(Counter.NOTIFICATIONS_DEAD_LETTERED, 1);
     }
@@ -310,6 +318,13 @@ final class WritePlan {
     // A new event type must be handled here: an unknown one fails (and ReadModelUpdate skips it,
     // logged and counted) rather than let the read model drift silently.
     throw new IllegalArgumentException("unknown agent event " + event.getClass().getName());
+  }
+
+  /** An outbox item settled: one less owed by the row, or by the deregistered agent without one. */
+  private Update owedLess(Item item, String assignments) {
+    return update(item, assignments, s -> 1)
+        .otherwise(
+            () -> OwedAfterDelete.settled(writer, item.agentId(), item.seqNr(), item.event().at()));
   }
 
   private Update update(Item item, String assignments, Binder binder) {

@@ -14,6 +14,8 @@ import java.util.concurrent.CompletionStage;
  *       blocking work belongs on {@link ExecutorContext#blocking()}.
  *   <li>One instance serves all runners of a pool concurrently, so it must be thread-safe.
  *   <li>A failed stage (or an exception thrown) counts as {@link Outcome#retry}.
+ *   <li>A {@link Outcome.Completed} may carry the turn's sends to other agents of the tenant; they
+ *       are written with the completion, and only with it.
  *   <li>When the runner gives the activation up (its lease was lost, or the node is leaving past
  *       its deadline) it cancels the returned stage's {@code CompletableFuture}; an executor should
  *       then stop the work it started (kill the process, abort the request).

@@ -61,8 +61,9 @@ final class LeaseClient<T> {
           new AgentEntity.Fail(
               leaseId, runnerId, f.action(), f.error(), f.snoozeSeconds(), replyTo);
     }
-    var result = ((Outcome.Completed) outcome).result();
-    return replyTo -> new AgentEntity.Complete(leaseId, runnerId, result, replyTo);
+    var completed = (Outcome.Completed) outcome;
+    return replyTo ->
+        new AgentEntity.Complete(leaseId, runnerId, completed.result(), completed.sends(), replyTo);
   }
 
   private void ask(

@@ -368,6 +368,25 @@ class AgentEntityCallsTest {
   }
 
   @Test
+  void aReplyToADeletedCallerIsGivenUpOnceAndNotRetried() throws Exception {
+    Granted g = notifiedAndClaimed(caller);
+    complete(caller, g, null, List.of(call(calleeId(), null)));
+    deliverTo(mailbox.next(), callee);
+    caller.<Reply>runCommand(AgentEntity.Deregister::new);
+    complete(callee, claim(callee), JSON.objectNode().put("answer", 42), List.of());
+
+    Pending reply = mailbox.next();
+    Reply refused = deliverTo(reply, caller);
+    assertEquals(ErrorCode.NOT_FOUND, assertInstanceOf(Rejected.class, refused).code());
+    eventually(() -> callee.getState().calls().outbox().isEmpty(), "the reply given up");
+    assertTrue(callee.getState().deadLetters().isEmpty(), "a reply is not dead-lettered");
+    assertTrue(
+        callee.getState().history().stream().anyMatch(e -> e.type().equals("send.undeliverable")),
+        callee.getState().history().toString());
+    assertNull(mailbox.queue.poll(300, TimeUnit.MILLISECONDS), "no retry of a given-up reply");
+  }
+
+  @Test
   void callToAnUnknownAgentIsAnsweredUndeliverable() throws Exception {
     Granted g = notifiedAndClaimed(caller);
     complete(caller, g, null, List.of(call("nobody", null)));

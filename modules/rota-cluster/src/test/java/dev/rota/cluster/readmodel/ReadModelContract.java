@@ -903,6 +903,79 @@ abstract class ReadModelContract {
     assertEquals(List.of(), readModel.agentsOwing(done.plusSeconds(60), 10));
   }
 
+  @Test
+  void aDeregisteredAgentThatStillOwesIsFoundUntilEveryItemIsSettled() {
+    Instant done = completedWithSends("a1", "b1", "b2");
+    Instant gone = done.plusSeconds(1);
+    // Deleted with a call unread: the failed reply to its caller is owed too.
+    emit("a1", new AgentEvents.AgentDeregistered(gone, List.of(owed("a-n9", "c1", gone))));
+    assertNull(text("a1", "agent_id"), "the row goes with the agent");
+    assertEquals(List.of("a1"), readModel.agentsOwing(gone.plusSeconds(1), 10));
+    assertEquals(List.of(), readModel.agentsOwing(gone, 10), "changed too recently");
+
+    emit(
+        "a1",
+        new AgentEvents.SendDelivered("s1-0", "b1", gone.plusSeconds(1)),
+        new AgentEvents.SendUndeliverable("a-n9", "c1", "not_found", null, gone.plusSeconds(1)));
+    assertEquals(List.of("a1"), readModel.agentsOwing(gone.plusSeconds(60), 10), "one left");
+    emit("a1", new AgentEvents.SendDelivered("s1-1", "b2", gone.plusSeconds(2)));
+    assertEquals(List.of(), readModel.agentsOwing(gone.plusSeconds(60), 10));
+    assertEquals(0, owedAfterDelete());
+  }
+
+  @Test
+  void anAgentRegisteredAgainTakesBackWhatItsOlderLifeOwes() {
+    Instant done = completedWithSends("a1", "b1", "b2");
+    Instant gone = done.plusSeconds(1);
+    emit("a1", new AgentEvents.AgentDeregistered(gone, List.of()));
+    emit("a1", registered("a1", List.of(), 0, gone.plusSeconds(1)));
+    assertEquals(2, number("a1", "outbox"));
+    assertEquals(0, owedAfterDelete());
+    assertEquals(List.of("a1"), readModel.agentsOwing(gone.plusSeconds(60), 10), "found once");
+
+    emit("a1", new AgentEvents.SendDelivered("s1-0", "b1", gone.plusSeconds(2)));
+    emit("a1", new AgentEvents.SendDelivered("s1-1", "b2", gone.plusSeconds(2)));
+    assertEquals(0, number("a1", "outbox"));
+    assertEquals(List.of(), readModel.agentsOwing(gone.plusSeconds(60), 10));
+  }
+
+  @Test
+  void aDeregisteredAgentThatOwesNothingLeavesNothingToSweep() {
+    emit("a1", registered("a1", List.of(), 0, T0));
+    emit("a1", new AgentEvents.AgentDeregistered(T0.plusSeconds(1), List.of()));
+    assertEquals(0, owedAfterDelete());
+    assertEquals(List.of(), readModel.agentsOwing(T0.plusSeconds(60), 10));
+  }
+
+  /** Registers the agent and completes a turn that sends to each target; when it completed. */
+  private Instant completedWithSends(String agentId, String... targets) {
+    emit(agentId, registered(agentId, List.of(), 0, T0), notified("n1", T0));
+    Lease lease = lease(agentId, 1, ActivationKind.INBOX, T0, List.of("n1"));
+    Instant done = T0.plusSeconds(5);
+    List<OutboxItem> sends = new ArrayList<>();
+    for (int i = 0; i < targets.length; i++) {
+      sends.add(owed("s1-" + i, targets[i], done));
+    }
+    emit(
+        agentId,
+        new AgentEvents.LeaseGranted(lease),
+        new AgentEvents.ActivationCompleted(
+            lease.leaseId(), null, done, new InboxSummary(0, null), sends, List.of()));
+    assertEquals(targets.length, number(agentId, "outbox"));
+    return done;
+  }
+
+  private int owedAfterDelete() {
+    try (Connection c = db().dataSource().getConnection();
+        PreparedStatement s = c.prepareStatement("select count(*) from agent_outbox_after_delete");
+        ResultSet rs = s.executeQuery()) {
+      rs.next();
+      return rs.getInt(1);
+    } catch (SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+
   private static OutboxItem owed(String sendId, String target, Instant at) {
     return new OutboxItem(sendId, target, "t", null, "k-" + sendId, null, null, null, null, at);
   }

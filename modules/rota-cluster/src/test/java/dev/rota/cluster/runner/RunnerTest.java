@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.rota.cluster.agent.AgentChangeListener;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.runner.RunnerStatus.Activity;
@@ -18,6 +19,7 @@ import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.RunnerMode;
+import dev.rota.core.model.Send;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -101,6 +103,32 @@ class RunnerTest {
           assertEquals(1, status.completed());
           assertNull(status.leaseId());
           assertEquals(Activity.REQUESTING, status.activity());
+        });
+    KIT.stop(runner);
+  }
+
+  @Test
+  void deliversTheSendsOfAnExecutorsCompletedOutcome() throws Exception {
+    register(KIT, "sender-1");
+    register(KIT, "target-1");
+    notifyAgent(KIT, "sender-1", "message");
+    var payload = JsonNodeFactory.instance.objectNode().put("hello", "target");
+    var greeting = new Send("target-1", "greeting", payload, null, null, null);
+    var executor =
+        new RecordingExecutor(
+            activation ->
+                CompletableFuture.completedFuture(Outcome.completed(null, List.of(greeting))));
+    var runner = runner("sender", SETTINGS, executor, dispatcher("sender-1"));
+
+    eventually(
+        () -> {
+          AgentState target = state(KIT, "target-1");
+          assertEquals(1, target.inbox().size(), target.inbox().toString());
+          assertEquals("greeting", target.inbox().get(0).type());
+          assertEquals(payload, target.inbox().get(0).payload());
+          AgentState sender = state(KIT, "sender-1");
+          assertEquals(1, sender.activationCount());
+          assertTrue(sender.calls().outbox().isEmpty(), "delivered, so no longer owed");
         });
     KIT.stop(runner);
   }

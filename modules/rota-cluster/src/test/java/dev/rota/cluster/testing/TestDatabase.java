@@ -179,7 +179,7 @@ public final class TestDatabase implements AutoCloseable {
   public void clearReadModel() {
     execute(
         "delete from dead_letter; delete from agent_schedule; delete from rota_counter;"
-            + " delete from rota_skipped_event");
+            + " delete from rota_skipped_event; delete from agent_outbox_after_delete");
   }
 
   /** Runs statements separated by semicolons; for assertions and set-up. */

@@ -10,13 +10,10 @@ import dev.rota.client.Notification;
 import dev.rota.client.RotaClient;
 import dev.rota.client.RotaException;
 import dev.rota.client.RunnerMode;
-import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -42,25 +39,24 @@ import org.junit.jupiter.api.Test;
 class KillWhileAcknowledgingTest {
   private static final int AGENTS = 8;
   private static final int KILLS = Integer.getInteger("rota.faults.kills", 1);
-  private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
 
   private final RotaApi api = new RotaApi();
 
   @Test
   void everyAcknowledgedNotificationSurvivesKillsOnH2() {
-    Path dir = out().resolve("kill-ack-h2");
-    NodeProcess node = node(dir, config("dev.conf"), Map.of());
+    Path dir = SingleNode.out().resolve("kill-ack-h2");
+    NodeProcess node = SingleNode.create(dir, SingleNode.config("dev.conf"), Map.of());
     killWhilePosting(node, "H2");
   }
 
   @Test
   void everyAcknowledgedNotificationSurvivesKillsOnPostgres() {
-    Path dir = out().resolve("kill-ack-postgres");
+    Path dir = SingleNode.out().resolve("kill-ack-postgres");
     try (FaultPostgres db = FaultPostgres.start(dir.resolve("postgres"))) {
       NodeProcess node =
-          node(
+          SingleNode.create(
               dir,
-              config("postgres.conf"),
+              SingleNode.config("postgres.conf"),
               Map.of("ROTA_DB_URL", db.jdbcUrl(), "ROTA_DB_USER", "postgres"));
       killWhilePosting(node, "PostgreSQL");
     }
@@ -82,7 +78,7 @@ class KillWhileAcknowledgingTest {
     List<Integer> unreadAfterRestart = new ArrayList<>();
     try {
       node.start();
-      awaitReady(node);
+      SingleNode.awaitReady(api, node);
       AgentSpec spec = AgentSpec.create().maxInboxDepth(100_000).maxAttempts(100);
       for (String agent : agents) {
         client.registerAgent(agent, spec);
@@ -92,7 +88,7 @@ class KillWhileAcknowledgingTest {
         postUntilKilled(node, client, agents, kill, acknowledged);
         perKill.add(acknowledged.size() - before);
         node.start();
-        awaitReady(node);
+        SingleNode.awaitReady(api, node);
         unreadAfterRestart.add(unread(client, agents));
       }
       Map<String, Set<String>> found = drain(client, agents);
@@ -120,7 +116,11 @@ class KillWhileAcknowledgingTest {
       assertTrue(perKill.stream().allMatch(n -> n > 0), "a kill came before any 202: " + summary);
       assertTrue(
           lost.isEmpty(),
-          summary + "; e.g. " + lost.stream().sorted().limit(10).toList() + " (logs: " + out());
+          summary
+              + "; e.g. "
+              + lost.stream().sorted().limit(10).toList()
+              + " (logs: "
+              + SingleNode.out());
     } finally {
       client.close();
       node.destroy();
@@ -163,10 +163,7 @@ class KillWhileAcknowledgingTest {
       thread.start();
     }
     FaultCluster.sleep(Duration.ofMillis(ThreadLocalRandom.current().nextLong(1500, 3000)));
-    node.kill9();
-    if (node.awaitExit(Duration.ofSeconds(10)).isEmpty()) {
-      throw new IllegalStateException(node + " did not die on SIGKILL");
-    }
+    SingleNode.kill(node);
     posting.set(false);
     for (Thread thread : threads) {
       try {
@@ -210,75 +207,5 @@ class KillWhileAcknowledgingTest {
 
   private static int unread(RotaClient client, List<String> agents) {
     return agents.stream().mapToInt(a -> client.getAgent(a).inbox().unread()).sum();
-  }
-
-  /** Until {@code /ready} is 200 and the API answers a lookup (404 is an answer). */
-  private void awaitReady(NodeProcess node) {
-    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!node.alive()) {
-        throw new IllegalStateException(
-            node + " exited with " + node.awaitExit(Duration.ZERO) + " while starting");
-      }
-      try {
-        if (api.send(node.managementPort(), "GET", "/ready", null, Duration.ofSeconds(2)).status()
-            == 200) {
-          int status =
-              api.send(node.httpPort(), "GET", "/v1/agents/probe", null, Duration.ofSeconds(3))
-                  .status();
-          if (status == 200 || status == 404) {
-            return;
-          }
-        }
-      } catch (IOException notYet) {
-        // Not listening yet.
-      }
-      FaultCluster.sleep(Duration.ofMillis(100));
-    }
-    throw new IllegalStateException(node + " was not ready within " + READY_TIMEOUT);
-  }
-
-  /** A single node forming its own cluster, with its data under {@code dir}. */
-  private static NodeProcess node(Path dir, Path config, Map<String, String> database) {
-    deleteRecursively(dir.resolve("node")); // a fresh database, not the last run's
-    int http = FaultCluster.freePort();
-    int management = FaultCluster.freePort();
-    int cluster = FaultCluster.freePort();
-    Map<String, String> env = new HashMap<>(database);
-    env.put("ROTA_CLUSTER_HOST", "127.0.0.1");
-    env.put("ROTA_CLUSTER_PORT", Integer.toString(cluster));
-    env.put("ROTA_HTTP_PORT", Integer.toString(http));
-    env.put("ROTA_MANAGEMENT_PORT", Integer.toString(management));
-    return new NodeProcess(
-        1, http, management, cluster, jar(), config.toAbsolutePath(), dir.resolve("node"), env);
-  }
-
-  private static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (var paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(path);
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot delete " + dir + ": " + e, e);
-    }
-  }
-
-  private static Path out() {
-    return Path.of(System.getProperty("rota.faults.out", "target/faults"));
-  }
-
-  private static Path jar() {
-    return Path.of(System.getProperty("rota.faults.jar", "../rota-server/target/rota-server.jar"))
-        .toAbsolutePath();
-  }
-
-  /** A file of the repository's {@code config/}, next to the cluster node's overlay. */
-  private static Path config(String name) {
-    return Path.of(System.getProperty("rota.faults.config", "../../config/cluster-node.conf"))
-        .toAbsolutePath()
-        .resolveSibling(name);
   }
 }
