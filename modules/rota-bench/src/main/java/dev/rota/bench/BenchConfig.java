@@ -34,6 +34,8 @@ import java.util.Map;
  * @param activationTime T of the fairness workload (other workloads use no-op activations)
  * @param fairnessDuration how long exploration runs, counted from the first claim
  * @param scale sizes of the opt-in {@code scale} workload
+ * @param budget each backlog level also measures where its activations' CPU goes (JFR, the JVM's
+ *     threads, PostgreSQL's counters) and the run prints the budget ({@code --budget})
  */
 public record BenchConfig(
     List<String> workloads,
@@ -65,7 +67,8 @@ public record BenchConfig(
     long seed,
     Map<String, String> postgresSettings,
     Map<String, String> systemOptions,
-    ScaleSettings scale) {
+    ScaleSettings scale,
+    boolean budget) {
 
   public static final List<String> ALL_WORKLOADS =
       List.of("burn-down", "backlog", "trickle", "fairness");
@@ -139,6 +142,7 @@ public record BenchConfig(
     public Map<String, String> postgresSettings = new LinkedHashMap<>();
     public Map<String, String> systemOptions = new LinkedHashMap<>();
     public ScaleSettings scale = ScaleSettings.defaults();
+    public boolean budget = false;
 
     public BenchConfig build() {
       if (resultsDir == null) {
@@ -207,7 +211,8 @@ public record BenchConfig(
           seed,
           Map.copyOf(postgresSettings),
           Map.copyOf(systemOptions),
-          scale);
+          scale,
+          budget);
     }
   }
 
@@ -233,6 +238,9 @@ public record BenchConfig(
     d.put("activationTimeMs", activationTime.toMillis());
     d.put("fairnessSeconds", fairnessDuration.toSeconds());
     d.put("seed", seed);
+    if (budget) {
+      d.put("budget", true);
+    }
     if (workloads.contains("scale")) {
       d.put("scaleAgents", scale.agents());
       d.put("scaleConcurrency", scale.concurrency());

@@ -43,6 +43,14 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--quick", description = "Tiny sizes, for a smoke run.")
   boolean quick;
 
+  @Option(
+      names = "--budget",
+      description =
+          "Where an activation's CPU goes: backlog 20k at R = 24 on rota and rota-http (options"
+              + " given change that), each level profiled with JFR and PostgreSQL's counters;"
+              + " prints the budget and writes budget.md.")
+  boolean budget;
+
   @Option(names = "--results-dir", description = "Default: bench-results/<timestamp>.")
   Path resultsDir;
 
@@ -207,6 +215,15 @@ public final class BenchMain implements Callable<Integer> {
 
   BenchConfig config() {
     BenchConfig.Builder b = quick ? BenchConfig.quick() : BenchConfig.defaults();
+    if (budget) {
+      b.budget = true;
+      b.systems = List.of("rota", "rota-http");
+      b.workloads = List.of("backlog");
+      b.backlogLevels = List.of(20_000L);
+      b.runners = 24;
+      b.backlogRunners = List.of(24);
+      b.postgresSettings.put("shared_preload_libraries", "pg_stat_statements");
+    }
     if (systems != null) b.systems = systems;
     if (workloads != null) b.workloads = workloads;
     if (runners != null) b.runners = runners;

@@ -1,5 +1,8 @@
 package dev.rota.bench;
 
+import dev.rota.bench.budget.Budget;
+import dev.rota.bench.budget.BudgetTable;
+import dev.rota.bench.budget.StageRules;
 import dev.rota.bench.metrics.Progress;
 import dev.rota.bench.postgres.BenchPostgres;
 import dev.rota.bench.report.BenchResults;
@@ -104,6 +107,13 @@ public final class BenchRun {
     ChartReport.write(results, config.resultsDir().resolve("results.png"));
     out.println();
     out.print(TextReports.console(results));
+    if (config.budget()) {
+      String budget = budgetReport(results, systems);
+      Files.writeString(config.resultsDir().resolve("budget.md"), budget);
+      out.println();
+      out.println("== budget ==");
+      out.print(budget);
+    }
     out.printf(
         Locale.ROOT,
         "%nwrote results.json, results.md, results.png to %s (%.0f s)%n",
@@ -176,6 +186,32 @@ public final class BenchRun {
       out.println(trace);
       return WorkloadResult.failed(workload.name(), e.toString());
     }
+  }
+
+  /** The budget tables of every level that measured one ({@code --budget}), with the machine. */
+  private static String budgetReport(BenchResults results, List<SystemResult> systems) {
+    List<Budget> budgets = new ArrayList<>();
+    for (SystemResult system : systems) {
+      for (WorkloadResult workload : system.workloads()) {
+        for (Object level : workload.details().values()) {
+          if (level instanceof Map<?, ?> details && details.get("budget") instanceof Budget b) {
+            budgets.add(b);
+          }
+        }
+      }
+    }
+    Map<String, Object> environment = results.environment();
+    return String.format(
+            Locale.ROOT,
+            "Measured %s: Java %s, PostgreSQL %s, %s cores, load average %s at the start and %s at"
+                + " the end.%n%n",
+            results.startedAt(),
+            environment.get("java"),
+            environment.get("postgres"),
+            environment.get("cpus"),
+            environment.get("loadAverageAtStart"),
+            environment.get("loadAverageAtEnd"))
+        + BudgetTable.markdown(budgets, StageRules.standard());
   }
 
   /** One-minute load average; other processes on the machine skew every figure. */

@@ -72,7 +72,7 @@ public final class ProcessTreeCpu {
    * hold spaces and parentheses itself, so fields are counted from the last {@code )}, which is
    * followed by field 3.
    */
-  static long[] parse(String line) {
+  public static long[] parse(String line) {
     int close = line.lastIndexOf(')');
     if (close < 0) {
       return null;
@@ -95,7 +95,7 @@ public final class ProcessTreeCpu {
   }
 
   /** Clock ticks per second ({@code getconf CLK_TCK}), 100 if that cannot be asked. */
-  static double ticksPerSecond() {
+  public static double ticksPerSecond() {
     double known = ticksPerSecond;
     if (known > 0) {
       return known;

@@ -160,10 +160,12 @@ public final class BacklogScaling implements Workload {
     String label = NAME + "-" + level + "-r" + runners;
     String prefix =
         "  [" + trials.systemName() + "] " + NAME + " " + compact(level) + " R=" + runners + " ";
-    try (Trials.Trial trial = trials.open(new TrialShape(label, config.agents(), level, spec))) {
+    try (Trials.Trial trial = trials.open(new TrialShape(label, config.agents(), level, spec));
+        BudgetLevel budget = BudgetLevel.open(trials, trial, label)) {
       BenchSystem system = trial.system();
       system.seedAgents(config.agents());
       system.seedNotifications(seed);
+      budget.start();
       Recorder recorder = new Recorder();
       ReadBack readBack = new ReadBack(recorder, config.agents());
       system.startRunners(spec, readBack);
@@ -179,7 +181,7 @@ public final class BacklogScaling implements Workload {
       trials.progress().start(prefix, () -> status(recorder, window, level));
       try {
         while (true) {
-          SteadyWindow.Mark from = mark(trials, system, recorder);
+          SteadyWindow.Mark from = mark(trials, system, recorder, budget);
           boolean warming = window.warming(from.atMicros());
           if (!warming && afterWarmup == null) {
             afterWarmup = from;
@@ -190,7 +192,7 @@ public final class BacklogScaling implements Workload {
                       || window.reached(from, BenchClock.nowMicros(), recorder.activations()),
               warming ? window.warmupEndMicros() : window.capMicros(),
               TOP_UP_TICK_MILLIS);
-          SteadyWindow.Mark to = mark(trials, system, recorder);
+          SteadyWindow.Mark to = mark(trials, system, recorder, budget);
           last = to;
           window.add(from, to);
           if (!window.warming(to.atMicros()) && window.reached()) {
@@ -216,6 +218,7 @@ public final class BacklogScaling implements Workload {
       // counts as a failed activation although nothing went wrong.
       long errors = system.errors();
       system.stopRunners();
+      budget.end();
       // Runners that read faster than the bench refills (Rota at 200k: an activation takes up to
       // 100 notifications, the refill goes through the agents) leave no part between top-ups: the
       // level then counts everything after the warm-up, top-ups and their CPU included.
@@ -257,6 +260,9 @@ public final class BacklogScaling implements Workload {
               part(", PostgreSQL %.3f", postgresCpuPerActivation),
               part(", total %.3f", totalCpuPerActivation));
       Map<String, Object> details = new LinkedHashMap<>();
+      budget
+          .finish(trials.systemName(), level, runners, counted, recorder.activations(), toppedUp)
+          .ifPresent(b -> details.put("budget", b));
       details.put("agentsWithInbox", spread);
       details.put("warmupSeconds", goal(config).warmup().toSeconds());
       details.put("measuredSeconds", seconds);
@@ -312,7 +318,8 @@ public final class BacklogScaling implements Workload {
         config.backlogCap());
   }
 
-  private static SteadyWindow.Mark mark(Trials trials, BenchSystem system, Recorder recorder) {
+  private static SteadyWindow.Mark mark(
+      Trials trials, BenchSystem system, Recorder recorder, BudgetLevel budget) {
     return new SteadyWindow.Mark(
         BenchClock.nowMicros(),
         recorder.activations(),
@@ -320,7 +327,8 @@ public final class BacklogScaling implements Workload {
         CpuMeter.processCpuMillis(),
         system.runnerCpuMillis(),
         system.workerCpuMillis(),
-        trials.postgresCpuMillis());
+        trials.postgresCpuMillis(),
+        budget.read());
   }
 
   private static double perActivation(double cpuMillis, long activations) {

@@ -1,6 +1,9 @@
 package dev.rota.bench.workload;
 
+import dev.rota.bench.budget.BudgetProbe;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Which parts of a backlog level count: nothing before the warm-up has passed (a JVM spends its
@@ -19,7 +22,10 @@ final class SteadyWindow {
    */
   record Goal(Duration warmup, Duration minDuration, long minActivations, Duration cap) {}
 
-  /** What the meters showed at one instant; CPU figures may be NaN where not measured. */
+  /**
+   * What the meters showed at one instant; CPU figures may be NaN where not measured, {@code
+   * budget} is null unless the run measures a budget.
+   */
   record Mark(
       long atMicros,
       long activations,
@@ -27,7 +33,31 @@ final class SteadyWindow {
       double cpuMillis,
       double runnerCpuMillis,
       double workerCpuMillis,
-      double postgresCpuMillis) {}
+      double postgresCpuMillis,
+      BudgetProbe.Reading budget) {
+
+    Mark(
+        long atMicros,
+        long activations,
+        long notifications,
+        double cpuMillis,
+        double runnerCpuMillis,
+        double workerCpuMillis,
+        double postgresCpuMillis) {
+      this(
+          atMicros,
+          activations,
+          notifications,
+          cpuMillis,
+          runnerCpuMillis,
+          workerCpuMillis,
+          postgresCpuMillis,
+          null);
+    }
+  }
+
+  /** One counted segment. */
+  record Segment(Mark from, Mark to) {}
 
   private final long warmupEndMicros;
   private final long capMicros;
@@ -40,7 +70,7 @@ final class SteadyWindow {
   private double runnerCpuMillis;
   private double workerCpuMillis;
   private double postgresCpuMillis;
-  private int segments;
+  private final List<Segment> counted = new ArrayList<>();
 
   SteadyWindow(Goal goal, long firstClaimMicros) {
     this.warmupEndMicros = firstClaimMicros + goal.warmup().toNanos() / 1000;
@@ -73,7 +103,7 @@ final class SteadyWindow {
 
   /** Counts the whole span from {@code from} to {@code to}, warm-up or not, as one segment. */
   void addAll(Mark from, Mark to) {
-    segments++;
+    counted.add(new Segment(from, to));
     micros += to.atMicros() - from.atMicros();
     activations += to.activations() - from.activations();
     notifications += to.notifications() - from.notifications();
@@ -124,6 +154,11 @@ final class SteadyWindow {
   }
 
   int segments() {
-    return segments;
+    return counted.size();
+  }
+
+  /** The counted segments, in the order they were added. */
+  List<Segment> counted() {
+    return List.copyOf(counted);
   }
 }

@@ -138,6 +138,10 @@ public final class Trials {
       return system;
     }
 
+    public BenchDatabase database() {
+      return database;
+    }
+
     @Override
     public void close() throws Exception {
       try {
