@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.rota.core.tenant.AgentKeys;
 import dev.rota.server.testing.NodeHttp;
 import dev.rota.server.testing.TestDatabase;
 import java.nio.file.Files;
@@ -112,16 +113,11 @@ abstract class BackupDrillContract {
   }
 
   private static void findsWhatWasHeld(NodeHttp http, Held held) {
-    JsonNode tenants = http.json("GET", "/admin/tenants", null, 200).get("tenants");
-    Map<String, JsonNode> byName = new HashMap<>();
-    tenants.forEach(t -> byName.put(t.get("tenant").asText(), t));
-    for (String tenant : held.tenants()) {
-      JsonNode found = byName.get(tenant);
-      assertTrue(found != null, "tenant " + tenant + " missing from " + tenants);
-      assertEquals(held.agentsOf(tenant), found.get("agents").asLong(), found.toString());
-    }
-    assertEquals(
-        BackupDrillLoad.ACME_WEIGHT, byName.get(BackupDrillLoad.ACME).get("weight").asInt());
+    // The tenant directory publishes the admin's settings to the node after it starts.
+    await("the tenants the backup held")
+        .atMost(SOON)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(() -> sameTenants(http, held));
 
     Set<String> deadLetters = new HashSet<>();
     http.json("GET", "/admin/dead-letters?limit=1000", null, 200)
@@ -139,6 +135,19 @@ abstract class BackupDrillContract {
           nextFire.isNull() ? null : Instant.parse(nextFire.asText()),
           view.toString());
     }
+  }
+
+  private static void sameTenants(NodeHttp http, Held held) {
+    JsonNode tenants = http.json("GET", "/admin/tenants", null, 200).get("tenants");
+    Map<String, JsonNode> byName = new HashMap<>();
+    tenants.forEach(t -> byName.put(t.get("tenant").asText(), t));
+    for (String tenant : held.tenants()) {
+      JsonNode found = byName.get(tenant);
+      assertTrue(found != null, "tenant " + tenant + " missing from " + tenants);
+      assertEquals(held.agentsOf(tenant), found.get("agents").asLong(), found.toString());
+    }
+    assertEquals(
+        BackupDrillLoad.ACME_WEIGHT, byName.get(BackupDrillLoad.ACME).get("weight").asInt());
   }
 
   /**
@@ -190,10 +199,7 @@ abstract class BackupDrillContract {
 
     record Agent(String key, int unread, int deadLetters, Instant nextFireAt) {
       String path() {
-        int slash = key.indexOf('/');
-        return slash < 0
-            ? BackupDrillLoad.path("default", key)
-            : BackupDrillLoad.path(key.substring(0, slash), key.substring(slash + 1));
+        return BackupDrillLoad.path(AgentKeys.tenantOf(key), AgentKeys.agentIdOf(key));
       }
     }
 
@@ -233,21 +239,17 @@ abstract class BackupDrillContract {
     }
 
     static String key(String tenant, String agentId) {
-      return "default".equals(tenant) ? agentId : tenant + "/" + agentId;
+      return AgentKeys.key(tenant, agentId);
     }
 
     Set<String> tenants() {
       Set<String> tenants = new HashSet<>();
-      agents
-          .keySet()
-          .forEach(k -> tenants.add(k.contains("/") ? k.substring(0, k.indexOf('/')) : "default"));
+      agents.keySet().forEach(k -> tenants.add(AgentKeys.tenantOf(k)));
       return tenants;
     }
 
     long agentsOf(String tenant) {
-      return agents.keySet().stream()
-          .filter(k -> tenant.equals(k.contains("/") ? k.substring(0, k.indexOf('/')) : "default"))
-          .count();
+      return agents.keySet().stream().filter(k -> tenant.equals(AgentKeys.tenantOf(k))).count();
     }
   }
 }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.rota.core.tenant.AgentKeys;
 import dev.rota.server.testing.Databases;
 import dev.rota.server.testing.NodeHttp;
 import dev.rota.server.testing.PostgresTools;
@@ -118,9 +119,7 @@ class UpgradeFixtureTest {
   }
 
   static String key(JsonNode agent) {
-    String tenant = agent.get("tenant").asText();
-    String agentId = agent.get("agentId").asText();
-    return UpgradeFixtureScenario.DEFAULT.equals(tenant) ? agentId : tenant + "/" + agentId;
+    return AgentKeys.key(agent.get("tenant").asText(), agent.get("agentId").asText());
   }
 
   private static void awaitReady(RotaNode node) {
@@ -176,7 +175,15 @@ class UpgradeFixtureTest {
       leaseServedAgain();
     }
 
+    /** Awaited: the tenant directory publishes the admin's settings to the node after it starts. */
     private void tenants() {
+      await("the tenants as the old node had them")
+          .atMost(SOON)
+          .pollInterval(Duration.ofMillis(200))
+          .untilAsserted(this::sameTenants);
+    }
+
+    private void sameTenants() {
       JsonNode now = http.json("GET", "/admin/tenants", null, 200).get("tenants");
       for (JsonNode old : manifest.get("tenants").get("tenants")) {
         JsonNode found = find(now, "tenant", old.get("tenant").asText());
