@@ -5,6 +5,7 @@ import dev.rota.faults.history.Event.ClockSkew;
 import dev.rota.faults.history.Event.CompleteAttempt;
 import dev.rota.faults.history.Event.Granted;
 import dev.rota.faults.history.Event.Outcome;
+import dev.rota.faults.history.Event.Published;
 import dev.rota.faults.history.Event.Renewed;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,10 +22,13 @@ import java.util.TreeSet;
  *
  * <p>A lease is counted held only while it certainly was: from its grant (the server's {@code
  * grantedAt}) until the first completion attempt was sent or its last known expiry (the grant's, or
- * the last successful heartbeat's), whichever is first. The server holds it at least that long (an
- * agent never ends a lease before its expiry unless told to), so more than the cap at once here is
- * more than the cap held by the cluster; the converse need not hold (the check may miss an excess,
- * it never invents one).
+ * the last successful heartbeat's), whichever is first — or until a publish that interrupted it was
+ * sent (a publish answered {@code interrupted}, sent after the lease was the agent's latest grant):
+ * an interrupt ends the lease and gives its tenant's permit back at once, before the runner hears
+ * of it, and never before the publish was sent. The server holds it at least that long (an agent
+ * never ends a lease before its expiry unless told to or interrupted), so more than the cap at once
+ * here is more than the cap held by the cluster; the converse need not hold (the check may miss an
+ * excess, it never invents one).
  *
  * <p>An agent's tenant is the part of its id before a {@code /} (an agent key), {@code default}
  * without one.
@@ -82,13 +86,36 @@ public final class CapChecker {
     Map<String, Granted> grants = new HashMap<>();
     Map<String, Long> firstCompletion = new HashMap<>();
     Map<String, Long> renewedUntil = new HashMap<>();
+    Map<String, Long> interruptedBy = new HashMap<>();
+    List<Published> interrupts = new ArrayList<>();
     for (Event event : events) {
       if (event instanceof Granted g) {
         grants.put(g.leaseId(), g);
+      } else if (event instanceof Published p
+          && p.outcome() == Outcome.OK
+          && p.detail() != null
+          && p.detail().contains(Published.INTERRUPTED)) {
+        interrupts.add(p);
       } else if (event instanceof CompleteAttempt c) {
         firstCompletion.merge(c.leaseId(), c.startMs(), Math::min);
       } else if (event instanceof Renewed r && r.outcome() == Outcome.OK) {
         renewedUntil.merge(r.leaseId(), r.expiresAt(), Math::max);
+      }
+    }
+
+    // An interrupt ends the agent's lease granted last before the publish was sent (the grant
+    // that follows the interrupt comes after it).
+    for (Published p : interrupts) {
+      Granted running = null;
+      for (Granted g : grants.values()) {
+        if (g.agentId().equals(p.agentId())
+            && g.grantedAt() <= p.startMs()
+            && (running == null || g.grantedAt() > running.grantedAt())) {
+          running = g;
+        }
+      }
+      if (running != null) {
+        interruptedBy.merge(running.leaseId(), p.startMs(), Math::min);
       }
     }
 
@@ -105,6 +132,7 @@ public final class CapChecker {
       if (completion != null) {
         end = Math.min(end, completion);
       }
+      end = Math.min(end, interruptedBy.getOrDefault(g.leaseId(), Long.MAX_VALUE));
       if (end <= g.grantedAt()) {
         continue;
       }

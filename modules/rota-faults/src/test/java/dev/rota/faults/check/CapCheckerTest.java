@@ -9,6 +9,7 @@ import dev.rota.faults.history.Event.ClockSkew;
 import dev.rota.faults.history.Event.CompleteAttempt;
 import dev.rota.faults.history.Event.Granted;
 import dev.rota.faults.history.Event.Outcome;
+import dev.rota.faults.history.Event.Published;
 import dev.rota.faults.history.Event.Renewed;
 import dev.rota.faults.history.History;
 import java.nio.file.Path;
@@ -119,5 +120,27 @@ class CapCheckerTest {
     h.forEach(history::add);
     history.write(dir.resolve("history.jsonl"));
     assertFalse(CapChecker.check(History.read(dir.resolve("history.jsonl")), ACME_TWO).held());
+  }
+
+  @Test
+  void anInterruptedLeaseEndsWhenTheInterruptWasSentNotWhenItsRunnerReports() {
+    List<Event> h = atTheCap();
+    // c:1 (held from 2.03 s) is interrupted by a publish sent at 3 s; the agent is granted again at
+    // 3.05 s while b:1 is held too. c:1's runner reports only at 40 s.
+    h.add(
+        new Published("acme/c", "acme/c-7", 1, 3_000, 3_040, Outcome.OK, "n7", "202 interrupted"));
+    h.add(granted("acme/c:2", "acme/c", 3_050, 33_050));
+    CapChecker.Result result = CapChecker.check(h, ACME_TWO);
+    assertTrue(result.held(), result.excesses().toString());
+
+    // Without the interrupt, c:1 is still held when c:2 is granted: a third lease.
+    List<Event> noInterrupt = new ArrayList<>(atTheCap());
+    noInterrupt.add(
+        new Published("acme/c", "acme/c-7", 1, 3_000, 3_040, Outcome.OK, "n7", "202 steered"));
+    noInterrupt.add(granted("acme/c:2", "acme/c", 3_050, 33_050));
+    CapChecker.Result unexplained = CapChecker.check(noInterrupt, ACME_TWO);
+    assertFalse(unexplained.held());
+    assertEquals(
+        List.of("acme/b:1", "acme/c:1", "acme/c:2"), unexplained.excesses().get(0).leaseIds());
   }
 }
