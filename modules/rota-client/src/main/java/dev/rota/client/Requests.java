@@ -53,8 +53,12 @@ final class Requests {
    * calls it defers when there are some (likewise).
    */
   static ObjectNode complete(
-      String runnerId, JsonNode result, List<Send> sends, List<String> defer) {
-    ObjectNode request = byRunner(runnerId);
+      String runnerId,
+      JsonNode result,
+      List<Send> sends,
+      List<String> defer,
+      List<String> inputSeen) {
+    ObjectNode request = withInputSeen(byRunner(runnerId), inputSeen);
     if (result != null) {
       request.set("result", result);
     }
@@ -80,21 +84,30 @@ final class Requests {
   }
 
   /** A failure's body; a completion is refused ({@link IllegalArgumentException}). */
-  static ObjectNode fail(String runnerId, Outcome outcome) {
+  static ObjectNode fail(String runnerId, Outcome outcome, List<String> inputSeen) {
     if (!(outcome instanceof Outcome.Failed failed)) {
       throw new IllegalArgumentException("not a failure: " + outcome);
     }
-    return fail(runnerId, failed);
+    return fail(runnerId, failed, inputSeen);
   }
 
-  static ObjectNode fail(String runnerId, Outcome.Failed failed) {
-    ObjectNode request = byRunner(runnerId);
+  static ObjectNode fail(String runnerId, Outcome.Failed failed, List<String> inputSeen) {
+    ObjectNode request = withInputSeen(byRunner(runnerId), inputSeen);
     request.put("action", failed.action().wireName());
     if (failed.error() != null) {
       request.put("error", failed.error());
     }
     if (failed.action() == Outcome.Action.SNOOZE) {
       request.put("snoozeSeconds", failed.snooze().toSeconds());
+    }
+    return request;
+  }
+
+  /** {@code request} with the runner's cursor on new input, when it keeps one (not null). */
+  private static ObjectNode withInputSeen(ObjectNode request, List<String> inputSeen) {
+    if (inputSeen != null) {
+      ArrayNode items = request.putArray("inputSeen");
+      inputSeen.forEach(items::add);
     }
     return request;
   }

@@ -55,13 +55,18 @@ final class RunnerCalls {
   }
 
   void complete(
-      String leaseId, String runnerId, JsonNode result, List<Send> sends, List<String> defer) {
-    ObjectNode request = Requests.complete(runnerId, result, sends, defer);
+      String leaseId,
+      String runnerId,
+      JsonNode result,
+      List<Send> sends,
+      List<String> defer,
+      List<String> inputSeen) {
+    ObjectNode request = Requests.complete(runnerId, result, sends, defer, inputSeen);
     calls.call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
   }
 
-  void fail(String leaseId, String runnerId, Outcome outcome) {
-    ObjectNode request = Requests.fail(runnerId, outcome);
+  void fail(String leaseId, String runnerId, Outcome outcome, List<String> inputSeen) {
+    ObjectNode request = Requests.fail(runnerId, outcome, inputSeen);
     calls.call("POST", leasePath(leaseId) + "/fail", body(request), Retry.UNSENT);
   }
 
@@ -71,6 +76,7 @@ final class RunnerCalls {
       Outcome outcome,
       List<Send> sends,
       List<String> defer,
+      List<String> inputSeen,
       RunnerMode mode,
       Set<String> capabilities,
       int waitSeconds,
@@ -78,10 +84,10 @@ final class RunnerCalls {
     ObjectNode request;
     String action;
     if (outcome instanceof Outcome.Completed completed) {
-      request = Requests.complete(runnerId, completed.result(), sends, defer);
+      request = Requests.complete(runnerId, completed.result(), sends, defer, inputSeen);
       action = "/complete";
     } else if (outcome instanceof Outcome.Failed failed) {
-      request = Requests.fail(runnerId, failed);
+      request = Requests.fail(runnerId, failed, inputSeen);
       action = "/fail";
     } else {
       throw new IllegalArgumentException("not an outcome to report: " + outcome);

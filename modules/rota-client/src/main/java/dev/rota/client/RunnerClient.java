@@ -57,7 +57,7 @@ abstract sealed class RunnerClient permits RotaClient {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void complete(String leaseId, String runnerId, JsonNode result) {
-    runner.complete(leaseId, runnerId, result, List.of(), List.of());
+    runner.complete(leaseId, runnerId, result, List.of(), List.of(), null);
   }
 
   /**
@@ -68,7 +68,7 @@ abstract sealed class RunnerClient permits RotaClient {
    *     (then nothing is completed nor sent)
    */
   public void complete(String leaseId, String runnerId, JsonNode result, List<Send> sends) {
-    runner.complete(leaseId, runnerId, result, sends, List.of());
+    runner.complete(leaseId, runnerId, result, sends, List.of(), null);
   }
 
   /**
@@ -82,7 +82,23 @@ abstract sealed class RunnerClient permits RotaClient {
    */
   public void complete(
       String leaseId, String runnerId, JsonNode result, List<Send> sends, List<String> defer) {
-    runner.complete(leaseId, runnerId, result, sends, defer);
+    runner.complete(leaseId, runnerId, result, sends, defer, null);
+  }
+
+  /**
+   * Completes the activation as {@link #complete(String, String, JsonNode, List, List)} does,
+   * naming the steered notifications the turn was given ({@code inputSeen}, from the input poll or
+   * heartbeats): any other notification steered into the lease stays unread for the next turn
+   * (docs/api.md, "New input during a turn").
+   */
+  public void complete(
+      String leaseId,
+      String runnerId,
+      JsonNode result,
+      List<Send> sends,
+      List<String> defer,
+      List<String> inputSeen) {
+    runner.complete(leaseId, runnerId, result, sends, defer, inputSeen);
   }
 
   /**
@@ -95,7 +111,15 @@ abstract sealed class RunnerClient permits RotaClient {
    * @throws RotaException.LeaseNotHeld if the lease was granted to another runner
    */
   public void fail(String leaseId, String runnerId, Outcome outcome) {
-    runner.fail(leaseId, runnerId, outcome);
+    runner.fail(leaseId, runnerId, outcome, null);
+  }
+
+  /**
+   * Fails the activation as {@link #fail(String, String, Outcome)} does, naming the steered
+   * notifications the turn was given: any other stays unread, with no attempt used up.
+   */
+  public void fail(String leaseId, String runnerId, Outcome outcome, List<String> inputSeen) {
+    runner.fail(leaseId, runnerId, outcome, inputSeen);
   }
 
   /**
@@ -123,6 +147,7 @@ abstract sealed class RunnerClient permits RotaClient {
         outcome,
         List.of(),
         List.of(),
+        null,
         mode,
         capabilities,
         waitSeconds,
@@ -169,6 +194,34 @@ abstract sealed class RunnerClient permits RotaClient {
       Set<String> capabilities,
       int waitSeconds,
       Integer leaseSeconds) {
+    return reportAndClaim(
+        leaseId,
+        runnerId,
+        outcome,
+        sends,
+        defer,
+        null,
+        mode,
+        capabilities,
+        waitSeconds,
+        leaseSeconds);
+  }
+
+  /**
+   * {@link #reportAndClaim(String, String, Outcome, List, List, RunnerMode, Set, int, Integer)}
+   * naming the steered notifications the turn took ({@code inputSeen}; null: keeps no cursor).
+   */
+  ClaimResult reportAndClaim(
+      String leaseId,
+      String runnerId,
+      Outcome outcome,
+      List<Send> sends,
+      List<String> defer,
+      List<String> inputSeen,
+      RunnerMode mode,
+      Set<String> capabilities,
+      int waitSeconds,
+      Integer leaseSeconds) {
     boolean completed = outcome instanceof Outcome.Completed;
     return runner.reportAndClaim(
         leaseId,
@@ -176,6 +229,7 @@ abstract sealed class RunnerClient permits RotaClient {
         outcome,
         completed ? sends : List.of(),
         completed ? defer : List.of(),
+        inputSeen,
         mode,
         capabilities,
         waitSeconds,

@@ -155,6 +155,7 @@ final class Slot {
               outcome,
               sends,
               defer,
+              keeper.input.taken(),
               runner.mode,
               runner.capabilities,
               0,
@@ -200,9 +201,14 @@ final class Slot {
       try {
         if (outcome instanceof Outcome.Completed completed) {
           runner.client.complete(
-              assignment.leaseId(), keeper.slotId, completed.result(), sends, defer);
+              assignment.leaseId(),
+              keeper.slotId,
+              completed.result(),
+              sends,
+              defer,
+              keeper.input.taken());
         } else {
-          runner.client.fail(assignment.leaseId(), keeper.slotId, outcome);
+          runner.client.fail(assignment.leaseId(), keeper.slotId, outcome, keeper.input.taken());
         }
         runner.listener.onReported(assignment, outcome);
         return;

@@ -14,8 +14,11 @@ import java.util.function.Consumer;
 
 /**
  * New input for a running turn: the notifications steered into its lease while it runs ({@code
- * newInput: steer}), each once, in order. They belong to the lease: completing the turn completes
- * them, so a handler that took them into account (or chose to ignore them) just completes.
+ * newInput: steer}), each once, in order. Those the handler takes (drained, polled, iterated or
+ * handed to its callback) are the turn's: completing it completes them. Any it never takes, even
+ * one that reached the runner, stay unread for the next turn: the report names the ones taken
+ * ({@code inputSeen}), so a notification steered in after the handler's last look is never
+ * completed unseen.
  *
  * <p>Read it the way the handler works: {@link #drain()} between steps, {@link #poll(Duration)} to
  * wait for the next one, iterate ({@link #iterator()} blocks until the next notification or the
@@ -37,6 +40,7 @@ public final class TurnInput implements Iterable<Assignment.Item> {
 
   private final LinkedBlockingQueue<Assignment.Item> queue = new LinkedBlockingQueue<>();
   private final Set<String> seen = new HashSet<>();
+  private final List<String> taken = new ArrayList<>();
   private Consumer<Assignment.Item> callback;
   private boolean ended;
 
@@ -53,9 +57,22 @@ public final class TurnInput implements Iterable<Assignment.Item> {
           queue.add(item);
           continue;
         }
+        taken.add(item.notificationId());
       }
       to.accept(item);
     }
+  }
+
+  /** The ids of the notifications the handler took, in order: the report's {@code inputSeen}. */
+  synchronized List<String> taken() {
+    return List.copyOf(taken);
+  }
+
+  private synchronized Assignment.Item took(Assignment.Item item) {
+    if (item != null && item != END) {
+      taken.add(item.notificationId());
+    }
+    return item;
   }
 
   /** The turn ended: iterators stop waiting. */
@@ -71,6 +88,7 @@ public final class TurnInput implements Iterable<Assignment.Item> {
     if (out.remove(END)) {
       queue.add(END);
     }
+    out.forEach(this::took);
     return out;
   }
 
@@ -78,7 +96,7 @@ public final class TurnInput implements Iterable<Assignment.Item> {
    * The next notification, waiting up to {@code timeout}; empty when none came or the turn ended.
    */
   public Optional<Assignment.Item> poll(Duration timeout) throws InterruptedException {
-    Assignment.Item item = queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    Assignment.Item item = took(queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS));
     if (item == END) {
       queue.add(END);
       return Optional.empty();
@@ -129,7 +147,7 @@ public final class TurnInput implements Iterable<Assignment.Item> {
         }
         Assignment.Item item = next;
         next = null;
-        return item;
+        return took(item);
       }
     };
   }

@@ -92,6 +92,44 @@ class RotaRunnerNewInputTest {
     assertEquals(1, view.activationCount());
   }
 
+  /**
+   * The notification is steered into the running turn and reaches the runner, but the handler never
+   * takes it: the report does not name it, so it stays unread and the next turn carries it.
+   */
+  @Test
+  void aSteeredNotificationTheHandlerNeverTookIsTheNextTurns() throws Exception {
+    String id = agent("steer");
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch steered = new CountDownLatch(1);
+    List<List<String>> turns = new CopyOnWriteArrayList<>();
+    try (RotaRunner runner =
+        runner(
+                activation -> {
+                  turns.add(
+                      activation.assignment().notifications().stream()
+                          .map(Assignment.Item::type)
+                          .toList());
+                  started.countDown();
+                  try {
+                    steered.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    // Long enough for the input poll to hand it to the runner.
+                    Thread.sleep(300);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  return Outcome.complete();
+                })
+            .start()) {
+      await(started);
+      NotifyResult result = client.notify(id, Notification.of("second"));
+      assertTrue(result.steered(), result.toString());
+      steered.countDown();
+      Eventually.await("two turns reported", WAIT, () -> events.reported.size() < 2 ? null : 1);
+    }
+    assertEquals(List.of(List.of("first"), List.of("second")), turns);
+    assertEquals(0, client.getAgent(id).inbox().unread());
+  }
+
   @Test
   void aNotificationsOwnSteerReachesTheHandlerThroughItsCallback() throws Exception {
     String id = agent("queue");

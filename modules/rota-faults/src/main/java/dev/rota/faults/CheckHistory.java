@@ -37,9 +37,8 @@ public final class CheckHistory {
       NewInputCounts newInput = NewInputCounts.of(events);
       if (newInput.any()) {
         System.out.printf(
-            "  new input: completions accepted from an interrupted lease %d; possibly steered"
-                + " unanswered %s; %s%n",
-            verdict.interruptedCompleted().size(), verdict.steeredUnanswered(), newInput);
+            "  new input: completions accepted from an interrupted lease %d; %s%n",
+            verdict.interruptedCompleted().size(), newInput);
       }
       for (Verdict.FaultWindow w : verdict.windows()) {
         System.out.printf(

@@ -150,6 +150,7 @@ public final class LeaseRoutes extends AllDirectives {
           JsonNode result = body.validatedResult();
           List<Send> sends = body.validatedSends();
           List<String> defer = body.validatedDefer();
+          List<String> inputSeen = body.validatedInputSeen();
           ClaimRequest.Claim next = next(body.next(), runnerId);
           return withNextTimeout(
               next,
@@ -159,7 +160,7 @@ public final class LeaseRoutes extends AllDirectives {
                       leaseId,
                       replyTo ->
                           new AgentEntity.Complete(
-                              leaseId, runnerId, result, sends, defer, replyTo),
+                              leaseId, runnerId, result, sends, defer, inputSeen, replyTo),
                       reply ->
                           answer(
                               caller,
@@ -175,6 +176,7 @@ public final class LeaseRoutes extends AllDirectives {
         body -> {
           String runnerId = caller.requireRunner(body.validatedRunnerId());
           FailRequest.Failure failure = body.validated();
+          List<String> inputSeen = body.validatedInputSeen();
           ClaimRequest.Claim next = next(body.next(), runnerId);
           return withNextTimeout(
               next,
@@ -189,6 +191,7 @@ public final class LeaseRoutes extends AllDirectives {
                               failure.action(),
                               failure.error(),
                               failure.snoozeSeconds(),
+                              inputSeen,
                               replyTo),
                       reply ->
                           answer(

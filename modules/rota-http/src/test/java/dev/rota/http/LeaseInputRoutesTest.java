@@ -310,4 +310,28 @@ class LeaseInputRoutesTest extends JUnit5RouteTest {
         "lease_not_held",
         "runner");
   }
+
+  @Test
+  void aCompletionNamingTheInputItSawLeavesTheRestUnread() {
+    String leaseId = claimed("\"newInput\": \"steer\"");
+    String seen = notified("second", null).get("notificationId").asText();
+    assertEquals("second", types(input(leaseId, 0).get("notifications")));
+    // Steered after the runner's last look: its completion does not name it.
+    assertTrue(notified("third", null).get("steered").asBoolean());
+    report(leaseId, "complete", ", \"inputSeen\": [\"" + seen + "\"]").assertStatusCode(200);
+    JsonNode inbox = api.get("/v1/agents/" + agentId).get("inbox");
+    assertEquals(1, inbox.get("unread").asInt(), inbox.toString());
+    String next = api.assignment(runnerId, cap).get("notifications").get(0).get("type").asText();
+    assertEquals("third", next);
+  }
+
+  @Test
+  void badInputSeenIs400NamingTheItem() {
+    String leaseId = claimed("\"newInput\": \"steer\"");
+    assertError(
+        report(leaseId, "complete", ", \"inputSeen\": [\"\"]"), 400, "invalid", "inputSeen[0]");
+    assertError(report(leaseId, "fail", ", \"inputSeen\": [null]"), 400, "invalid", "inputSeen[0]");
+    assertError(report(leaseId, "complete", ", \"inputSeen\": \"x\""), 400, "invalid", "inputSeen");
+    report(leaseId, "complete", ", \"inputSeen\": []").assertStatusCode(200);
+  }
 }

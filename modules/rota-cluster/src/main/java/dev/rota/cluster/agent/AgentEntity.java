@@ -169,7 +169,8 @@ public final class AgentEntity {
    * The turn is done; {@code sends} (possibly empty) are delivered if and only if this completion
    * is written, in the same event. The calls named in {@code defer} (carried by the turn or owed
    * from an earlier one) are not answered now but stay owed; every other call is answered with
-   * {@code result}.
+   * {@code result}. {@code inputSeen} is the runner's cursor on new input: steered notifications it
+   * does not name stay unread for the next turn (null: the runner keeps no cursor, all are read).
    */
   public record Complete(
       String leaseId,
@@ -177,11 +178,13 @@ public final class AgentEntity {
       JsonNode result,
       List<Send> sends,
       List<String> defer,
+      List<String> inputSeen,
       ActorRef<Reply> replyTo)
       implements Command {
     public Complete {
       sends = sends == null ? List.of() : List.copyOf(sends);
       defer = defer == null ? List.of() : List.copyOf(defer);
+      inputSeen = inputSeen == null ? null : List.copyOf(inputSeen);
     }
 
     public Complete(
@@ -190,11 +193,11 @@ public final class AgentEntity {
         JsonNode result,
         List<Send> sends,
         ActorRef<Reply> replyTo) {
-      this(leaseId, runnerId, result, sends, List.of(), replyTo);
+      this(leaseId, runnerId, result, sends, List.of(), null, replyTo);
     }
 
     public Complete(String leaseId, String runnerId, JsonNode result, ActorRef<Reply> replyTo) {
-      this(leaseId, runnerId, result, List.of(), List.of(), replyTo);
+      this(leaseId, runnerId, result, List.of(), List.of(), null, replyTo);
     }
   }
 
@@ -206,12 +209,14 @@ public final class AgentEntity {
   /** The wait of an {@link AwaitInput} is over (the agent's own timer). */
   record InputWaitOver(long waiter) implements Command {}
 
+  /** The turn failed; {@code inputSeen} as for {@link Complete}. */
   public record Fail(
       String leaseId,
       String runnerId,
       FailureAction action,
       String error,
       long snoozeSeconds,
+      List<String> inputSeen,
       ActorRef<Reply> replyTo)
       implements Command {}
 

@@ -32,11 +32,13 @@ public final class AgentEvents {
     } else if (event instanceof LeaseRenewed e) {
       return s.leaseExtended(e.expiresAt());
     } else if (event instanceof ActivationCompleted e) {
+      AgentState seen = NewInputState.withoutSteered(s, e.unseenSteered());
       return CallState.owing(
-          CallState.sent(s.completed(e.at()), e.sends(), e.calls(), e.at()), e.owed());
+          CallState.sent(seen.completed(e.at()), e.sends(), e.calls(), e.at()), e.owed());
     } else if (event instanceof ActivationFailed e) {
       AgentState after =
-          s.failed(e.action(), e.error(), e.at(), e.snoozedUntil(), "activation.failed")
+          NewInputState.withoutSteered(s, e.unseenSteered())
+              .failed(e.action(), e.error(), e.at(), e.snoozedUntil(), "activation.failed")
               .withoutDeadLetters(e.droppedDeadLetters());
       return CallState.sent(after, e.replies(), List.of(), e.at());
     } else if (event instanceof LeaseExpired e) {
@@ -180,16 +182,30 @@ public final class AgentEvents {
       InboxSummary inboxAfter,
       List<OutboxItem> sends,
       List<OpenCall> calls,
-      List<CallInfo> owed)
+      List<CallInfo> owed,
+      List<String> unseenSteered)
       implements ActivationEnded {
     /**
-     * {@code owed}: every call the agent owes after the turn (it deferred them); none in events
-     * written before deferred answers existed.
+     * {@code owed}: every call the agent owes after the turn (it deferred them); {@code
+     * unseenSteered}: the notifications steered into the lease its runner was not given, which stay
+     * unread. None of either in events written before they existed.
      */
     public ActivationCompleted {
       sends = sends == null ? List.of() : List.copyOf(sends);
       calls = calls == null ? List.of() : List.copyOf(calls);
       owed = owed == null ? List.of() : List.copyOf(owed);
+      unseenSteered = unseenSteered == null ? List.of() : List.copyOf(unseenSteered);
+    }
+
+    public ActivationCompleted(
+        String leaseId,
+        JsonNode result,
+        Instant at,
+        InboxSummary inboxAfter,
+        List<OutboxItem> sends,
+        List<OpenCall> calls,
+        List<CallInfo> owed) {
+      this(leaseId, result, at, inboxAfter, sends, calls, owed, List.of());
     }
 
     public ActivationCompleted(
@@ -199,12 +215,12 @@ public final class AgentEvents {
         InboxSummary inboxAfter,
         List<OutboxItem> sends,
         List<OpenCall> calls) {
-      this(leaseId, result, at, inboxAfter, sends, calls, List.of());
+      this(leaseId, result, at, inboxAfter, sends, calls, List.of(), List.of());
     }
 
     public ActivationCompleted(
         String leaseId, JsonNode result, Instant at, InboxSummary inboxAfter) {
-      this(leaseId, result, at, inboxAfter, List.of(), List.of(), List.of());
+      this(leaseId, result, at, inboxAfter, List.of(), List.of(), List.of(), List.of());
     }
 
     @Override
@@ -222,12 +238,15 @@ public final class AgentEvents {
       InboxSummary inboxAfter,
       List<DeadLetter> deadLettered,
       List<String> droppedDeadLetters,
-      List<OutboxItem> replies)
+      List<OutboxItem> replies,
+      List<String> unseenSteered)
       implements ActivationEnded {
     public ActivationFailed {
-      // Events written before the dead-letter cap, or before calls, have no such field.
+      // Events written before the dead-letter cap, calls, or the runner's cursor on new input have
+      // no such field.
       droppedDeadLetters = droppedDeadLetters == null ? List.of() : List.copyOf(droppedDeadLetters);
       replies = replies == null ? List.of() : List.copyOf(replies);
+      unseenSteered = unseenSteered == null ? List.of() : List.copyOf(unseenSteered);
     }
 
     public ActivationFailed(
@@ -238,7 +257,8 @@ public final class AgentEvents {
         Instant at,
         InboxSummary inboxAfter,
         List<DeadLetter> deadLettered,
-        List<String> droppedDeadLetters) {
+        List<String> droppedDeadLetters,
+        List<OutboxItem> replies) {
       this(
           leaseId,
           action,
@@ -248,6 +268,7 @@ public final class AgentEvents {
           inboxAfter,
           deadLettered,
           droppedDeadLetters,
+          replies,
           List.of());
     }
 
@@ -259,7 +280,8 @@ public final class AgentEvents {
         Instant at,
         InboxSummary inboxAfter,
         List<DeadLetter> deadLettered) {
-      this(leaseId, action, error, snoozedUntil, at, inboxAfter, deadLettered, List.of());
+      this(
+          leaseId, action, error, snoozedUntil, at, inboxAfter, deadLettered, List.of(), List.of());
     }
   }
 

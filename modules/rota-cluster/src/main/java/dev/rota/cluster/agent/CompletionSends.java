@@ -10,6 +10,7 @@ import dev.rota.core.model.AgentState;
 import dev.rota.core.model.CallState;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
+import dev.rota.core.model.NewInputState;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.TextRules;
 import java.time.Instant;
@@ -56,13 +57,19 @@ final class CompletionSends {
         .map(why -> new AgentEntity.Rejected(AgentEntity.ErrorCode.INVALID, why));
   }
 
+  /**
+   * The completion's events. {@code unseenSteered} (steered notifications the runner was not given)
+   * leave the lease first: they stay unread, and no call among them is answered.
+   */
   static List<Event> events(
       AgentEffects entity,
-      AgentState state,
-      Lease lease,
+      AgentState before,
+      List<String> unseenSteered,
       Complete cmd,
       CallSettings settings,
       Instant now) {
+    AgentState state = NewInputState.withoutSteered(before, unseenSteered);
+    Lease lease = state.lease();
     TurnSends.Plan plan =
         TurnSends.completion(
             entity.agentId(),
@@ -86,7 +93,8 @@ final class CompletionSends {
             InboxSummary.of(state.completed(now)),
             plan.items(),
             plan.calls(),
-            plan.owed()));
+            plan.owed(),
+            unseenSteered));
     for (TurnSends.Immediate answered : plan.immediate()) {
       Notification reply =
           new Notification(

@@ -8,6 +8,7 @@ import dev.rota.core.model.AgentState;
 import dev.rota.core.model.DeadLetter;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
+import dev.rota.core.model.NewInputState;
 import java.time.Instant;
 import java.util.List;
 
@@ -15,7 +16,8 @@ import java.util.List;
  * The event of a turn that did not complete, failed by its runner or expired: the inbox after it,
  * the notifications it dead-lettered (with the failed replies their calls get) and the oldest dead
  * letters past {@code rota.agent.max-dead-letters}, to drop. A turn that does not complete answers
- * no call it owes.
+ * no call it owes. Steered notifications its runner was not given leave a failed lease first: they
+ * stay unread, with no attempt counted.
  */
 final class FailedTurnEvents {
   private FailedTurnEvents() {}
@@ -28,8 +30,11 @@ final class FailedTurnEvents {
       FailureAction action,
       String error,
       Instant snoozedUntil,
+      List<String> unseenSteered,
       Instant now) {
-    AgentState after = state.failed(action, error, now, snoozedUntil, "activation.failed");
+    AgentState after =
+        NewInputState.withoutSteered(state, unseenSteered)
+            .failed(action, error, now, snoozedUntil, "activation.failed");
     List<DeadLetter> dead = newDeadLetters(state, after);
     return new ActivationFailed(
         lease.leaseId(),
@@ -40,7 +45,8 @@ final class FailedTurnEvents {
         InboxSummary.of(after),
         dead,
         overCap(after, maxDeadLetters),
-        TurnSends.deadLettered(agentId, dead, now));
+        TurnSends.deadLettered(agentId, dead, now),
+        unseenSteered);
   }
 
   static LeaseExpired expired(

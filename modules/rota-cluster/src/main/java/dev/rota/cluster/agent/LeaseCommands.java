@@ -32,6 +32,7 @@ import dev.rota.core.model.TextRules.Kind;
 import dev.rota.core.model.TextRules.Violation;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
@@ -211,7 +212,9 @@ final class LeaseCommands {
             return entity.effect().reply(cmd.replyTo(), badDefer.get());
           }
           return entity
-              .persist(CompletionSends.events(entity, state, lease, cmd, callSettings, now))
+              .persist(
+                  CompletionSends.events(
+                      entity, state, lease.unseenSteered(cmd.inputSeen()), cmd, callSettings, now))
               .thenRun(s -> ended(lease, now, RunnerOutcome.Kind.COMPLETED, null))
               .thenReply(cmd.replyTo(), s -> new Done(now));
         });
@@ -225,6 +228,7 @@ final class LeaseCommands {
         cmd.action(),
         cmd.error(),
         cmd.snoozeSeconds(),
+        cmd.inputSeen(),
         cmd.replyTo());
   }
 
@@ -235,7 +239,14 @@ final class LeaseCommands {
    */
   ReplyEffect<Event, AgentState> onRelease(AgentState state, Release cmd) {
     return failed(
-        state, cmd.leaseId(), cmd.runnerId(), FailureAction.SNOOZE, cmd.why(), 0, cmd.replyTo());
+        state,
+        cmd.leaseId(),
+        cmd.runnerId(),
+        FailureAction.SNOOZE,
+        cmd.why(),
+        0,
+        null,
+        cmd.replyTo());
   }
 
   private ReplyEffect<Event, AgentState> failed(
@@ -245,6 +256,7 @@ final class LeaseCommands {
       FailureAction action,
       String error,
       long snoozeSeconds,
+      List<String> inputSeen,
       ActorRef<Reply> replyTo) {
     Optional<Violation> bad = TextRules.check("error", error, Kind.TEXT);
     if (bad.isPresent()) {
@@ -269,6 +281,7 @@ final class LeaseCommands {
                         action,
                         error,
                         snoozedUntil,
+                        lease.unseenSteered(inputSeen),
                         now))
                 .thenRun(
                     s ->

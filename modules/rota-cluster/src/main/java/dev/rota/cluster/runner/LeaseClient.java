@@ -5,6 +5,7 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.core.model.Ids;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -21,6 +22,12 @@ import org.apache.pekko.japi.function.Function2;
  * @param <T> the runner's message type
  */
 final class LeaseClient<T> {
+  /**
+   * An in-cluster executor is given no new input during its turn, so steered notifications its
+   * report does not name stay unread for the next turn.
+   */
+  private static final List<String> NONE_SEEN = List.of();
+
   private final ActorContext<T> ctx;
   private final String runnerId;
   private final ClusterSharding sharding;
@@ -59,11 +66,18 @@ final class LeaseClient<T> {
     if (outcome instanceof Outcome.Failed f) {
       return replyTo ->
           new AgentEntity.Fail(
-              leaseId, runnerId, f.action(), f.error(), f.snoozeSeconds(), replyTo);
+              leaseId, runnerId, f.action(), f.error(), f.snoozeSeconds(), NONE_SEEN, replyTo);
     }
     var completed = (Outcome.Completed) outcome;
     return replyTo ->
-        new AgentEntity.Complete(leaseId, runnerId, completed.result(), completed.sends(), replyTo);
+        new AgentEntity.Complete(
+            leaseId,
+            runnerId,
+            completed.result(),
+            completed.sends(),
+            List.of(),
+            NONE_SEEN,
+            replyTo);
   }
 
   private void ask(

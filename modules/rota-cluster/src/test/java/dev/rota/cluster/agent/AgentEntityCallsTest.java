@@ -345,7 +345,7 @@ class AgentEntityCallsTest {
     callee.<Reply>runCommand(
         r ->
             new AgentEntity.Fail(
-                served.lease().leaseId(), "runner-1", FailureAction.CANCEL, "no", 0, r));
+                served.lease().leaseId(), "runner-1", FailureAction.CANCEL, "no", 0, null, r));
     Pending reply = mailbox.next();
     assertEquals(Replies.FAILED, reply.item().status());
     deliverTo(reply, caller);

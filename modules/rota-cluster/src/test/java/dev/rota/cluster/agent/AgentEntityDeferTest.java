@@ -149,7 +149,7 @@ class AgentEntityDeferTest {
     return kit.<Reply>runCommand(
             r ->
                 new AgentEntity.Complete(
-                    g.lease().leaseId(), g.lease().runnerId(), result, sends, defer, r))
+                    g.lease().leaseId(), g.lease().runnerId(), result, sends, defer, null, r))
         .reply();
   }
 
@@ -250,6 +250,7 @@ class AgentEntityDeferTest {
                     null,
                     List.of(),
                     List.of(served.notifications().get(0).call().callId(), "nope"),
+                    null,
                     r));
     Rejected refused = assertInstanceOf(Rejected.class, result.reply());
     assertEquals(ErrorCode.INVALID, refused.code());
@@ -268,7 +269,7 @@ class AgentEntityDeferTest {
     b.<Reply>runCommand(
         r ->
             new AgentEntity.Fail(
-                nudged.lease().leaseId(), "runner-1", FailureAction.RETRY, "boom", 0, r));
+                nudged.lease().leaseId(), "runner-1", FailureAction.RETRY, "boom", 0, null, r));
     assertNull(mailbox.queue.poll(200, TimeUnit.MILLISECONDS), "nothing answers A");
     assertEquals(callId, b.getState().calls().owed().get(0).callId());
   }
@@ -282,7 +283,8 @@ class AgentEntityDeferTest {
     var completed =
         b.<Reply>runCommand(
             r ->
-                new AgentEntity.Complete(leaseId, "runner-1", null, List.of(), List.of(callId), r));
+                new AgentEntity.Complete(
+                    leaseId, "runner-1", null, List.of(), List.of(callId), null, r));
     assertEquals(
         callId,
         assertInstanceOf(ActivationCompleted.class, completed.event()).owed().get(0).callId());

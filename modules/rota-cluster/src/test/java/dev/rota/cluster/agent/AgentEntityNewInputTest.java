@@ -242,7 +242,9 @@ class AgentEntityNewInputTest {
             heartbeat(leaseId),
             complete(leaseId),
             kit.<Reply>runCommand(
-                    r -> new AgentEntity.Fail(leaseId, "runner-1", FailureAction.RETRY, "x", 0, r))
+                    r ->
+                        new AgentEntity.Fail(
+                            leaseId, "runner-1", FailureAction.RETRY, "x", 0, null, r))
                 .reply())) {
       assertEquals(ErrorCode.LEASE_INTERRUPTED, assertInstanceOf(Rejected.class, report).code());
     }

@@ -106,7 +106,7 @@ class AgentEntityTest {
 
   private Reply fail(String leaseId, FailureAction action, long snoozeSeconds) {
     return kit.<Reply>runCommand(
-            r -> new AgentEntity.Fail(leaseId, "runner-1", action, "boom", snoozeSeconds, r))
+            r -> new AgentEntity.Fail(leaseId, "runner-1", action, "boom", snoozeSeconds, null, r))
         .reply();
   }
 
@@ -395,7 +395,7 @@ class AgentEntityTest {
     var done = kit.<Reply>runCommand(r -> new AgentEntity.Complete(leaseId, "intruder", null, r));
     var failed =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Fail(leaseId, "intruder", FailureAction.DISCARD, "x", 0, r));
+            r -> new AgentEntity.Fail(leaseId, "intruder", FailureAction.DISCARD, "x", 0, null, r));
     var anonymous = kit.<Reply>runCommand(r -> new AgentEntity.Complete(leaseId, null, null, r));
 
     for (var result : List.of(beat, done, failed, anonymous)) {

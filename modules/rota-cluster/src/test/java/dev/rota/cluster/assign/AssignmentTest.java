@@ -204,6 +204,8 @@ class AssignmentTest {
     notify(x, 1);
     notify(y, 3);
     notify(z, 2);
+    // The counts reach the coordinators' index within the coordination window (decision 26).
+    pause(WINDOW);
     List<String> order = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       order.add(agentOf(granted(claim("r" + i, RunnerMode.NOTIFICATION))));

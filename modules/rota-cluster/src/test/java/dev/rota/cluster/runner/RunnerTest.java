@@ -177,6 +177,7 @@ class RunnerTest {
                               FailureAction.SNOOZE,
                               "taken away",
                               0,
+                              null,
                               r),
                       WAIT);
               return new CompletableFuture<>();

@@ -89,7 +89,7 @@ public final class Agents {
   public void fail(String agentId, Lease lease, FailureAction action) {
     ask(
         agentId,
-        r -> new AgentEntity.Fail(lease.leaseId(), lease.runnerId(), action, "boom", 0, r),
+        r -> new AgentEntity.Fail(lease.leaseId(), lease.runnerId(), action, "boom", 0, null, r),
         AgentEntity.Done.class);
   }
 

@@ -1,7 +1,11 @@
 package dev.rota.core.model;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The exclusive right of one runner to run one agent until {@code expiresAt}. The lease id embeds
@@ -97,11 +101,43 @@ public record Lease(
         steeredIds);
   }
 
+  /**
+   * This lease without the steered notifications {@code unseen} (its runner was not given them):
+   * they leave the lease, so its end leaves them unread in the inbox.
+   */
+  public Lease withoutSteered(Collection<String> unseen) {
+    if (unseen.isEmpty()) {
+      return this;
+    }
+    Set<String> drop = new HashSet<>(unseen);
+    return new Lease(
+        leaseId,
+        runnerId,
+        kind,
+        fencingToken,
+        attempt,
+        grantedAt,
+        expiresAt,
+        leaseSeconds,
+        notificationIds.stream().filter(id -> !drop.contains(id)).toList(),
+        schedule,
+        steeredIds.stream().filter(id -> !drop.contains(id)).toList());
+  }
+
+  /** The steered notifications not in {@code seen}, in order; none when {@code seen} is null. */
+  public List<String> unseenSteered(Collection<String> seen) {
+    if (seen == null || steeredIds.isEmpty()) {
+      return List.of();
+    }
+    Set<String> given = new HashSet<>(seen);
+    return steeredIds.stream().filter(id -> !given.contains(id)).toList();
+  }
+
   /** This lease with notification {@code notificationId} joined to the running turn. */
   public Lease steered(String notificationId) {
-    List<String> ids = new java.util.ArrayList<>(notificationIds);
+    List<String> ids = new ArrayList<>(notificationIds);
     ids.add(notificationId);
-    List<String> steered = new java.util.ArrayList<>(steeredIds);
+    List<String> steered = new ArrayList<>(steeredIds);
     steered.add(notificationId);
     return new Lease(
         leaseId,

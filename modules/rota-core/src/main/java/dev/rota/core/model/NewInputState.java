@@ -1,6 +1,7 @@
 package dev.rota.core.model;
 
 import java.time.Instant;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -69,6 +70,19 @@ public final class NewInputState {
             "notification.steered",
             at,
             Map.of("notificationId", notificationId, "leaseId", s.lease().leaseId()));
+  }
+
+  /**
+   * The lease without the steered notifications {@code unseen} its runner was not given ({@link
+   * Lease#withoutSteered}), so its end leaves them unread for the next turn.
+   */
+  public static AgentState withoutSteered(AgentState s, Collection<String> unseen) {
+    if (s.lease() == null || unseen.isEmpty()) {
+      return s;
+    }
+    AgentStateBuilder b = new AgentStateBuilder(s);
+    b.lease = s.lease().withoutSteered(unseen);
+    return b.build();
   }
 
   /**

@@ -45,10 +45,11 @@ import java.util.TreeSet;
  *       lease's last known expiry, unless an earlier completion of it went unanswered.
  *   <li><b>No duplicates</b>: no key is carried by two accepted completions, and no dedupe key is
  *       acknowledged under two notification ids.
- *   <li><b>New input during a turn</b>: a key steered into a lease ({@link Steered}) is carried by
- *       it as if granted with it, so it too must be completed exactly once or still unread; a lease
- *       new input interrupted ({@link Interrupted}) is held only until then, no completion of it
- *       may be accepted, and its 410s are not early.
+ *   <li><b>New input during a turn</b>: a key steered into a lease and given to its runner ({@link
+ *       Steered}) is carried by the lease as if granted with it (the runner's completion names it);
+ *       any other steered key returns to the inbox, so every key must be completed exactly once or
+ *       still unread; a lease new input interrupted ({@link Interrupted}, or a producer's answer)
+ *       is held only until then, no completion of it may be accepted, and its 410s are not early.
  *   <li><b>Unavailability window</b> per injected fault: for each agent the fault took away (its
  *       first publish after the fault failed), the time from the fault to the first acknowledged
  *       publish after that failure (publishes started before the next fault count). An agent served
@@ -124,8 +125,9 @@ public final class HistoryChecker {
         interruptedAt.merge(i.leaseId(), i.atMs(), Math::min);
       }
     }
-    NewInputAnswers.attribute(published, grantsByAgent, steeredKeys, interruptedAt);
-    // A steered key is the lease's from then on, as if the grant had carried it.
+    NewInputAnswers.attribute(published, grantsByAgent, attemptsByLease, interruptedAt);
+    // A steered key its runner was given is the lease's from then on, as if the grant had carried
+    // it; one the runner was not given returns to the inbox when the lease ends.
     for (Map.Entry<String, List<String>> e : steeredKeys.entrySet()) {
       Granted g = grants.get(e.getKey());
       if (g == null) {
@@ -184,17 +186,6 @@ public final class HistoryChecker {
         }
       }
     }
-
-    // A key stored by an unanswered attempt and never granted may have joined a lease unseen.
-    List<String> steeredUnanswered = new ArrayList<>();
-    NewInputAnswers.steeredUnanswered(published, grantsByAgent, attemptsByLease)
-        .forEach(
-            (key, lease) -> {
-              if (!completedBy.containsKey(key) && !lastGrantOfKey.containsKey(key)) {
-                possiblyCompleted.add(key);
-                steeredUnanswered.add(key + " (lease " + lease + ")");
-              }
-            });
 
     // Lost and duplicate accepts.
     Map<String, Set<String>> idsOfKey = new TreeMap<>();
@@ -316,8 +307,7 @@ public final class HistoryChecker {
         duplicateAccepts,
         endedEarly,
         windows,
-        interruptedCompleted,
-        steeredUnanswered);
+        interruptedCompleted);
   }
 
   /**

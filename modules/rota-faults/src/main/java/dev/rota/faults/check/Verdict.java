@@ -21,9 +21,6 @@ import java.util.List;
  * @param endedEarly leases refused to their runner (410) before their known expiry
  * @param windows the unavailability window of every injected fault
  * @param interruptedCompleted completions accepted from a lease that new input had interrupted
- * @param steeredUnanswered not a violation: keys acknowledged only as a duplicate of an unanswered
- *     attempt, never granted, counted as possibly completed by a lease they may have been steered
- *     into unseen (one line each, naming that lease)
  */
 public record Verdict(
     int acknowledged,
@@ -36,8 +33,7 @@ public record Verdict(
     List<String> duplicateAccepts,
     List<String> endedEarly,
     List<FaultWindow> windows,
-    List<String> interruptedCompleted,
-    List<String> steeredUnanswered) {
+    List<String> interruptedCompleted) {
 
   public Verdict(
       int acknowledged,
@@ -61,7 +57,6 @@ public record Verdict(
         duplicateAccepts,
         endedEarly,
         windows,
-        List.of(),
         List.of());
   }
 

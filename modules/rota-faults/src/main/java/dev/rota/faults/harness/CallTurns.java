@@ -139,6 +139,12 @@ final class CallTurns {
 
   /** Completes a lease with {@code turn}'s result and sends, once. */
   Completion complete(NodeProcess node, String leaseId, String runnerId, Turn turn) {
+    return complete(node, leaseId, runnerId, turn, null);
+  }
+
+  /** The turn's completion naming the steered notifications it was given ({@code inputSeen}). */
+  Completion complete(
+      NodeProcess node, String leaseId, String runnerId, Turn turn, List<String> inputSeen) {
     try {
       RotaApi.Response response =
           api.complete(
@@ -148,6 +154,7 @@ final class CallTurns {
               runnerId,
               turn.result(),
               turn.send(),
+              inputSeen,
               REPORT_TIMEOUT);
       if (response.ok()) {
         return new Completion(Outcome.OK, false);

@@ -84,16 +84,14 @@ public final class FaultTable {
     out.append(
         "| fault | run | acknowledged | completed once | lost | undrained | stale accepted |"
             + " overlapping holds | completed although interrupted | steered (told) |"
-            + " interrupted (told) | rejected (keys, acknowledged later) |"
-            + " steered unanswered | own newInput |\n");
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            + " interrupted (told) | rejected (keys, acknowledged later) | own newInput |\n");
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (FaultRun.Result r : rows) {
       Verdict v = r.verdict();
       NewInputCounts n = r.newInput();
       out.append(
           String.format(
-              "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d (%d) | %d (%d) | %d (%d, %d) | %d | %s"
-                  + " |%n",
+              "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d (%d) | %d (%d) | %d (%d, %d) | %s |%n",
               r.kind().label(),
               r.run(),
               v.acknowledged(),
@@ -110,7 +108,6 @@ public final class FaultTable {
               n.rejected(),
               n.rejectedKeys(),
               n.rejectedThenAcknowledged(),
-              v.steeredUnanswered().size(),
               n.ownPolicy()));
     }
     return out.toString();

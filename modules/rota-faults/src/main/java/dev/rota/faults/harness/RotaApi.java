@@ -10,6 +10,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Raw HTTP to a node (loopback unless it has an address of its own), every call with its own
@@ -113,12 +114,33 @@ public final class RotaApi {
       ArrayNode sends,
       Duration timeout)
       throws IOException {
+    return complete(host, port, leaseId, runnerId, result, sends, null, timeout);
+  }
+
+  /**
+   * A completion naming the steered notifications the turn was given ({@code inputSeen}; null for
+   * none named: every steered notification is the turn's).
+   */
+  public Response complete(
+      String host,
+      int port,
+      String leaseId,
+      String runnerId,
+      JsonNode result,
+      ArrayNode sends,
+      List<String> inputSeen,
+      Duration timeout)
+      throws IOException {
     ObjectNode body = JSON.createObjectNode().put("runnerId", runnerId);
     if (result != null) {
       body.set("result", result);
     }
     if (sends != null && !sends.isEmpty()) {
       body.set("send", sends);
+    }
+    if (inputSeen != null) {
+      ArrayNode seen = body.putArray("inputSeen");
+      inputSeen.forEach(seen::add);
     }
     return send(
         host, port, "POST", "/v1/leases/" + leaseId + "/complete", body.toString(), timeout);

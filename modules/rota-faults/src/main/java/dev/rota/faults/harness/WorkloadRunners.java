@@ -190,18 +190,20 @@ final class WorkloadRunners {
       long lengthMs,
       CallTurns.Turn turn) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
+    // The runner's cursor on new input: the steered notifications this turn was given.
+    List<String> seen = new ArrayList<>();
     if (random.nextDouble() < STALL_PROBABILITY) {
       FaultCluster.sleep(Duration.ofMillis(leaseSeconds * 1000L + 1500));
     } else {
       FaultCluster.sleep(
           Duration.ofMillis(longTurns ? random.nextLong(5000, 15000) : random.nextLong(50, 300)));
       if (random.nextDouble() < 0.3) {
-        deadline = Math.max(deadline, heartbeat(runnerId, leaseId, lengthMs));
+        deadline = Math.max(deadline, heartbeat(runnerId, leaseId, lengthMs, seen));
         FaultCluster.sleep(Duration.ofMillis(random.nextLong(50, 300)));
       }
     }
     if (followInput) {
-      newInput(runnerId, leaseId);
+      newInput(runnerId, leaseId, seen);
     }
     if (turn != null && !turn.sends().isEmpty()) {
       history.add(new Sent(leaseId, agentId, turn.sends(), System.currentTimeMillis()));
@@ -216,14 +218,14 @@ final class WorkloadRunners {
       long start = System.currentTimeMillis();
       Outcome outcome;
       if (turn != null) {
-        CallTurns.Completion completion = calls.complete(node, leaseId, runnerId, turn);
+        CallTurns.Completion completion = calls.complete(node, leaseId, runnerId, turn, seen);
         outcome = completion.outcome();
         if (completion.interrupted()) {
           history.add(new Interrupted(leaseId, System.currentTimeMillis()));
         }
       } else {
         try {
-          clients.apply(node).reports.complete(leaseId, runnerId, null);
+          clients.apply(node).reports.complete(leaseId, runnerId, null, List.of(), List.of(), seen);
           outcome = Outcome.OK;
         } catch (RotaException.LeaseLost e) {
           outcome = Outcome.LOST;
@@ -246,7 +248,7 @@ final class WorkloadRunners {
    * One heartbeat; the runner's new deadline when it succeeded (the lease's length from the
    * heartbeat's sending, on the suite's clock), else 0.
    */
-  private long heartbeat(String runnerId, String leaseId, long lengthMs) {
+  private long heartbeat(String runnerId, String leaseId, long lengthMs, List<String> seen) {
     NodeProcess node = cluster.pick();
     if (node == null) {
       return 0;
@@ -260,7 +262,7 @@ final class WorkloadRunners {
       Instant extended = beat.expiresAt();
       outcome = Outcome.OK;
       expiresAt = extended == null ? 0 : extended.toEpochMilli();
-      steered(leaseId, beat.notifications());
+      steered(leaseId, beat.notifications(), seen);
     } catch (RotaException.LeaseLost e) {
       outcome = Outcome.LOST;
       interruptedIf(e, leaseId);
@@ -272,7 +274,7 @@ final class WorkloadRunners {
   }
 
   /** Asks once, without waiting, for the turn's new input and records it. */
-  private void newInput(String runnerId, String leaseId) {
+  private void newInput(String runnerId, String leaseId, List<String> seen) {
     NodeProcess node = cluster.pick();
     if (node == null) {
       return;
@@ -280,7 +282,7 @@ final class WorkloadRunners {
     try {
       LeaseInput.NewInput in =
           LeaseInput.of(clients.apply(node).reports).await(leaseId, runnerId, 0);
-      steered(leaseId, in.notifications());
+      steered(leaseId, in.notifications(), seen);
       if (in.interrupted()) {
         history.add(new Interrupted(leaseId, System.currentTimeMillis()));
       }
@@ -291,12 +293,14 @@ final class WorkloadRunners {
     }
   }
 
-  private void steered(String leaseId, List<Assignment.Item> notifications) {
+  /** Records the steered notifications the runner was given, and adds them to its cursor. */
+  private void steered(String leaseId, List<Assignment.Item> notifications, List<String> seen) {
     if (notifications.isEmpty()) {
       return;
     }
     List<String> keys = new ArrayList<>();
     notifications.forEach(n -> keys.add(n.payload().path("k").asText()));
+    notifications.forEach(n -> seen.add(n.notificationId()));
     history.add(new Steered(leaseId, keys, System.currentTimeMillis()));
   }
 

@@ -15,9 +15,21 @@ import java.util.List;
  *     optional
  * @param defer ids of calls (carried by this turn, or deferred by an earlier one) this completion
  *     does not answer: they stay owed; optional
+ * @param inputSeen the runner's cursor on new input: the steered notifications the turn was given
+ *     (the others stay unread); optional, absent for a runner that keeps none
  */
 public record CompleteRequest(
-    String runnerId, JsonNode result, NextClaim next, List<SendRequest> send, List<String> defer) {
+    String runnerId,
+    JsonNode result,
+    NextClaim next,
+    List<SendRequest> send,
+    List<String> defer,
+    List<String> inputSeen) {
+
+  /** The cursor on new input, null when absent; a 400 naming the item otherwise. */
+  public List<String> validatedInputSeen() {
+    return Fields.checkInputSeen(inputSeen);
+  }
 
   /** The call ids to defer, empty when none; a 400 naming the item otherwise. */
   public List<String> validatedDefer() {

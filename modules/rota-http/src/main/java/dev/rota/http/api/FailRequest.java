@@ -2,6 +2,7 @@ package dev.rota.http.api;
 
 import dev.rota.core.model.FailureAction;
 import dev.rota.http.ApiException;
+import java.util.List;
 
 /**
  * The body of {@code POST /v1/leases/{leaseId}/fail}. {@code action} defaults to {@code retry};
@@ -12,15 +13,26 @@ import dev.rota.http.ApiException;
  * @param runnerId the runner that claimed the lease
  * @param error what went wrong, for the agent's history and dead letters; optional
  * @param next the claim to make once the failure is durable, answered beside it; optional
+ * @param inputSeen the runner's cursor on new input, as for {@link CompleteRequest}; optional
  */
 public record FailRequest(
-    String runnerId, String error, String action, Long snoozeSeconds, NextClaim next) {
+    String runnerId,
+    String error,
+    String action,
+    Long snoozeSeconds,
+    NextClaim next,
+    List<String> inputSeen) {
   public static final long MAX_SNOOZE_SECONDS = 86_400;
   public static final int MAX_ERROR_LENGTH = 4096;
   public static final String NO_ERROR = "no error given";
 
   /** A failure with every field checked and defaulted. */
   public record Failure(FailureAction action, String error, long snoozeSeconds) {}
+
+  /** The cursor on new input, null when absent; a 400 naming the item otherwise. */
+  public List<String> validatedInputSeen() {
+    return Fields.checkInputSeen(inputSeen);
+  }
 
   /** The checked failure; a 400 naming the field otherwise. */
   public Failure validated() {

@@ -15,6 +15,8 @@ final class Fields {
 
   static final int MAX_CAPABILITY_LENGTH = 64;
 
+  static final int MAX_NOTIFICATION_ID_LENGTH = 128;
+
   private Fields() {}
 
   static void checkRange(String field, Long value, long min, long max) {
@@ -84,5 +86,23 @@ final class Fields {
       }
     }
     return List.copyOf(capabilities);
+  }
+
+  /**
+   * The runner's cursor on new input ({@code inputSeen}): notification ids, each non-blank and at
+   * most 128 characters; null when absent (the runner keeps no cursor).
+   */
+  static List<String> checkInputSeen(List<String> inputSeen) {
+    if (inputSeen == null) {
+      return null;
+    }
+    for (int i = 0; i < inputSeen.size(); i++) {
+      String field = "inputSeen[" + i + "]";
+      if (inputSeen.get(i) == null) {
+        throw ApiException.invalid("field '" + field + "' must be a notification id");
+      }
+      checkText(field, inputSeen.get(i), MAX_NOTIFICATION_ID_LENGTH);
+    }
+    return List.copyOf(inputSeen);
   }
 }
