@@ -72,7 +72,11 @@ public final class Databases {
    * @throws IllegalStateException if PostgreSQL cannot start (the test fails, never skips)
    */
   public static TestDatabase postgres() {
-    EmbeddedPostgres server = EmbeddedPostgresServer.get();
+    return postgres(EmbeddedPostgresServer.get());
+  }
+
+  /** A new, empty database in {@code server} (e.g. {@link PostgresTools#startServer()}'s). */
+  public static TestDatabase postgres(EmbeddedPostgres server) {
     String name = "rota_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     execute(server, "CREATE DATABASE " + name);
     DatabaseDialect dialect = DatabaseDialect.POSTGRES;
