@@ -153,6 +153,7 @@ public final class HistoryChecker {
     for (List<Granted> list : grantsByAgent.values()) {
       list.sort(Comparator.comparingLong(Granted::grantedAt));
     }
+    NewInputAnswers.interruptedBeforeTheNextGrant(published, grantsByAgent, interruptedAt);
 
     // Completions: accepted, unanswered, and which grant last carried each key.
     Map<String, List<String>> completedBy = new TreeMap<>();

@@ -4,6 +4,7 @@ import dev.rota.faults.history.Event.CompleteAttempt;
 import dev.rota.faults.history.Event.Granted;
 import dev.rota.faults.history.Event.Outcome;
 import dev.rota.faults.history.Event.Published;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -57,5 +58,40 @@ final class NewInputAnswers {
       Granted lease, long at, Map<String, List<CompleteAttempt>> attemptsByLease) {
     return attemptsByLease.getOrDefault(lease.leaseId(), List.of()).stream()
         .anyMatch(c -> c.outcome() == Outcome.OK && c.endMs() < at);
+  }
+
+  /**
+   * A lease its runner was told was interrupted (a 410 with reason {@code interrupted}) may have
+   * been told long after the interrupt, and the producer's answer may not say it (an answer to a
+   * retry is a duplicate's): the interrupt is the write of a notification the lease did not carry,
+   * which the agent's next grant carries (it returned unread with the rest), so the hold ended no
+   * earlier than the later of the lease's grant and the first attempt to publish such a
+   * notification. That earliest moment is taken when it is earlier than what is known.
+   */
+  static void interruptedBeforeTheNextGrant(
+      List<Published> published,
+      Map<String, List<Granted>> grantsByAgent,
+      Map<String, Long> interruptedAt) {
+    Map<String, Long> firstAttempt = new HashMap<>();
+    for (Published p : published) {
+      firstAttempt.merge(p.key(), p.startMs(), Math::min);
+    }
+    for (List<Granted> list : grantsByAgent.values()) {
+      for (int i = 0; i + 1 < list.size(); i++) {
+        Granted lease = list.get(i);
+        if (!interruptedAt.containsKey(lease.leaseId())) {
+          continue;
+        }
+        long earliest =
+            list.get(i + 1).keys().stream()
+                .filter(k -> !lease.keys().contains(k) && firstAttempt.containsKey(k))
+                .mapToLong(firstAttempt::get)
+                .min()
+                .orElse(Long.MAX_VALUE);
+        if (earliest != Long.MAX_VALUE) {
+          interruptedAt.merge(lease.leaseId(), Math.max(earliest, lease.grantedAt()), Math::min);
+        }
+      }
+    }
   }
 }

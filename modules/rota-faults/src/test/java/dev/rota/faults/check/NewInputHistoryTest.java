@@ -267,6 +267,33 @@ class NewInputHistoryTest {
     assertEquals(3, verdict.completed());
   }
 
+  /**
+   * m-2's first attempts went unanswered; its write interrupted M1 just after M1's grant, and M2
+   * (carrying m-2) was granted at once. The retry was answered as a duplicate (which never says
+   * {@code interrupted}) and M1's runner heard of the interrupt only when it reported, long after
+   * M2 was granted. M1 was held no later than M2's grant: no overlap. Had M2 carried nothing M1 did
+   * not, nothing would show when the interrupt came, and the grant overlaps M1's hold.
+   */
+  @Test
+  void anInterruptTheRunnerHeardOfLateEndedTheHoldBeforeTheNextGrant() {
+    List<Event> h = new ArrayList<>();
+    h.add(published("m", "m-1", 1_000, "n1"));
+    h.add(new Published("m", "m-2", 1, 1_500, 2_500, Outcome.FAILED, null, "SocketTimeout"));
+    h.add(granted("M1", "m", 3_000, 8_000, "m-1"));
+    h.add(new Published("m", "m-2", 1, 2_700, 3_100, Outcome.OK, "n2", "202 duplicate"));
+    h.add(granted("M2", "m", 3_300, 8_300, "m-1", "m-2"));
+    h.add(new CompleteAttempt("M2", "m", 1, 3_900, 3_950, Outcome.OK));
+    h.add(new Interrupted("M1", 9_500));
+    h.add(new CompleteAttempt("M1", "m", 1, 9_500, 9_510, Outcome.LOST));
+    h.add(new FinalInbox("m", 0, false, 30_000));
+    Verdict verdict = HistoryChecker.check(h);
+    assertTrue(verdict.safe(), verdict.violations().toString());
+
+    h.removeIf(e -> e instanceof Granted g && g.leaseId().equals("M2"));
+    h.add(granted("M2", "m", 3_300, 8_300, "m-1"));
+    assertEquals(1, HistoryChecker.check(h).overlappingHolds().size());
+  }
+
   @Test
   void theNewEventsSurviveAHistoryFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("history.jsonl");
