@@ -1061,6 +1061,8 @@ export interface components {
             send?: components["schemas"]["Send"][] | null;
             /** @description ids of calls (carried by this turn, or owed from an earlier deferral) this completion does not answer: they stay owed, and a later completion that does not name them answers them; a call the agent does not owe, or one named twice, is a 400 naming `defer[i]` */
             defer?: string[] | null;
+            /** @description the runner's cursor on new input: ids of the notifications steered into this lease that the turn was given (by `POST /v1/leases/{leaseId}/input` or a heartbeat's answer). A steered notification it does not name returns to the inbox unread, for the next turn (no attempt is counted); ids that were not steered into the lease are ignored. Absent or null: every steered notification is the turn's, as if all were named. The SDKs always send it */
+            inputSeen?: string[] | null;
         };
         Send: {
             agentId: components["schemas"]["AgentId"];
@@ -1112,6 +1114,8 @@ export interface components {
             /** @description only with action snooze; 0 gives the agent back at once */
             snoozeSeconds?: number | null;
             next?: components["schemas"]["NextClaim"];
+            /** @description the runner's cursor on new input: ids of the notifications steered into this lease that the turn was given (by `POST /v1/leases/{leaseId}/input` or a heartbeat's answer). A steered notification it does not name returns to the inbox unread, for the next turn (no attempt is counted, never dead-lettered); ids that were not steered into the lease are ignored. Absent or null: every steered notification is the turn's, as if all were named. The SDKs always send it */
+            inputSeen?: string[] | null;
         };
         ActivationFailed: {
             /** @enum {string} */
