@@ -107,7 +107,11 @@ def test_reports_without_the_runner_id_to_a_node_that_does_not_know_it() -> None
 
     bodies: list[Any] = [h.body for h in fake.hits_to("complete")]
     without_next = [{k: v for k, v in b.items() if k != "next"} for b in bodies]
-    assert without_next == [{"runnerId": "r7"}, {}, {}], "refused once, then never sent again"
+    assert without_next == [
+        {"runnerId": "r7", "inputSeen": []},
+        {"inputSeen": []},
+        {"inputSeen": []},
+    ], "refused once, then never sent again"
 
 
 def test_a_node_that_does_not_know_next_gets_plain_reports_and_claims() -> None:

@@ -1,7 +1,7 @@
 """New input during a turn through the runner loop, one policy at a time, against a real node:
-a steered notification reaches the running handler, an interrupt cancels it with
-``CancelReason.INTERRUPTED`` and the next turn has everything, a rejecting agent refuses, a
-queueing one keeps the notification for the next turn."""
+a steered notification reaches the running handler (one it never takes is the next turn's), an
+interrupt cancels it with ``CancelReason.INTERRUPTED`` and the next turn has everything, a
+rejecting agent refuses, a queueing one keeps the notification for the next turn."""
 
 from __future__ import annotations
 
@@ -54,6 +54,36 @@ def test_a_steered_notification_reaches_the_running_handler(rota: Rota, agent_id
     view = rota.get_agent(agent_id)
     assert view["inbox"]["unread"] == 0
     assert view["activationCount"] == 1
+
+
+def test_a_steered_notification_the_handler_never_took_is_the_next_turns(
+    rota: Rota, agent_id: str
+) -> None:
+    started, release = _started_turn(rota, agent_id, "steer")
+    turns: list[list[str]] = []
+    recorder = Recorder()
+
+    def handle(activation: Activation, context: Context) -> Outcome:
+        turns.append([n.type for n in activation.notifications])
+        if len(turns) == 1:
+            started.set()
+            release.wait(20)
+        return Outcome.complete()
+
+    options = runner_options(agent_id, follow_input="never", heartbeat_interval=0.2)
+    with Runner(rota, handle, listener=recorder, **options):
+        assert started.wait(20)
+        assert rota.notify(agent_id, "second").steered
+        beats = recorder.heartbeats
+        # The second heartbeat after the notification was sent after it: its answer brought it.
+        wait_until("it reached the runner", lambda: recorder.heartbeats >= beats + 3)
+        release.set()
+        wait_until("two turns are reported", lambda: len(recorder.reported) >= 2)
+
+    assert turns == [["first"], ["second"]]
+    view = rota.get_agent(agent_id)
+    assert view["inbox"]["unread"] == 0
+    assert view["activationCount"] == 2
 
 
 def test_a_notifications_own_steer_reaches_the_callback(rota: Rota, agent_id: str) -> None:

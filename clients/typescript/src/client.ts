@@ -1,4 +1,5 @@
 import type { CallAnswer, SendItem } from "./calls.js";
+import { InvalidRequest } from "./errors.js";
 import { EventStream, type EventStreamOptions } from "./events.js";
 import type { Outcome } from "./outcome.js";
 import { DEFAULT_RETRY, Transport, segment, sleep, type Call, type RetryPolicy } from "./transport.js";
@@ -67,6 +68,8 @@ export interface FailOptions extends CallOptions {
   error?: string;
   /** Required with `snooze` (0 to 86400), refused with any other action. */
   snoozeSeconds?: number;
+  /** As {@link CompleteOptions.inputSeen}: those it names fail with the turn, any other returns unread, no attempt counted. */
+  inputSeen?: readonly string[];
 }
 
 export interface NotifyOptions extends CallOptions {
@@ -84,9 +87,16 @@ export interface CompleteOptions extends CallOptions {
    * completion answers them (docs/api.md, "Deferred answers").
    */
   defer?: readonly string[];
+  /**
+   * The runner's cursor on new input (sent only when given, an empty list too): the ids of the
+   * notifications steered into the lease that the turn took. The report settles those; any other
+   * steered into the lease returns to the inbox, unread, for the next turn. Without it every
+   * steered notification is the turn's.
+   */
+  inputSeen?: readonly string[];
 }
 
-/** A report's options: the turn's sends go out with a completion only. */
+/** A report's options: the turn's sends go out with a completion only, `inputSeen` with either. */
 export type ReportOptions = CompleteOptions;
 
 export interface StartCallOptions extends CallOptions {
@@ -136,6 +146,8 @@ export class Rota {
   readonly tenant: string | undefined;
   /** @internal */
   readonly transport: Transport;
+  /** A node from before the runner's cursor refused `inputSeen`: reports go without it. */
+  private inputSeenRefused = false;
 
   constructor(baseUrl: string, options: RotaOptions = {}) {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
@@ -410,18 +422,19 @@ export class Rota {
   }
 
   /**
-   * Ends the turn: every notification the lease carried is read; `result` (an object) is kept, and
-   * the `sends` go out with it in one durable write (docs/api.md, "Agents that work together").
+   * Ends the turn: every notification the lease carried is read, and of those steered into it the
+   * ones `inputSeen` names (all without it); `result` (an object) is kept, and the `sends` go out
+   * with it in one durable write (docs/api.md, "Agents that work together").
    */
   complete(leaseId: string, runnerId: string, result?: Record<string, unknown>, options: CompleteOptions = {}): Promise<ActivationCompleted> {
-    const body = completeBody(runnerId, result, options.sends, options.defer);
-    return this.json({ method: "POST", path: `${leasePath(leaseId)}/complete`, safe: false, body, signal: options.signal });
+    const body = completeBody(runnerId, result, options);
+    return this.report({ method: "POST", path: `${leasePath(leaseId)}/complete`, safe: false, body, signal: options.signal });
   }
 
   /** Ends the turn as failed: retry (the default), cancel, discard or snooze. */
   fail(leaseId: string, runnerId: string, options: FailOptions = {}): Promise<ActivationFailed> {
     const body = failBody(runnerId, options);
-    return this.json({ method: "POST", path: `${leasePath(leaseId)}/fail`, safe: false, body, signal: options.signal });
+    return this.report({ method: "POST", path: `${leasePath(leaseId)}/fail`, safe: false, body, signal: options.signal });
   }
 
   /**
@@ -444,17 +457,18 @@ export class Rota {
     let body: Record<string, unknown>;
     if (outcome.action === "complete") {
       path = `${leasePath(leaseId)}/complete`;
-      body = completeBody(runnerId, outcome.result, options.sends, options.defer);
+      body = completeBody(runnerId, outcome.result, options);
     } else {
       path = `${leasePath(leaseId)}/fail`;
       body = failBody(runnerId, {
         action: outcome.action,
         error: outcome.error,
         snoozeSeconds: outcome.action === "snooze" ? outcome.seconds : undefined,
+        inputSeen: options.inputSeen,
       });
     }
     body.next = claimFields(next, waitSeconds);
-    const answer = await this.json<{ next?: ClaimResponse }>({
+    const answer = await this.report<{ next?: ClaimResponse }>({
       method: "POST",
       path,
       safe: false,
@@ -487,6 +501,27 @@ export class Rota {
     return (await this.send(call)).body as T;
   }
 
+  /**
+   * Sends a lease's report. A node from before the runner's cursor refuses `inputSeen` as an
+   * unknown field and reports nothing: the report goes again without it, as do later ones, which
+   * is all that node does anyway (every steered notification is the turn's).
+   */
+  private async report<T>(call: Call & { body: Record<string, unknown> }): Promise<T> {
+    const { inputSeen, ...without } = call.body;
+    if (inputSeen === undefined || this.inputSeenRefused) {
+      return this.json<T>({ ...call, body: without });
+    }
+    try {
+      return await this.json<T>(call);
+    } catch (error) {
+      if (!(error instanceof InvalidRequest && error.apiMessage.includes("unknown field 'inputSeen'"))) {
+        throw error;
+      }
+      this.inputSeenRefused = true;
+      return this.json<T>({ ...call, body: without });
+    }
+  }
+
   /** Sends the call, with `?tenant=` when it is an agent call of a client with a tenant. */
   private send(call: Call): ReturnType<Transport["send"]> {
     // A call is its tenant's, as an agent is.
@@ -512,23 +547,21 @@ function claimFields(options: NextClaimOptions, waitSeconds: number): Record<str
 
 /**
  * A completion's body; the sends and the deferred calls only when there are some (a node from
- * before them then refuses the field rather than drop them).
+ * before them then refuses the field rather than drop them), `inputSeen` whenever it is given.
  */
-function completeBody(
-  runnerId: string,
-  result: Record<string, unknown> | undefined,
-  sends: readonly SendItem[] | undefined,
-  defer: readonly string[] | undefined,
-): Record<string, unknown> {
+function completeBody(runnerId: string, result: Record<string, unknown> | undefined, options: CompleteOptions): Record<string, unknown> {
   const body: Record<string, unknown> = { runnerId };
   if (result !== undefined) {
     body.result = result;
   }
-  if (sends !== undefined && sends.length > 0) {
-    body.send = [...sends];
+  if (options.sends !== undefined && options.sends.length > 0) {
+    body.send = [...options.sends];
   }
-  if (defer !== undefined && defer.length > 0) {
-    body.defer = [...defer];
+  if (options.defer !== undefined && options.defer.length > 0) {
+    body.defer = [...options.defer];
+  }
+  if (options.inputSeen !== undefined) {
+    body.inputSeen = [...options.inputSeen];
   }
   return body;
 }
@@ -541,6 +574,9 @@ function failBody(runnerId: string, options: Omit<FailOptions, "signal">): Recor
   }
   if (action === "snooze") {
     body.snoozeSeconds = Math.max(0, Math.round(options.snoozeSeconds ?? 0));
+  }
+  if (options.inputSeen !== undefined) {
+    body.inputSeen = [...options.inputSeen];
   }
   return body;
 }

@@ -52,8 +52,9 @@ export interface TurnContext {
   remainingMs(): number;
   /**
    * New input during the turn (`newInput: steer`): each next notification steered into the lease,
-   * as it arrives, until the turn ends. They are the lease's: completing the turn completes them.
-   * Throws the signal's {@link TurnCancelled} once the turn is cancelled.
+   * as it arrives, until the turn ends. Completing the turn completes those the handler took (by
+   * any of these methods: {@link inputSeen}); any it never took return to the inbox, unread, for
+   * the next turn. Throws the signal's {@link TurnCancelled} once the turn is cancelled.
    */
   input(): AsyncGenerator<ActivationNotification, void, undefined>;
   /**
@@ -69,6 +70,12 @@ export interface TurnContext {
    * queueing them for {@link input}, {@link nextInput} and {@link drainInput}.
    */
   onInput(callback: (notification: ActivationNotification) => void): void;
+  /**
+   * The ids of the steered notifications the handler took so far (iterated, waited for, drained
+   * or handed to its callback), in order: the turn's report names them (`inputSeen`). One that
+   * arrived but was never taken is not the turn's: it returns to the inbox for the next turn.
+   */
+  readonly inputSeen: readonly string[];
   /**
    * Sends a notification to another agent of the tenant with this turn's completion, in one durable
    * write with it; nothing is sent if the turn fails or is cancelled (docs/api.md, "Agents that work
@@ -162,7 +169,9 @@ const REFUSED_WAIT_MS = 5_000;
  * New input during a turn (docs/api.md, "New input during a turn"): notifications steered into a
  * running lease reach the handler through its context (`input()`, `nextInput()`, `drainInput()`,
  * `onInput()`), each once, from the answers of the heartbeats and, for an agent that steers or
- * interrupts (see {@link FollowInput}), of a long poll on `POST /v1/leases/{leaseId}/input`. An
+ * interrupts (see {@link FollowInput}), of a long poll on `POST /v1/leases/{leaseId}/input`. The
+ * turn's report, whatever its outcome, and a lease handed back name those the handler took
+ * (`inputSeen`, an empty list when it took none): any other returns to the inbox. An
  * interrupt fires the turn's signal with reason `interrupted` and nothing is reported: the node
  * has ended the lease and hands its notifications, with the new one, to the agent's next turn.
  *
@@ -429,6 +438,8 @@ export class Runner {
       // carries the same list, so the node's per-item dedupe keys hold.
       turn.sends = outcome.action === "complete" ? buffered : [];
       turn.defer = outcome.action === "complete" ? turn.deferredCalls.slice() : [];
+      // Steered input the handler never took goes back to the inbox for the next turn.
+      turn.inputSeen = turn.takenInput.slice();
       if (this.stopping.signal.aborted || this.nextRefused) {
         // No next turn to claim, or a node without "next": the report goes out alone, while the
         // slot claims again (stopping waits for it).
@@ -467,7 +478,7 @@ export class Runner {
           waitSeconds: 0,
           leaseSeconds: this.options.leaseSeconds,
         },
-        { sends: turn.sends, defer: turn.defer },
+        { sends: turn.sends, defer: turn.defer, inputSeen: turn.inputSeen },
       );
       const received = performance.now();
       this.notify("onReported", activation, outcome);
@@ -581,12 +592,13 @@ export class Runner {
     const { activation, slotId } = turn;
     for (;;) {
       try {
+        const inputSeen = turn.inputSeen;
         if (outcome.action === "complete") {
-          await this.client.complete(activation.leaseId, slotId, outcome.result, { sends: turn.sends, defer: turn.defer });
+          await this.client.complete(activation.leaseId, slotId, outcome.result, { sends: turn.sends, defer: turn.defer, inputSeen });
         } else if (outcome.action === "snooze") {
-          await this.client.fail(activation.leaseId, slotId, { action: "snooze", snoozeSeconds: outcome.seconds, error: outcome.error });
+          await this.client.fail(activation.leaseId, slotId, { action: "snooze", snoozeSeconds: outcome.seconds, error: outcome.error, inputSeen });
         } else {
-          await this.client.fail(activation.leaseId, slotId, { action: outcome.action, error: outcome.error });
+          await this.client.fail(activation.leaseId, slotId, { action: outcome.action, error: outcome.error, inputSeen });
         }
         this.notify("onReported", activation, outcome);
         return;
@@ -619,12 +631,13 @@ export class Runner {
       return;
     }
     turn.handedBack = true;
-    await this.handBackLease(turn.activation, turn.slotId, why);
+    await this.handBackLease(turn.activation, turn.slotId, why, turn.takenInput.slice());
   }
 
-  private async handBackLease(activation: Activation, slotId: string, why: string): Promise<void> {
+  /** Snoozes the lease for 0 s (no attempt used), naming the steered input its handler took. */
+  private async handBackLease(activation: Activation, slotId: string, why: string, inputSeen: readonly string[] = []): Promise<void> {
     try {
-      await this.client.fail(activation.leaseId, slotId, { action: "snooze", snoozeSeconds: 0, error: why });
+      await this.client.fail(activation.leaseId, slotId, { action: "snooze", snoozeSeconds: 0, error: why, inputSeen });
     } catch (error) {
       if (!(error instanceof LeaseLost || error instanceof LeaseNotHeld || error instanceof NotFound)) {
         this.notify("onError", "hand back", error);
@@ -656,6 +669,10 @@ class Turn {
   defer: string[] = [];
   /** The calls the handler deferred. */
   readonly deferredCalls: string[] = [];
+  /** The ids of the steered notifications the handler took, in order. */
+  readonly takenInput: string[] = [];
+  /** What the turn's report names in `inputSeen` (set once the handler is done). */
+  inputSeen: string[] = [];
   isSettled = false;
   readonly context: TurnContext;
   /** Fires when the handler settles or the turn is cancelled. */
@@ -682,6 +699,7 @@ class Turn {
     const next = (timeoutMs?: number): Promise<ActivationNotification | undefined> => this.next(timeoutMs);
     const outbox = this.outbox;
     const deferred = this.deferredCalls;
+    const taken = this.takenInput;
     const owes: CallInfo[] = [
       ...activation.notifications.flatMap((n) => (n.call === undefined ? [] : [n.call])),
       ...(activation.owes ?? []),
@@ -701,12 +719,15 @@ class Turn {
         }
       },
       nextInput: next,
-      drainInput: () => this.input.splice(0),
+      drainInput: () => this.took(this.input.splice(0)),
       onInput: (callback) => {
         this.callback = callback;
-        for (const notification of this.input.splice(0)) {
+        for (const notification of this.took(this.input.splice(0))) {
           this.deliver(callback, notification);
         }
+      },
+      get inputSeen(): readonly string[] {
+        return taken.slice();
       },
       send: (agentId, type, payload, options) => this.buffer(sendItem(agentId, type, payload, options)),
       call: (agentId, type, payload, options) => this.buffer(sendItem(agentId, type, payload, options, true)),
@@ -774,12 +795,19 @@ class Turn {
       }
       this.seen.add(notification.notificationId);
       if (this.callback !== undefined) {
+        this.took([notification]);
         this.deliver(this.callback, notification);
       } else {
         this.input.push(notification);
       }
     }
     this.wake();
+  }
+
+  /** The handler takes `notifications`: the turn's report names them. */
+  private took(notifications: ActivationNotification[]): ActivationNotification[] {
+    this.takenInput.push(...notifications.map((n) => n.notificationId));
+    return notifications;
   }
 
   private deliver(callback: (notification: ActivationNotification) => void, notification: ActivationNotification): void {
@@ -796,6 +824,7 @@ class Turn {
       this.abort.signal.throwIfAborted();
       const notification = this.input.shift();
       if (notification !== undefined) {
+        this.took([notification]);
         return notification;
       }
       const left = until - performance.now();

@@ -1,8 +1,8 @@
 /**
  * New input during a turn against a real node: the client's input long poll, and through the
- * runner loop one policy at a time (a steered notification reaches the running handler, an
- * interrupt aborts its signal with reason `interrupted` and the next turn has everything, a
- * rejecting agent refuses with TurnInProgress).
+ * runner loop one policy at a time (a steered notification reaches the running handler, and one it
+ * never takes is the next turn's; an interrupt aborts its signal with reason `interrupted` and the
+ * next turn has everything; a rejecting agent refuses with TurnInProgress).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -160,6 +160,39 @@ describe("new input during a turn", () => {
     assert.equal(proxy.count("POST", "/input"), 0, "followInput never: no input poll");
     assert.ok(proxy.count("POST", "/heartbeat") >= 2);
     assert.equal((await rota.getAgent(id)).inbox.unread, 0);
+  });
+
+  test("steer: a notification the handler never took stays unread, and the next turn carries it", async () => {
+    const { id, capability } = await agentWithTurn("steer-untaken", "steer");
+    const started = latch();
+    const release = latch();
+    const turns: string[][] = [];
+    let heartbeats = 0;
+    let reported = 0;
+    const runner = runnerFor(rota, capability, async (activation) => {
+      turns.push(activation.notifications.map((n) => n.type));
+      if (turns.length === 1) {
+        started.open();
+        await release.promise;
+      }
+    }, { followInput: "never", heartbeatIntervalMs: 200, listener: { onHeartbeat: () => heartbeats++, onReported: () => reported++ } });
+    void runner.run();
+    try {
+      await started.promise;
+      assert.equal((await rota.notify(id, "second")).steered, true);
+      const beats = heartbeats;
+      // The second heartbeat after the notification was sent after it: its answer brought it.
+      await eventually("it reached the runner", async () => (heartbeats >= beats + 3 ? true : undefined), 20_000);
+      release.open();
+      await eventually("two turns reported", async () => (reported >= 2 ? true : undefined), 20_000);
+    } finally {
+      release.open();
+      await runner.stop();
+    }
+    assert.deepEqual(turns, [["first"], ["second"]]);
+    const agent = await rota.getAgent(id);
+    assert.equal(agent.inbox.unread, 0);
+    assert.equal(agent.activationCount, 2);
   });
 
   test("a notification's own steer reaches the onInput callback of a runner that always follows the input", async () => {

@@ -46,9 +46,10 @@ class Context:
     :meth:`sleep`) between steps; a coroutine handler is cancelled (``CancelledError``) too.
 
     New input during the turn (``newInput: steer``): notifications steered into the lease arrive
-    here, each once, in order; they are the lease's, so completing the turn completes them. Take
-    them with :meth:`drain_input` between steps, wait with :meth:`next_input`, iterate
-    :meth:`input` (blocks until the next one or the turn's end), or register :meth:`on_input`.
+    here, each once, in order. Take them with :meth:`drain_input` between steps, wait with
+    :meth:`next_input`, iterate :meth:`input` (blocks until the next one or the turn's end), or
+    register :meth:`on_input`. Completing the turn completes those the handler took
+    (:attr:`input_seen`); any it never took return to the inbox, unread, for the next turn.
 
     Agents that work together: :meth:`send` and :meth:`call` buffer notifications to other agents
     of the tenant; they go out with the turn's completion, in one durable write with it, and not
@@ -65,6 +66,8 @@ class Context:
         self._lock = threading.Lock()
         self._input: queue.SimpleQueue[Notification | None] = queue.SimpleQueue()
         self._seen: set[str] = set()
+        self._taken: list[str] = []
+        self._taken_lock = threading.Lock()
         self._on_input: Callable[[Notification], None] | None = None
         self._ended = False
         self._sends: list[JsonObject] = []
@@ -162,6 +165,19 @@ class Context:
             self._sends_closed = True
             return list(self._sends)
 
+    @property
+    def input_seen(self) -> list[str]:
+        """The ids of the steered notifications the handler took so far (drained, waited for,
+        iterated or handed to its :meth:`on_input` callback), in order: the turn's report names
+        them (``inputSeen``). A steered notification that arrived but was never taken is not the
+        turn's: it returns to the inbox, unread, for the next turn."""
+        with self._taken_lock:
+            return list(self._taken)
+
+    def _took(self, notifications: list[Notification]) -> None:
+        with self._taken_lock:
+            self._taken.extend(n.notification_id for n in notifications)
+
     def drain_input(self) -> list[Notification]:
         """Every steered notification that arrived and was not taken yet, without waiting."""
         out: list[Notification] = []
@@ -169,11 +185,13 @@ class Context:
             try:
                 item = self._input.get_nowait()
             except queue.Empty:
-                return out
+                break
             if item is None:
                 self._input.put(None)
-                return out
+                break
             out.append(item)
+        self._took(out)
+        return out
 
     def next_input(self, timeout: float | None = None) -> Notification | None:
         """The next steered notification, waiting up to ``timeout``; None when none came or the
@@ -184,6 +202,8 @@ class Context:
             return None
         if item is None:
             self._input.put(None)
+        else:
+            self._took([item])
         return item
 
     def input(self) -> Iterator[Notification]:
@@ -212,6 +232,7 @@ class Context:
                 if callback is None:
                     self._input.put(n)
                     continue
+            self._took([n])
             callback(n)
 
     def _end_input(self) -> None:

@@ -185,7 +185,12 @@ def answer(response: httpx.Response) -> Any:
 def is_binding_refused(error: RotaError) -> bool:
     """A server without the lease's runner binding refuses ``runnerId`` as an unknown field (and
     only that: a 400 about the id's value is the caller's to see)."""
-    return isinstance(error, InvalidRequest) and "unknown field 'runnerId'" in error.message
+    return is_field_unknown(error, "runnerId")
+
+
+def is_field_unknown(error: RotaError, field: str) -> bool:
+    """Whether the node refused the request for an unknown ``field`` (a node from before it)."""
+    return isinstance(error, InvalidRequest) and f"unknown field '{field}'" in error.message
 
 
 # ---- request builders ----
@@ -331,9 +336,11 @@ def complete_body(
     result: Any,
     sends: list[JsonObject] | None = None,
     defer: list[str] | None = None,
+    input_seen: Sequence[str] | None = None,
 ) -> JsonObject:
     """A completion's body; the turn's sends and the calls it defers only when there are some (a
-    node from before them then refuses the field rather than drop them)."""
+    node from before them then refuses the field rather than drop them), ``inputSeen`` whenever
+    it is given (an empty list too: the turn took no steered notification)."""
     body: JsonObject = {"runnerId": runner_id} if runner_id else {}
     if result is not None:
         body["result"] = result
@@ -341,6 +348,20 @@ def complete_body(
         body["send"] = list(sends)
     if defer:
         body["defer"] = list(defer)
+    return with_input_seen(body, input_seen)
+
+
+INPUT_SEEN = "inputSeen"
+"""A report's field a node from before the runner's cursor refuses: the report then goes without
+it, which is that node's only behaviour (every steered notification is the turn's)."""
+
+
+def with_input_seen(body: JsonObject, input_seen: Sequence[str] | None) -> JsonObject:
+    """The report's body with the runner's cursor on new input, when given: the ids of the
+    steered notifications the turn took. Those it does not name go back to the inbox for the
+    next turn; without the field every steered one is the turn's."""
+    if input_seen is not None:
+        body[INPUT_SEEN] = list(input_seen)
     return body
 
 
@@ -377,7 +398,11 @@ def next_call_wait(deadline: float, now: float) -> int:
 
 
 def fail_body(
-    runner_id: str | None, action: FailAction, error: str | None, snooze_seconds: int | None
+    runner_id: str | None,
+    action: FailAction,
+    error: str | None,
+    snooze_seconds: int | None,
+    input_seen: Sequence[str] | None = None,
 ) -> JsonObject:
     body: JsonObject = {"runnerId": runner_id} if runner_id else {}
     body["action"] = action
@@ -385,7 +410,7 @@ def fail_body(
         body["error"] = error
     if action == "snooze":
         body["snoozeSeconds"] = int(snooze_seconds or 0)
-    return body
+    return with_input_seen(body, input_seen)
 
 
 def outcome_fail_args(outcome: Outcome) -> tuple[FailAction, str | None, int | None]:

@@ -56,6 +56,8 @@ class AsyncRota:
         self.timeout = timeout
         self.retry = retry or core.RetryPolicy()
         self._lease_binding: bool | None = None
+        # A node from before the runner's cursor refused inputSeen: reports go without it.
+        self._input_seen_refused = False
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers=core.headers(token),
@@ -410,16 +412,20 @@ class AsyncRota:
         *,
         sends: list[JsonObject] | None = None,
         defer: list[str] | None = None,
+        input_seen: Sequence[str] | None = None,
     ) -> JsonObject:
         """Completes the turn; ``sends`` (items of :attr:`Context.sends`) go out with it, in one
         durable write: if and only if the completion is accepted. The calls named in ``defer``
         (carried by the turn, or owed from an earlier one) stay owed: a later completion answers
-        them (docs/api.md, "Deferred answers")."""
+        them (docs/api.md, "Deferred answers"). ``input_seen`` (:attr:`Context.input_seen`), when
+        given, names the steered notifications the turn took: it completes those, and any other
+        steered into the lease returns to the inbox for the next turn; without it, all are the
+        turn's."""
         return await self._lease_report(
             lease_id,
             "complete",
             runner_id,
-            lambda rid: core.complete_body(rid, result, sends, defer),
+            lambda rid: core.complete_body(rid, result, sends, defer, input_seen),
         )
 
     async def fail(
@@ -430,12 +436,16 @@ class AsyncRota:
         action: FailAction = "retry",
         error: str | None = None,
         snooze_seconds: int | None = None,
+        input_seen: Sequence[str] | None = None,
     ) -> JsonObject:
+        """Ends the turn as failed (``retry``, ``cancel``, ``discard`` or ``snooze``). With
+        ``input_seen`` the steered notifications it names fail with the turn, and any other
+        steered into the lease returns to the inbox unread, no attempt counted."""
         return await self._lease_report(
             lease_id,
             "fail",
             runner_id,
-            lambda rid: core.fail_body(rid, action, error, snooze_seconds),
+            lambda rid: core.fail_body(rid, action, error, snooze_seconds, input_seen),
         )
 
     async def report_and_claim(
@@ -446,6 +456,7 @@ class AsyncRota:
         *,
         sends: list[JsonObject] | None = None,
         defer: list[str] | None = None,
+        input_seen: Sequence[str] | None = None,
         mode: RunnerMode = "hybrid",
         capabilities: Iterable[str] = (),
         wait_seconds: int = 0,
@@ -456,20 +467,22 @@ class AsyncRota:
         (docs/api.md, "Complete and claim again"), so a turn costs one request. The report stands
         whatever the claim answers; :class:`rota.LeaseLost` means no report and no claim. A node
         that answers no ``next`` is read as a claim that found nothing. ``sends`` go out with a
-        completion only."""
+        completion only; ``input_seen`` goes with either (see :meth:`complete`)."""
         claim = core.next_body(mode, capabilities, wait_seconds, lease_seconds)
         if outcome.action == "complete":
             what = "complete"
 
             def body(rid: str | None) -> JsonObject:
-                return {**core.complete_body(rid, outcome.result, sends, defer), "next": claim}
+                report = core.complete_body(rid, outcome.result, sends, defer, input_seen)
+                return {**report, "next": claim}
 
         else:
             what = "fail"
             action, error, snooze_seconds = core.outcome_fail_args(outcome)
 
             def body(rid: str | None) -> JsonObject:
-                return {**core.fail_body(rid, action, error, snooze_seconds), "next": claim}
+                report = core.fail_body(rid, action, error, snooze_seconds, input_seen)
+                return {**report, "next": claim}
 
         answer = await self._lease_report(
             lease_id, what, runner_id, body, timeout=wait_seconds + 2 * self.timeout
@@ -488,21 +501,27 @@ class AsyncRota:
         timeout: float | None = None,
     ) -> JsonObject:
         path = f"{core.lease_path(lease_id)}/{what}"
-        bound = runner_id if self._lease_binding is not False else None
-        try:
-            answer = await self._json(
-                core.with_body("POST", path, body(bound), safe=False, timeout=timeout)
-            )
-        except RotaError as e:
-            if bound is None or not core.is_binding_refused(e):
-                raise
-            self._lease_binding = False
-            return await self._json(
-                core.with_body("POST", path, body(None), safe=False, timeout=timeout)
-            )
-        if bound is not None:
-            self._lease_binding = True
-        return answer
+        while True:
+            bound = runner_id if self._lease_binding is not False else None
+            sent = body(bound)
+            if self._input_seen_refused:
+                sent.pop(core.INPUT_SEEN, None)
+            try:
+                answer = await self._json(
+                    core.with_body("POST", path, sent, safe=False, timeout=timeout)
+                )
+            except RotaError as e:
+                # A node from before a field refuses it and does nothing: again without it.
+                if bound is not None and core.is_binding_refused(e):
+                    self._lease_binding = False
+                elif core.INPUT_SEEN in sent and core.is_field_unknown(e, core.INPUT_SEEN):
+                    self._input_seen_refused = True
+                else:
+                    raise
+                continue
+            if bound is not None:
+                self._lease_binding = True
+            return answer
 
     async def _json(self, call: core.Call) -> JsonObject:
         result = await self._send(call)

@@ -54,6 +54,8 @@ class Rota:
         self.timeout = timeout
         self.retry = retry or core.RetryPolicy()
         self._lease_binding: bool | None = None
+        # A node from before the runner's cursor refused inputSeen: reports go without it.
+        self._input_seen_refused = False
         self._http = httpx.Client(
             base_url=self.base_url,
             headers=core.headers(token),
@@ -387,16 +389,20 @@ class Rota:
         *,
         sends: list[JsonObject] | None = None,
         defer: list[str] | None = None,
+        input_seen: Sequence[str] | None = None,
     ) -> JsonObject:
         """Completes the turn; ``sends`` (items of :attr:`Context.sends`) go out with it, in one
         durable write: if and only if the completion is accepted. The calls named in ``defer``
         (carried by the turn, or owed from an earlier one) stay owed: a later completion answers
-        them (docs/api.md, "Deferred answers")."""
+        them (docs/api.md, "Deferred answers"). ``input_seen`` (:attr:`Context.input_seen`), when
+        given, names the steered notifications the turn took: it completes those, and any other
+        steered into the lease returns to the inbox for the next turn; without it, all are the
+        turn's."""
         return self._lease_report(
             lease_id,
             "complete",
             runner_id,
-            lambda rid: core.complete_body(rid, result, sends, defer),
+            lambda rid: core.complete_body(rid, result, sends, defer, input_seen),
         )
 
     def fail(
@@ -407,12 +413,16 @@ class Rota:
         action: FailAction = "retry",
         error: str | None = None,
         snooze_seconds: int | None = None,
+        input_seen: Sequence[str] | None = None,
     ) -> JsonObject:
+        """Ends the turn as failed (``retry``, ``cancel``, ``discard`` or ``snooze``). With
+        ``input_seen`` the steered notifications it names fail with the turn, and any other
+        steered into the lease returns to the inbox unread, no attempt counted."""
         return self._lease_report(
             lease_id,
             "fail",
             runner_id,
-            lambda rid: core.fail_body(rid, action, error, snooze_seconds),
+            lambda rid: core.fail_body(rid, action, error, snooze_seconds, input_seen),
         )
 
     # ---- plumbing ----
@@ -425,17 +435,25 @@ class Rota:
         body: Callable[[str | None], JsonObject],
     ) -> JsonObject:
         path = f"{core.lease_path(lease_id)}/{what}"
-        bound = runner_id if self._lease_binding is not False else None
-        try:
-            answer = self._json(core.with_body("POST", path, body(bound), safe=False))
-        except RotaError as e:
-            if bound is None or not core.is_binding_refused(e):
-                raise
-            self._lease_binding = False
-            return self._json(core.with_body("POST", path, body(None), safe=False))
-        if bound is not None:
-            self._lease_binding = True
-        return answer
+        while True:
+            bound = runner_id if self._lease_binding is not False else None
+            sent = body(bound)
+            if self._input_seen_refused:
+                sent.pop(core.INPUT_SEEN, None)
+            try:
+                answer = self._json(core.with_body("POST", path, sent, safe=False))
+            except RotaError as e:
+                # A node from before a field refuses it and does nothing: again without it.
+                if bound is not None and core.is_binding_refused(e):
+                    self._lease_binding = False
+                elif core.INPUT_SEEN in sent and core.is_field_unknown(e, core.INPUT_SEEN):
+                    self._input_seen_refused = True
+                else:
+                    raise
+                continue
+            if bound is not None:
+                self._lease_binding = True
+            return answer
 
     def _json(self, call: core.Call) -> JsonObject:
         result = self._send(call)

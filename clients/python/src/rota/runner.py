@@ -97,6 +97,8 @@ class _Running:
     """What a completion of the turn sends; the same list goes with every try of the report."""
     defer: list[str] = field(default_factory=list)
     """The calls a completion of the turn leaves owed."""
+    input_seen: list[str] = field(default_factory=list)
+    """The steered notifications the handler took: the report's ``inputSeen``, on either outcome."""
 
 
 class AsyncRunner:
@@ -398,6 +400,8 @@ class AsyncRunner:
             # Sends ride on a completion only: a failed turn sends nothing.
             running.sends = sends if outcome.action == "complete" else []
             running.defer = context.deferred if outcome.action == "complete" else []
+            # Steered input the handler never took goes back to the inbox for the next turn.
+            running.input_seen = context.input_seen
             if self._is_stopping() or self._next_refused:
                 report: asyncio.Task[Any] = asyncio.create_task(self._report(running, outcome))
             else:
@@ -568,6 +572,7 @@ class AsyncRunner:
                 outcome,
                 sends=running.sends,
                 defer=running.defer,
+                input_seen=running.input_seen,
                 mode=self.mode,
                 capabilities=self.capabilities,
                 wait_seconds=0,
@@ -601,6 +606,7 @@ class AsyncRunner:
                         outcome.result,
                         sends=running.sends,
                         defer=running.defer,
+                        input_seen=running.input_seen,
                     )
                 else:
                     await self.client.fail(
@@ -609,6 +615,7 @@ class AsyncRunner:
                         action=outcome.action,
                         error=outcome.error,
                         snooze_seconds=outcome.snooze_seconds,
+                        input_seen=running.input_seen,
                     )
                 self._guard(self.listener.on_reported, activation, outcome)
                 return
@@ -637,12 +644,23 @@ class AsyncRunner:
         if running.handed_back:
             return
         running.handed_back = True
-        await self._hand_back_lease(running.activation, running.slot_id, why)
+        await self._hand_back_lease(
+            running.activation, running.slot_id, why, running.context.input_seen
+        )
 
-    async def _hand_back_lease(self, activation: Activation, slot_id: str, why: str) -> None:
+    async def _hand_back_lease(
+        self, activation: Activation, slot_id: str, why: str, input_seen: list[str] | None = None
+    ) -> None:
+        """Snoozes the lease for 0 s (no attempt used), naming the steered notifications its
+        handler took (none when no handler ran)."""
         try:
             await self.client.fail(
-                activation.lease_id, slot_id, action="snooze", error=why, snooze_seconds=0
+                activation.lease_id,
+                slot_id,
+                action="snooze",
+                error=why,
+                snooze_seconds=0,
+                input_seen=input_seen or [],
             )
         except (LeaseLost, LeaseNotHeld, NotFound):
             pass  # nothing to hand back
