@@ -110,17 +110,8 @@ public record Lease(
       return this;
     }
     Set<String> drop = new HashSet<>(unseen);
-    return new Lease(
-        leaseId,
-        runnerId,
-        kind,
-        fencingToken,
-        attempt,
-        grantedAt,
-        expiresAt,
-        leaseSeconds,
+    return withIds(
         notificationIds.stream().filter(id -> !drop.contains(id)).toList(),
-        schedule,
         steeredIds.stream().filter(id -> !drop.contains(id)).toList());
   }
 
@@ -139,6 +130,11 @@ public record Lease(
     ids.add(notificationId);
     List<String> steered = new ArrayList<>(steeredIds);
     steered.add(notificationId);
+    return withIds(ids, steered);
+  }
+
+  /** This lease carrying {@code ids}, of which {@code steered} joined the running turn. */
+  private Lease withIds(List<String> ids, List<String> steered) {
     return new Lease(
         leaseId,
         runnerId,
