@@ -46,8 +46,9 @@ public final class BenchMain implements Callable<Integer> {
   @Option(
       names = "--budget",
       description =
-          "Where an activation's CPU goes: backlog 20k at R = 24 on rota and rota-http (options"
-              + " given change that), each level profiled with JFR and PostgreSQL's counters;"
+          "Where an activation's CPU goes: backlog 20k at R = 24 on rota and rota-http, 10 s"
+              + " warm-up, 20 s counted (options given change that), each level profiled with JFR"
+              + " and PostgreSQL's counters;"
               + " prints the budget and writes budget.md.")
   boolean budget;
 
@@ -222,6 +223,8 @@ public final class BenchMain implements Callable<Integer> {
       b.backlogLevels = List.of(20_000L);
       b.runners = 24;
       b.backlogRunners = List.of(24);
+      b.backlogWarmup = Duration.ofSeconds(10);
+      b.backlogWindow = Duration.ofSeconds(20);
       b.postgresSettings.put("shared_preload_libraries", "pg_stat_statements");
     }
     if (systems != null) b.systems = systems;

@@ -25,6 +25,8 @@ import java.util.Map;
  * are measured; the rest of the process's CPU is its Java threads', split among stages in the
  * proportions of their execution samples.
  *
+ * @param kernelMillis the process's CPU in the kernel (system time; part of {@code
+ *     processCpuMillis}, spread over the stages with the rest), NaN where not read
  * @param runnerCpuMillis the external runners' JVM (NaN where the runners run in the node's JVM)
  * @param threadGroupMillis CPU of each {@link JvmThreads} group; empty where it cannot be read
  * @param statements each statement shape's growth over the counted segments
@@ -37,6 +39,7 @@ public record Budget(
     double seconds,
     long activations,
     double processCpuMillis,
+    double kernelMillis,
     Map<String, Double> threadGroupMillis,
     double runnerCpuMillis,
     double postgresCpuMillis,

@@ -2,6 +2,7 @@ package dev.rota.bench.budget;
 
 import dev.rota.bench.budget.PgCounters.LevelCounters;
 import dev.rota.bench.budget.PgCounters.StatementCounters;
+import dev.rota.bench.metrics.ProcessTreeCpu;
 import dev.rota.bench.system.BenchDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import jdk.jfr.Recording;
 
 /**
@@ -29,8 +31,14 @@ public final class BudgetProbe implements AutoCloseable {
    */
   private static final long REPORT_PAUSE_MILLIS = 1_500;
 
-  /** The instruments at one mark; {@code postgres} is null where it could not be read. */
-  public record Reading(PgCounters.Snapshot postgres, Map<String, JvmThreads.ThreadCpu> threads) {}
+  /**
+   * The instruments at one mark; {@code postgres} is null where it could not be read, {@code
+   * systemMillis} (the process's CPU in the kernel) NaN.
+   */
+  public record Reading(
+      PgCounters.Snapshot postgres,
+      Map<String, JvmThreads.ThreadCpu> threads,
+      double systemMillis) {}
 
   /** One counted segment, with the readings at its two ends. */
   public record Span(long fromMicros, long toMicros, Reading from, Reading to) {}
@@ -81,7 +89,10 @@ public final class BudgetProbe implements AutoCloseable {
     } catch (SQLException e) {
       note("a PostgreSQL reading failed, its segment left out of statements and WAL: " + e);
     }
-    return new Reading(snapshot, threads.read());
+    long[] times = ProcessTreeCpu.stat(ProcessHandle.current().pid());
+    double systemMillis =
+        times == null ? Double.NaN : times[1] * 1000.0 / ProcessTreeCpu.ticksPerSecond();
+    return new Reading(snapshot, threads.read(), systemMillis);
   }
 
   /** Once the runners stopped: the recording to its file, then the level's counters. */
@@ -111,7 +122,9 @@ public final class BudgetProbe implements AutoCloseable {
     Map<String, Double> groups = JvmThreads.available() ? zeroGroups() : new LinkedHashMap<>();
     Map<String, StatementCounters> statements = new HashMap<>();
     long walBytes = 0;
+    double systemMillis = 0;
     for (Span span : counted.spans()) {
+      systemMillis += span.to().systemMillis() - span.from().systemMillis();
       segments.add(new long[] {span.fromMicros(), span.toMicros()});
       if (!groups.isEmpty()) {
         JvmThreads.between(span.from().threads(), span.to().threads())
@@ -126,10 +139,11 @@ public final class BudgetProbe implements AutoCloseable {
           .postgres()
           .statements()
           .forEach(
-              (shape, now) -> {
-                StatementCounters grown = now.minus(before.get(shape));
+              (id, now) -> {
+                StatementCounters grown = now.minus(before.get(id));
                 if (grown.calls() > 0) {
-                  statements.merge(shape, grown, StatementCounters::plus);
+                  String shape = shape(grown.query());
+                  statements.merge(shape, grown.named(shape), StatementCounters::plus);
                 }
               });
     }
@@ -151,6 +165,7 @@ public final class BudgetProbe implements AutoCloseable {
         counted.seconds(),
         counted.activations(),
         counted.processCpuMillis(),
+        systemMillis,
         groups,
         counted.runnerCpuMillis(),
         counted.postgresCpuMillis(),
@@ -163,6 +178,19 @@ public final class BudgetProbe implements AutoCloseable {
         levelToppedUp,
         List.copyOf(notes));
   }
+
+  /**
+   * A statement's shape: its normalized text, savepoint names replaced (each savepoint a name of
+   * its own would otherwise be a shape of its own).
+   */
+  static String shape(String query) {
+    return SAVEPOINT.matcher(query.strip()).replaceAll("$1 <name>");
+  }
+
+  private static final Pattern SAVEPOINT =
+      Pattern.compile(
+          "^(SAVEPOINT|RELEASE(?: SAVEPOINT)?|ROLLBACK TO(?: SAVEPOINT)?)\\s+\\S+$",
+          Pattern.CASE_INSENSITIVE);
 
   private static Map<String, Double> zeroGroups() {
     Map<String, Double> groups = new LinkedHashMap<>();

@@ -33,13 +33,15 @@ public final class BudgetTable {
       md.append(
           String.format(
               Locale.ROOT,
-              "- %s: %,d activations over %.1f s counted (%,.0f/s), %,d execution samples (%.1f %%"
-                  + " with stacks cut off), %d GC pauses of %.1f ms in all%n",
+              "- %s: %,d activations over %.1f s counted (%,.0f/s), %,d execution samples (a"
+                  + " share is known to ±%.1f points at most, one standard error; %.1f %% with"
+                  + " stacks cut off), %d GC pauses of %.1f ms in all%n",
               label(b),
               b.activations(),
               b.seconds(),
               b.activations() / Math.max(1e-9, b.seconds()),
               b.profile().totalSamples(),
+              50 / Math.sqrt(Math.max(1, b.profile().totalSamples())),
               100.0 * b.profile().truncatedSamples() / Math.max(1, b.profile().totalSamples()),
               b.profile().gcPauses(),
               b.profile().gcPauseMillis()));
@@ -102,6 +104,11 @@ public final class BudgetTable {
         budgets,
         "**the node's JVM (process CPU)**",
         b -> b.perActivation(b.processCpuMillis()));
+    row(
+        md,
+        budgets,
+        "of which in the kernel (system time)",
+        b -> b.perActivation(b.kernelMillis()));
     row(md, budgets, "the runners' JVM (over HTTP)", b -> b.perActivation(b.runnerCpuMillis()));
     row(md, budgets, "PostgreSQL (process tree)", b -> b.perActivation(b.postgresCpuMillis()));
     row(md, budgets, "**whole machine**", Budget::machineMillisPerActivation);
@@ -124,7 +131,13 @@ public final class BudgetTable {
     md.append(" |\n| ---").append(" | ---:".repeat(budgets.size())).append(" |\n");
     pgRow(md, budgets, "CPU, ms", b -> b.perActivation(b.postgresCpuMillis()), 3);
     pgRow(md, budgets, "statements", b -> b.perActivation(b.statementTotals().calls()), 2);
-    pgRow(md, budgets, "of which COMMIT", b -> b.perActivation(calls(b, "COMMIT")), 2);
+    pgRow(md, budgets, "transactions begun (BEGIN)", b -> b.perActivation(calls(b, "BEGIN")), 2);
+    pgRow(
+        md,
+        budgets,
+        "savepoints (a lower bound)",
+        b -> b.perActivation(calls(b, "SAVEPOINT <name>")),
+        2);
     pgRow(
         md,
         budgets,

@@ -54,6 +54,10 @@ final class PgCounters implements AutoCloseable {
           walBytes - before.walBytes);
     }
 
+    StatementCounters named(String shape) {
+      return new StatementCounters(shape, calls, execMillis, rows, walRecords, walFpi, walBytes);
+    }
+
     StatementCounters plus(StatementCounters other) {
       return new StatementCounters(
           query,

@@ -57,7 +57,7 @@ public final class ProcessTreeCpu {
   }
 
   /** utime, stime, cutime, cstime of {@code pid} in clock ticks, or null if it cannot be read. */
-  static long[] stat(long pid) {
+  public static long[] stat(long pid) {
     String line;
     try {
       line = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"));

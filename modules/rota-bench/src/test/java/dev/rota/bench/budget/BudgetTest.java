@@ -43,7 +43,7 @@ class BudgetTest {
         List.of(
             new StatementCounters(
                 "update agent_schedule set x = $1", 4_000, 300.0, 4_000, 8_000, 10, 900_000),
-            new StatementCounters("COMMIT", 1_000, 50.0, 0, 0, 0, 0));
+            new StatementCounters("BEGIN", 1_000, 50.0, 0, 0, 0, 0));
     Map<String, TableCounters> tables = new LinkedHashMap<>();
     tables.put("agent_schedule", new TableCounters(0, 10_000, 7_500, 0, 4, 1));
     tables.put("event_journal", new TableCounters(6_000, 0, 0, 0, 2, 0));
@@ -55,6 +55,7 @@ class BudgetTest {
         10.0,
         2_000,
         1_000.0,
+        250.0,
         groups,
         480.0,
         420.0,
@@ -104,6 +105,7 @@ class BudgetTest {
             b.seconds(),
             b.activations(),
             b.processCpuMillis(),
+            b.kernelMillis(),
             b.threadGroupMillis(),
             Double.NaN,
             b.postgresCpuMillis(),
@@ -130,6 +132,7 @@ class BudgetTest {
             0,
             0,
             10.0,
+            Double.NaN,
             Map.of(JvmThreads.GC, 25.0),
             Double.NaN,
             0,
@@ -175,8 +178,22 @@ class BudgetTest {
     assertFalse(md.contains("| sharding |"), "a stage without samples in any level is left out");
     assertTrue(md.contains("| **whole machine** | 0.950 |"), md);
     assertTrue(md.contains("| statements | 2.50 |"), md);
-    assertTrue(md.contains("| of which COMMIT | 0.50 |"), md);
+    assertTrue(md.contains("| transactions begun (BEGIN) | 0.50 |"), md);
+    assertTrue(md.contains("| of which in the kernel (system time) | 0.125 |"), md);
+    assertTrue(md.contains("400 execution samples (a share is known to ±2.5 points"), md);
     assertTrue(md.contains("| agent_schedule | 0.00 | 2.00 | 75.0 % | 0.00 | 4 (1) | 2.00 |"), md);
+  }
+
+  @Test
+  void savepointsAreOneShapeWhateverTheirNames() {
+    assertEquals("SAVEPOINT <name>", BudgetProbe.shape("SAVEPOINT JDBC_SAVEPOINT_693"));
+    assertEquals(
+        "RELEASE SAVEPOINT <name>", BudgetProbe.shape("RELEASE SAVEPOINT JDBC_SAVEPOINT_7"));
+    assertEquals("ROLLBACK TO SAVEPOINT <name>", BudgetProbe.shape("ROLLBACK TO SAVEPOINT s1"));
+    assertEquals("BEGIN", BudgetProbe.shape("BEGIN"));
+    assertEquals(
+        "update rota_counter set total = total + $1 where name = $2",
+        BudgetProbe.shape("update rota_counter set total = total + $1 where name = $2"));
   }
 
   @Test
