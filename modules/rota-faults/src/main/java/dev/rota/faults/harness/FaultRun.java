@@ -297,9 +297,18 @@ public final class FaultRun {
           fault(history, kind.label(), Fault.HEALED, 0, "");
           FaultCluster.sleep(settings.observe());
         }
-        case ROLLING_RESTART -> exitStatus = roll(history, cluster, "sigterm", null, null);
+        case ROLLING_RESTART ->
+            exitStatus = roll(history, cluster, "sigterm", null, null, Duration.ofSeconds(5));
         case ROLLING_UPGRADE -> {
-          exitStatus = roll(history, cluster, "upgrade", settings.jar(), settings.config());
+          // Old and new nodes serve together for an observation time after each node's upgrade.
+          exitStatus =
+              roll(
+                  history,
+                  cluster,
+                  "upgrade",
+                  settings.jar(),
+                  settings.config(),
+                  settings.observe());
           log(kind, run, "every node runs the new jar; load goes on " + settings.observe());
           FaultCluster.sleep(settings.observe());
         }

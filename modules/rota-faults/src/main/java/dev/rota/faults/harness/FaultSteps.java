@@ -71,12 +71,17 @@ final class FaultSteps {
   /**
    * Every node in turn, the last first: SIGTERM (a graceful leave through CoordinatedShutdown),
    * wait for it to exit, start it again ({@code nextJar} not null: from that jar and {@code
-   * nextConfig} instead), wait until it is ready and sees every node Up, route to it, then 5 s
-   * before the next. Each node's steps are recorded as a fault of kind {@code step}; returns the
-   * exit statuses.
+   * nextConfig} instead), wait until it is ready and sees every node Up, route to it, then {@code
+   * dwell} before the next. Each node's steps are recorded as a fault of kind {@code step}; returns
+   * the exit statuses.
    */
   static String roll(
-      History history, FaultCluster cluster, String step, Path nextJar, Path nextConfig) {
+      History history,
+      FaultCluster cluster,
+      String step,
+      Path nextJar,
+      Path nextConfig,
+      Duration dwell) {
     StringBuilder statuses = new StringBuilder();
     for (int i = cluster.nodes().size(); i >= 1; i--) {
       NodeProcess each = cluster.node(i);
@@ -97,7 +102,7 @@ final class FaultSteps {
       cluster.route(each);
       fault(history, step, Fault.HEALED, i, nextJar == null ? "" : "from " + nextJar);
       System.out.printf("[faults] %s of node %d done: exit %s%n", step, i, status);
-      FaultCluster.sleep(Duration.ofSeconds(5));
+      FaultCluster.sleep(dwell);
     }
     return statuses.toString();
   }
