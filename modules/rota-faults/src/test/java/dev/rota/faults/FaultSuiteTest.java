@@ -59,7 +59,7 @@ class FaultSuiteTest {
     List<FaultKind> kinds =
         !only.isEmpty()
             ? kinds(only)
-            : full ? List.of(FaultKind.values()) : List.of(FaultKind.KILL_9, FaultKind.SIGSTOP_20S);
+            : full ? FaultKind.suite() : List.of(FaultKind.KILL_9, FaultKind.SIGSTOP_20S);
     int runsEach = full ? runs : 1;
     // Runs first-run .. runs-1 of each fault; run i hits node i % 3 + 1 (a single run to repeat).
     int firstRun = full ? Integer.parseInt(property("rota.faults.first-run", "0")) : 0;

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The turns of the call workload ({@code rota.faults.calls=on}): a third of the agents (the call
@@ -44,6 +45,7 @@ final class CallTurns {
 
   private final List<String> callAgents;
   private final RotaApi api = new RotaApi();
+  private final AtomicInteger inputSeenRefused = new AtomicInteger();
 
   CallTurns(List<String> callAgents) {
     this.callAgents = List.copyOf(callAgents);
@@ -156,6 +158,22 @@ final class CallTurns {
               turn.send(),
               inputSeen,
               REPORT_TIMEOUT);
+      if (response.status() == 400
+          && inputSeen != null
+          && RotaApi.refusesInputSeen(String.valueOf(response.body()))) {
+        // A node from before the runner's cursor did nothing: again without it, as the SDKs do.
+        inputSeenRefused.incrementAndGet();
+        response =
+            api.complete(
+                node.host(),
+                node.httpPort(),
+                leaseId,
+                runnerId,
+                turn.result(),
+                turn.send(),
+                null,
+                REPORT_TIMEOUT);
+      }
       if (response.ok()) {
         return new Completion(Outcome.OK, false);
       }
@@ -175,6 +193,11 @@ final class CallTurns {
     } catch (IOException e) {
       return new Completion(Outcome.FAILED, false);
     }
+  }
+
+  /** Completions a node refused for their {@code inputSeen} and that went again without it. */
+  int inputSeenRefused() {
+    return inputSeenRefused.get();
   }
 
   /** What the turn of {@code claimed} sends: nothing unless its agent is a call agent. */

@@ -41,7 +41,14 @@ public enum FaultKind {
    */
   POSTGRES_RESTART("postgres-restart", false, Duration.ZERO, false),
   /** Every node in turn: SIGTERM, wait for it to exit, start it again, wait until ready. */
-  ROLLING_RESTART("rolling-restart", false, Duration.ZERO, false);
+  ROLLING_RESTART("rolling-restart", false, Duration.ZERO, false),
+  /**
+   * The rolling restart from an earlier commit's jar to the current one: the nodes start from the
+   * old jar ({@link OldJar}), and each in turn leaves (SIGTERM), is started from the new jar and
+   * rejoins before the next; the load then goes on on the all-new cluster. Not part of the fault
+   * suite's runs: it needs the old jar ({@code -Pupgrade-rolling}, {@code RollingUpgradeTest}).
+   */
+  ROLLING_UPGRADE("rolling-upgrade", false, Duration.ZERO, false);
 
   private final String label;
   private final boolean bounded;
@@ -81,6 +88,16 @@ public enum FaultKind {
   /** Whether the node it hits is frozen with SIGSTOP. */
   public boolean freezes() {
     return this == SIGSTOP_20S || this == SIGSTOP_60S || this == SIGSTOP_5MIN;
+  }
+
+  /** Whether its run starts the nodes from an earlier commit's jar. */
+  public boolean upgrades() {
+    return this == ROLLING_UPGRADE;
+  }
+
+  /** The kinds the fault suite runs: every kind but the upgrade, which needs another jar. */
+  public static java.util.List<FaultKind> suite() {
+    return java.util.Arrays.stream(values()).filter(k -> !k.upgrades()).toList();
   }
 
   /** The kind with this label ({@code kill-9}, {@code sigstop-60s}, ...). */

@@ -6,6 +6,7 @@ import static dev.rota.faults.harness.FaultSteps.fault;
 import static dev.rota.faults.harness.FaultSteps.placement;
 import static dev.rota.faults.harness.FaultSteps.restart;
 import static dev.rota.faults.harness.FaultSteps.restartAll;
+import static dev.rota.faults.harness.FaultSteps.roll;
 
 import dev.rota.faults.check.CallChecker;
 import dev.rota.faults.check.CallVerdict;
@@ -140,13 +141,25 @@ public final class FaultRun {
   /** The default tenant's max-concurrent on every node; null: none (the nodes' configuration). */
   private final Integer defaultTenantCap;
 
+  /** The jar a rolling upgrade starts the nodes from; null: none given. */
+  private final OldJar upgradeFrom;
+
   public FaultRun(Settings settings) {
-    this(settings, null);
+    this(settings, null, null);
   }
 
-  private FaultRun(Settings settings, Integer defaultTenantCap) {
+  private FaultRun(Settings settings, Integer defaultTenantCap, OldJar upgradeFrom) {
     this.settings = settings;
     this.defaultTenantCap = defaultTenantCap;
+    this.upgradeFrom = upgradeFrom;
+  }
+
+  /**
+   * The same runs, a {@link FaultKind#ROLLING_UPGRADE} starting the nodes from {@code old} and
+   * rolling them onto the settings' jar and configuration.
+   */
+  public FaultRun withUpgradeFrom(OldJar old) {
+    return new FaultRun(settings, defaultTenantCap, old);
   }
 
   /**
@@ -155,7 +168,7 @@ public final class FaultRun {
    * ({@link CapChecker}).
    */
   public FaultRun withDefaultTenantCap(int cap) {
-    return new FaultRun(settings, cap);
+    return new FaultRun(settings, cap, upgradeFrom);
   }
 
   /**
@@ -179,13 +192,19 @@ public final class FaultRun {
     offsets.forEach(
         (node, offset) ->
             history.add(new ClockSkew(node, offset.toMillis(), System.currentTimeMillis())));
+    if (kind.upgrades() && upgradeFrom == null) {
+      throw new IllegalStateException(kind.label() + " needs the old jar: -Pupgrade-rolling");
+    }
+    // A rolling upgrade starts from the old jar with the configuration of its commit.
+    Path firstJar = kind.upgrades() ? upgradeFrom.jar() : settings.jar();
+    Path firstConfig = kind.upgrades() ? upgradeFrom.config() : settings.config();
     try (NodeNetwork ignored = network;
         FaultPostgres db = FaultPostgres.start(dir.resolve("postgres"), network != null);
         FaultCluster cluster =
             FaultCluster.start(
                 3,
-                settings.jar(),
-                CappedConfig.of(settings.config(), defaultTenantCap, dir),
+                firstJar,
+                CappedConfig.of(firstConfig, defaultTenantCap, dir),
                 db,
                 dir.resolve("nodes"),
                 new FaultCluster.Layout(network, offsets));
@@ -278,26 +297,20 @@ public final class FaultRun {
           fault(history, kind.label(), Fault.HEALED, 0, "");
           FaultCluster.sleep(settings.observe());
         }
-        case ROLLING_RESTART -> {
-          StringBuilder statuses = new StringBuilder();
-          for (int i = 3; i >= 1; i--) {
-            NodeProcess each = cluster.node(i);
-            fault(history, "sigterm", Fault.INJECTED, i, "");
-            cluster.unroute(each);
-            each.terminate();
-            String status = exit(each.awaitExit(Duration.ofSeconds(60)));
-            statuses.append(statuses.length() == 0 ? "" : ",").append(status);
-            fault(history, "sigterm", Fault.EXITED, i, status);
-            if (each.alive()) {
-              each.destroy();
-            }
-            each.start();
-            cluster.awaitReady(each);
-            cluster.route(each);
-            fault(history, "sigterm", Fault.HEALED, i, "");
-            FaultCluster.sleep(Duration.ofSeconds(5));
-          }
-          exitStatus = statuses.toString();
+        case ROLLING_RESTART ->
+            exitStatus = roll(history, cluster, "sigterm", null, null, Duration.ofSeconds(5));
+        case ROLLING_UPGRADE -> {
+          // Old and new nodes serve together for an observation time after each node's upgrade.
+          exitStatus =
+              roll(
+                  history,
+                  cluster,
+                  "upgrade",
+                  settings.jar(),
+                  settings.config(),
+                  settings.observe());
+          log(kind, run, "every node runs the new jar; load goes on " + settings.observe());
+          FaultCluster.sleep(settings.observe());
         }
       }
       FaultCluster.sleep(settings.settle());
@@ -313,6 +326,12 @@ public final class FaultRun {
       workload.stopRunners();
       workload.recordFinalState();
       log(kind, run, drained ? "drained" : "NOT drained within " + settings.drain());
+      if (kind.upgrades()) {
+        note =
+            "completions an old node refused for inputSeen, sent again without it: "
+                + workload.inputSeenRefused();
+        log(kind, run, note);
+      }
     }
     history.write(dir.resolve("history.jsonl"));
     Verdict verdict = HistoryChecker.check(history.events());

@@ -3,6 +3,7 @@ package dev.rota.faults.harness;
 import dev.rota.faults.history.Event.Fault;
 import dev.rota.faults.history.Event.Placement;
 import dev.rota.faults.history.History;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
@@ -65,6 +66,45 @@ final class FaultSteps {
     cluster.awaitReady(node);
     cluster.route(node);
     fault(history, "restart", Fault.HEALED, node.index(), "");
+  }
+
+  /**
+   * Every node in turn, the last first: SIGTERM (a graceful leave through CoordinatedShutdown),
+   * wait for it to exit, start it again ({@code nextJar} not null: from that jar and {@code
+   * nextConfig} instead), wait until it is ready and sees every node Up, route to it, then {@code
+   * dwell} before the next. Each node's steps are recorded as a fault of kind {@code step}; returns
+   * the exit statuses.
+   */
+  static String roll(
+      History history,
+      FaultCluster cluster,
+      String step,
+      Path nextJar,
+      Path nextConfig,
+      Duration dwell) {
+    StringBuilder statuses = new StringBuilder();
+    for (int i = cluster.nodes().size(); i >= 1; i--) {
+      NodeProcess each = cluster.node(i);
+      fault(history, step, Fault.INJECTED, i, "");
+      cluster.unroute(each);
+      each.terminate();
+      String status = exit(each.awaitExit(Duration.ofSeconds(60)));
+      statuses.append(statuses.length() == 0 ? "" : ",").append(status);
+      fault(history, step, Fault.EXITED, i, status);
+      if (each.alive()) {
+        each.destroy();
+      }
+      if (nextJar != null) {
+        each.runFrom(nextJar, nextConfig);
+      }
+      each.start();
+      cluster.awaitReady(each);
+      cluster.route(each);
+      fault(history, step, Fault.HEALED, i, nextJar == null ? "" : "from " + nextJar);
+      System.out.printf("[faults] %s of node %d done: exit %s%n", step, i, status);
+      FaultCluster.sleep(dwell);
+    }
+    return statuses.toString();
   }
 
   static void fault(History history, String kind, String phase, int node, String detail) {

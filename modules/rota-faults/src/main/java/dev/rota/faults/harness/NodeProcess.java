@@ -23,8 +23,8 @@ public final class NodeProcess {
   private final int httpPort;
   private final int managementPort;
   private final int clusterPort;
-  private final Path jar;
-  private final Path config;
+  private Path jar;
+  private Path config;
   private final Path dir;
   private final Map<String, String> environment;
   private Process process;
@@ -94,6 +94,20 @@ public final class NodeProcess {
 
   public int clusterPort() {
     return clusterPort;
+  }
+
+  /**
+   * The jar and configuration file its next {@link #start()} runs: a rolling upgrade starts a node
+   * that left from the new jar.
+   */
+  public synchronized void runFrom(Path jar, Path config) {
+    this.jar = jar;
+    this.config = config;
+  }
+
+  /** The jar it was last started from (or is to start from). */
+  public synchronized Path jar() {
+    return jar;
   }
 
   /**

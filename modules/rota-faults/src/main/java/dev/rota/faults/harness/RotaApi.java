@@ -146,6 +146,14 @@ public final class RotaApi {
         host, port, "POST", "/v1/leases/" + leaseId + "/complete", body.toString(), timeout);
   }
 
+  /**
+   * Whether a 400's message (or body) is a node from before the runner's cursor on new input
+   * refusing it: such a node refuses the whole report for the unknown field and does nothing.
+   */
+  public static boolean refusesInputSeen(String message) {
+    return message != null && message.contains("unknown field 'inputSeen'");
+  }
+
   public static String json(Object value) {
     try {
       return JSON.writeValueAsString(value);

@@ -114,6 +114,14 @@ public final class Workload {
     return acknowledgedCount.get() >= count;
   }
 
+  /**
+   * Completions a node from before the runner's cursor on new input refused for their {@code
+   * inputSeen}, each sent again without it (a rolling upgrade's old nodes).
+   */
+  public int inputSeenRefused() {
+    return runnerLoops.inputSeenRefused();
+  }
+
   /** Registers the agents (many attempts allowed, so that nothing dead-letters by retries). */
   public void registerAgents() {
     for (int i = 0; i < agents.size(); i++) {

@@ -6,6 +6,7 @@ import static dev.rota.faults.harness.Workload.millis;
 import dev.rota.client.Assignment;
 import dev.rota.client.ClaimResult;
 import dev.rota.client.LeaseInput;
+import dev.rota.client.RotaClient;
 import dev.rota.client.RotaException;
 import dev.rota.client.RunnerMode;
 import dev.rota.faults.history.Event.Carried;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -43,6 +45,7 @@ final class WorkloadRunners {
   private volatile boolean longTurns;
   private volatile boolean followInput;
   private volatile CallTurns calls;
+  private final AtomicInteger inputSeenRefused = new AtomicInteger();
 
   WorkloadRunners(
       FaultCluster cluster, History history, Function<NodeProcess, NodeClients> clients) {
@@ -225,7 +228,7 @@ final class WorkloadRunners {
         }
       } else {
         try {
-          clients.apply(node).reports.complete(leaseId, runnerId, null, List.of(), List.of(), seen);
+          complete(node, leaseId, runnerId, seen);
           outcome = Outcome.OK;
         } catch (RotaException.LeaseLost e) {
           outcome = Outcome.LOST;
@@ -242,6 +245,30 @@ final class WorkloadRunners {
       }
       FaultCluster.sleep(Duration.ofMillis(200));
     }
+  }
+
+  /**
+   * Completes through the SDK with the runner's cursor. A node from before the cursor refuses the
+   * field (400 {@code unknown field 'inputSeen'}) and does nothing: the completion goes once more
+   * without it, to the same node, as the Python and TypeScript SDKs do; that node then counts every
+   * steered notification as the turn's, as it always did.
+   */
+  private void complete(NodeProcess node, String leaseId, String runnerId, List<String> seen) {
+    RotaClient reports = clients.apply(node).reports;
+    try {
+      reports.complete(leaseId, runnerId, null, List.of(), List.of(), seen);
+    } catch (RotaException.Invalid e) {
+      if (!RotaApi.refusesInputSeen(e.getMessage())) {
+        throw e;
+      }
+      inputSeenRefused.incrementAndGet();
+      reports.complete(leaseId, runnerId, null, List.of(), List.of(), null);
+    }
+  }
+
+  /** Completions a node refused for their {@code inputSeen} and that went again without it. */
+  int inputSeenRefused() {
+    return inputSeenRefused.get() + (calls == null ? 0 : calls.inputSeenRefused());
   }
 
   /**
