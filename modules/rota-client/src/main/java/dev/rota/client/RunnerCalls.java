@@ -62,12 +62,12 @@ final class RunnerCalls {
       List<String> defer,
       List<String> inputSeen) {
     ObjectNode request = Requests.complete(runnerId, result, sends, defer, inputSeen);
-    calls.call("POST", leasePath(leaseId) + "/complete", body(request), Retry.UNSENT);
+    report(leasePath(leaseId) + "/complete", request, null);
   }
 
   void fail(String leaseId, String runnerId, Outcome outcome, List<String> inputSeen) {
     ObjectNode request = Requests.fail(runnerId, outcome, inputSeen);
-    calls.call("POST", leasePath(leaseId) + "/fail", body(request), Retry.UNSENT);
+    report(leasePath(leaseId) + "/fail", request, null);
   }
 
   ClaimResult reportAndClaim(
@@ -94,12 +94,39 @@ final class RunnerCalls {
     }
     request.set("next", Requests.next(mode, capabilities, waitSeconds, leaseSeconds));
     Duration timeout = Duration.ofSeconds(waitSeconds).plus(readTimeout).plus(readTimeout);
-    byte[] answer =
-        calls.call("POST", leasePath(leaseId) + action, body(request), Retry.UNSENT, timeout);
+    byte[] answer = report(leasePath(leaseId) + action, request, timeout);
     JsonNode next = read(answer, JsonNode.class).get("next");
     // A server that made no claim is answered as a claim that found nothing: the runner asks again.
     return next == null || !next.isObject()
         ? new ClaimResult("none", null)
         : Json.MAPPER.convertValue(next, ClaimResult.class);
   }
+
+  /**
+   * Sends a report; a node from before the runner's cursor refuses {@code inputSeen} as an unknown
+   * field and does nothing, so the report goes once more without it (to that node, every steered
+   * notification is the turn's, as it was before the field). Decided per request: after a rolling
+   * upgrade the same address is a node that knows the field.
+   */
+  private byte[] report(String path, ObjectNode request, Duration timeout) {
+    try {
+      return send(path, request, timeout);
+    } catch (RotaException.Invalid e) {
+      if (!request.has("inputSeen")
+          || e.getMessage() == null
+          || !e.getMessage().contains(UNKNOWN_INPUT_SEEN)) {
+        throw e;
+      }
+      request.remove("inputSeen");
+      return send(path, request, timeout);
+    }
+  }
+
+  private byte[] send(String path, ObjectNode request, Duration timeout) {
+    return timeout == null
+        ? calls.call("POST", path, body(request), Retry.UNSENT)
+        : calls.call("POST", path, body(request), Retry.UNSENT, timeout);
+  }
+
+  private static final String UNKNOWN_INPUT_SEEN = "unknown field 'inputSeen'";
 }
