@@ -136,6 +136,13 @@ class ClaimSpecWireTest {
         readAs(before, AgentEntity.Claim.class.getName()));
   }
 
+  @Test
+  void theAgentsClaimIsReadUnderTheNameTheNextReleaseGivesIt() throws Exception {
+    AgentEntity.Claim claim =
+        new AgentEntity.Claim(SPEC, KIT.<AgentEntity.Reply>createTestProbe().ref());
+    assertEquals(claim, readAs(claim, "dev.rota.cluster.agent.AgentEntity$ClaimLease"));
+  }
+
   private static Set<String> fieldNames(Object message) throws Exception {
     Serialization serialization = SerializationExtension.get(KIT.system());
     JsonNode tree = CBOR.readTree(serialization.serialize(message).get());
