@@ -1,9 +1,10 @@
 package dev.rota.http;
 
-import dev.rota.cluster.assign.Claim;
 import dev.rota.cluster.assign.ClaimSettings;
 import dev.rota.cluster.assign.Dispatcher;
+import dev.rota.cluster.assign.ExternalClaim;
 import dev.rota.cluster.assign.WorkProtocol.NoWork;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.http.api.ClaimRequest;
 import java.time.Duration;
 import java.util.Set;
@@ -19,8 +20,8 @@ import org.apache.pekko.http.javadsl.server.Route;
 /**
  * The claim resource of docs/api.md (runner): {@code POST /v1/claims} asks this node's dispatcher
  * for one activation on behalf of an external runner, waiting up to {@code waitSeconds} for work
- * (long poll). The claim's life, its states and its time-outs are the {@link Claim}'s in {@code
- * assign}; this route parses the request and writes the answer.
+ * (long poll). The claim's life, its states and its time-outs are the {@link ExternalClaim}'s in
+ * {@code assign}; this route parses the request and writes the answer.
  *
  * <p>A claim without a wait is answered as one response: the reply, or 503 if the dispatcher has
  * not answered within {@code rota.http.ask-timeout} (the server's request timeout is lifted to that
@@ -72,7 +73,7 @@ public final class ClaimRoutes extends AllDirectives {
 
   /** The longest a claim can take to answer: the longest wait plus the ask timeout. */
   public Duration longestAnswer() {
-    return Claim.answerWithin(Duration.ofSeconds(ClaimRequest.MAX_WAIT_SECONDS), claims);
+    return ExternalClaim.answerWithin(Duration.ofSeconds(ClaimRequest.MAX_WAIT_SECONDS), claims);
   }
 
   public Route route() {
@@ -86,29 +87,25 @@ public final class ClaimRoutes extends AllDirectives {
         ClaimRequest.class,
         maxBodyBytes,
         body -> {
-          ClaimRequest.Claim claim = body.validated(defaultLeaseSeconds);
+          ClaimSpec claim = body.validated(defaultLeaseSeconds);
           caller.requireRunner(claim.runnerId());
-          Claim.Request request = request(caller, claim);
-          if (claim.waitSeconds() > 0) {
-            return completeWithFuture(delivery.longPoll(waiting(request, caller)));
+          ClaimSpec served = served(caller, claim);
+          if (served.longPoll()) {
+            return completeWithFuture(delivery.longPoll(waiting(served, caller)));
           }
-          Duration answerWithin = Claim.answerWithin(request.maxWait(), claims);
+          Duration answerWithin = ExternalClaim.answerWithin(served.maxWait(), claims);
           return withRequestTimeout(
               answerWithin.plus(claims.requestTimeoutMargin()),
               () ->
                   onSuccess(
-                      answerNow(Claim.ask(system, dispatcher, claims, request)), this::complete));
+                      answerNow(ExternalClaim.ask(system, dispatcher, claims, served)),
+                      this::complete));
         });
   }
 
-  private static Claim.Request request(Caller caller, ClaimRequest.Claim claim) {
-    return new Claim.Request(
-        claim.runnerId(),
-        claim.mode(),
-        claim.capabilities(),
-        Duration.ofSeconds(claim.waitSeconds()),
-        claim.leaseSeconds(),
-        servedTenants(caller, claim.tenants()));
+  /** The claim as it is asked: serving the tenants {@link #servedTenants} gives it. */
+  private static ClaimSpec served(Caller caller, ClaimSpec claim) {
+    return claim.withTenants(servedTenants(caller, claim.tenants()));
   }
 
   /** The lease length of a claim that names none. */
@@ -122,7 +119,7 @@ public final class ClaimRoutes extends AllDirectives {
    * probe (then its body follows).
    */
   Duration longestNextAnswer() {
-    return Claim.answerWithin(Duration.ZERO, claims)
+    return ExternalClaim.answerWithin(Duration.ZERO, claims)
         .plus(claims.probeInterval())
         .plus(claims.requestTimeoutMargin());
   }
@@ -135,18 +132,18 @@ public final class ClaimRoutes extends AllDirectives {
    * time) the next claim answers {@code {"status": "none"}} and the runner asks again.
    */
   CompletionStage<HttpResponse> claimAfterReport(
-      Caller caller, ClaimRequest.Claim claim, GrantDelivery.Envelope envelope) {
-    Claim.Request request = request(caller, claim);
-    if (claim.waitSeconds() > 0) {
-      Claim waiting;
+      Caller caller, ClaimSpec claim, GrantDelivery.Envelope envelope) {
+    ClaimSpec served = served(caller, claim);
+    if (served.longPoll()) {
+      ExternalClaim waiting;
       try {
-        waiting = waiting(request, caller);
+        waiting = waiting(served, caller);
       } catch (ApiException full) {
         return CompletableFuture.completedFuture(GrantDelivery.strict(new NoWork(), envelope));
       }
       return delivery.longPoll(waiting, envelope);
     }
-    return Claim.ask(system, dispatcher, claims, request)
+    return ExternalClaim.ask(system, dispatcher, claims, served)
         .answer()
         .handle(
             (reply, failure) ->
@@ -171,10 +168,10 @@ public final class ClaimRoutes extends AllDirectives {
   }
 
   /** Asks the dispatcher with a wait, holding a place among this node's long polls meanwhile. */
-  private Claim waiting(Claim.Request request, Caller caller) {
+  private ExternalClaim waiting(ClaimSpec served, Caller caller) {
     LongPolls.Slot slot = longPolls.enter(caller);
     try {
-      Claim claim = Claim.ask(system, dispatcher, claims, request);
+      ExternalClaim claim = ExternalClaim.ask(system, dispatcher, claims, served);
       claim.replied().whenComplete((reply, failure) -> slot.release());
       return claim;
     } catch (RuntimeException e) {
@@ -194,13 +191,13 @@ public final class ClaimRoutes extends AllDirectives {
   }
 
   /** The strict answer of a claim without a wait: the reply, or 503 when it has none in time. */
-  private CompletionStage<HttpResponse> answerNow(Claim claim) {
+  private CompletionStage<HttpResponse> answerNow(ExternalClaim claim) {
     CompletableFuture<HttpResponse> response = new CompletableFuture<>();
     claim
         .answer()
         .whenComplete(
             (reply, failure) -> {
-              if (failure instanceof Claim.Unanswered unanswered) {
+              if (failure instanceof ExternalClaim.Unanswered unanswered) {
                 response.completeExceptionally(
                     ApiException.unavailable(
                         "this node's dispatcher did not answer within "

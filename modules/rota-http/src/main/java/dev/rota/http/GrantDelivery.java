@@ -1,8 +1,8 @@
 package dev.rota.http;
 
 import dev.rota.cluster.assign.ActivationJson;
-import dev.rota.cluster.assign.Claim;
 import dev.rota.cluster.assign.ClaimSettings;
+import dev.rota.cluster.assign.ExternalClaim;
 import dev.rota.cluster.assign.WorkProtocol.Assigned;
 import dev.rota.cluster.assign.WorkProtocol.NoWork;
 import dev.rota.cluster.assign.WorkProtocol.Paused;
@@ -35,8 +35,8 @@ import scala.concurrent.ExecutionContextExecutor;
 /**
  * Writes a claim's answer to its runner: one strict response for a claim without a wait and for a
  * long poll answered before its first probe, a streamed body for a long poll that waits longer.
- * What the claim decides, and when its lease goes back, is the {@link Claim}'s; this class only
- * tells it when the runner's connection took the assignment or ended.
+ * What the claim decides, and when its lease goes back, is the {@link ExternalClaim}'s; this class
+ * only tells it when the runner's connection took the assignment or ended.
  *
  * <p>A long poll ({@code waitSeconds} > 0) answered within one {@link
  * ClaimSettings#probeInterval()} gets one strict response. One that waits longer is answered 200
@@ -150,12 +150,12 @@ final class GrantDelivery {
    * space at once and every probe interval after, and the claim's answer when it comes ({@code
    * {"status": "none"}} when none came in time: the runner asks again).
    */
-  CompletionStage<HttpResponse> longPoll(Claim claim) {
+  CompletionStage<HttpResponse> longPoll(ExternalClaim claim) {
     return longPoll(claim, Envelope.NONE);
   }
 
   /** A long poll whose answer is written inside {@code envelope}. */
-  CompletionStage<HttpResponse> longPoll(Claim claim, Envelope envelope) {
+  CompletionStage<HttpResponse> longPoll(ExternalClaim claim, Envelope envelope) {
     CompletableFuture<HttpResponse> response = new CompletableFuture<>();
     AtomicBoolean decided = new AtomicBoolean();
     Cancellable late =
@@ -185,14 +185,14 @@ final class GrantDelivery {
   }
 
   /** The strict answer of a long poll answered before its first probe. */
-  private static HttpResponse quick(Claim claim, WorkReply reply, Envelope envelope) {
+  private static HttpResponse quick(ExternalClaim claim, WorkReply reply, Envelope envelope) {
     WorkReply answer = reply instanceof Assigned && !claim.take() ? new NoWork() : reply;
     claim.ended();
     return strict(answer, envelope);
   }
 
   /** A long poll that waited a probe interval: its answer follows in a streamed body. */
-  private HttpResponse streamed(Claim claim, Envelope envelope) {
+  private HttpResponse streamed(ExternalClaim claim, Envelope envelope) {
     Source<ByteString, NotUsed> result =
         Source.completionStage(claim.answer())
             .flatMapConcat(
@@ -229,7 +229,7 @@ final class GrantDelivery {
   }
 
   /** The connection pulls the assignment: it is taken, unless it was handed back. */
-  private static ByteString taken(Claim claim, ByteString json) {
+  private static ByteString taken(ExternalClaim claim, ByteString json) {
     if (claim.take()) {
       return json;
     }

@@ -9,11 +9,11 @@ import dev.rota.cluster.agent.AgentEntity.NewInputs;
 import dev.rota.cluster.agent.AgentEntity.Rejected;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.cluster.assign.ActivationJson;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Send;
 import dev.rota.http.api.ActivationCompleted;
 import dev.rota.http.api.ActivationFailed;
-import dev.rota.http.api.ClaimRequest;
 import dev.rota.http.api.CompleteRequest;
 import dev.rota.http.api.FailRequest;
 import dev.rota.http.api.HeartbeatRequest;
@@ -151,7 +151,7 @@ public final class LeaseRoutes extends AllDirectives {
           List<Send> sends = body.validatedSends();
           List<String> defer = body.validatedDefer();
           List<String> inputSeen = body.validatedInputSeen();
-          ClaimRequest.Claim next = next(body.next(), runnerId);
+          ClaimSpec next = next(body.next(), runnerId);
           return withNextTimeout(
               next,
               () ->
@@ -177,7 +177,7 @@ public final class LeaseRoutes extends AllDirectives {
           String runnerId = caller.requireRunner(body.validatedRunnerId());
           FailRequest.Failure failure = body.validated();
           List<String> inputSeen = body.validatedInputSeen();
-          ClaimRequest.Claim next = next(body.next(), runnerId);
+          ClaimSpec next = next(body.next(), runnerId);
           return withNextTimeout(
               next,
               () ->
@@ -203,7 +203,7 @@ public final class LeaseRoutes extends AllDirectives {
   }
 
   /** The report's next claim, checked before the report is made (a 400 changes nothing). */
-  private ClaimRequest.Claim next(NextClaim next, String runnerId) {
+  private ClaimSpec next(NextClaim next, String runnerId) {
     return next == null ? null : next.validated(runnerId, claims.defaultLeaseSeconds());
   }
 
@@ -211,14 +211,14 @@ public final class LeaseRoutes extends AllDirectives {
    * A report with a next claim may take its ask and then the claim's first answer: the server's
    * request timeout is lifted to cover both, so that neither is cut short.
    */
-  private Route withNextTimeout(ClaimRequest.Claim next, Supplier<Route> inner) {
+  private Route withNextTimeout(ClaimSpec next, Supplier<Route> inner) {
     return next == null
         ? inner.get()
         : withRequestTimeout(askTimeout.plus(claims.longestNextAnswer()), inner);
   }
 
   /** The report's answer, with its next claim's beside it when it carried one. */
-  private Route answer(Caller caller, Object report, ClaimRequest.Claim next) {
+  private Route answer(Caller caller, Object report, ClaimSpec next) {
     if (next == null) {
       return json(report);
     }

@@ -14,10 +14,12 @@ import dev.rota.cluster.agent.AgentEntity.Done;
 import dev.rota.cluster.agent.AgentEntity.Granted;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentSummary;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.http.AgentDirectory.AgentPage;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.TestCluster;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -133,7 +135,10 @@ class AgentListingRoutesTest extends JUnit5RouteTest {
             Granted.class,
             cluster.ask(
                 agentId,
-                r -> new AgentEntity.Claim("runner-1", RunnerMode.HYBRID, Set.of(), 60, r)));
+                r ->
+                    new AgentEntity.Claim(
+                        new ClaimSpec("runner-1", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 60),
+                        r)));
     assertInstanceOf(
         Done.class,
         cluster.ask(

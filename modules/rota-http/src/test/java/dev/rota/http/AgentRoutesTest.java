@@ -13,9 +13,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Granted;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.http.testing.JUnit5RouteTest;
 import dev.rota.http.testing.TestCluster;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -291,7 +293,10 @@ class AgentRoutesTest extends JUnit5RouteTest {
             Granted.class,
             cluster.ask(
                 "del-leased",
-                r -> new AgentEntity.Claim("runner-7", RunnerMode.HYBRID, Set.of(), 300, r)));
+                r ->
+                    new AgentEntity.Claim(
+                        new ClaimSpec("runner-7", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 300),
+                        r)));
 
     assertError(run(HttpRequest.DELETE("/v1/agents/del-leased")), 409, "conflict", "lease");
 

@@ -246,9 +246,9 @@ class TenantIsolationTest extends JUnit5RouteTest {
 
     assertEquals("none", done.get("next").get("status").asText(), done.toString());
     RequestWork asked = dispatcher.expectMessageClass(RequestWork.class);
-    assertEquals("acme-2", asked.runnerId());
-    assertEquals(Set.of("acme"), asked.tenants());
-    assertEquals(RunnerMode.NOTIFICATION, asked.mode());
+    assertEquals("acme-2", asked.spec().runnerId());
+    assertEquals(Set.of("acme"), asked.spec().tenants());
+    assertEquals(RunnerMode.NOTIFICATION, asked.spec().mode());
   }
 
   @Test

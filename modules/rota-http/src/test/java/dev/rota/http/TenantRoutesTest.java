@@ -14,6 +14,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.tenant.TenantTables;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.http.testing.ApiCalls;
 import dev.rota.http.testing.JUnit5RouteTest;
@@ -197,7 +198,11 @@ class TenantRoutesTest extends JUnit5RouteTest {
         agents
             .ask(
                 "epsilon/a1",
-                r -> new AgentEntity.Claim("tenant-runner", RunnerMode.HYBRID, Set.of(), 60, r))
+                r ->
+                    new AgentEntity.Claim(
+                        new ClaimSpec(
+                            "tenant-runner", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 60),
+                        r))
             .toCompletableFuture()
             .get(10, TimeUnit.SECONDS);
     assertTrue(granted instanceof AgentEntity.Granted, granted.toString());

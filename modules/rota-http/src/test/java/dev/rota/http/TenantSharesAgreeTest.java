@@ -13,6 +13,7 @@ import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.tenant.TenantSharesView;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.core.tenant.AgentKeys;
@@ -177,14 +178,15 @@ class TenantSharesAgreeTest extends JUnit5RouteTest {
                 cluster.rota().dispatcher(),
                 r ->
                     new RequestWork(
-                        runnerId,
+                        new ClaimSpec(
+                            runnerId,
+                            RunnerMode.EXPLORATION,
+                            Set.of(CAP),
+                            Duration.ofSeconds(5),
+                            60,
+                            Set.of()),
                         null,
-                        RunnerMode.EXPLORATION,
-                        Set.of(CAP),
-                        Duration.ofSeconds(5),
-                        60,
-                        r,
-                        Set.of()),
+                        r),
                 Duration.ofSeconds(5).plus(ASK),
                 cluster.system().scheduler())
             .toCompletableFuture()

@@ -5,7 +5,7 @@ import dev.rota.bench.metrics.ProcessTreeCpu;
 import dev.rota.bench.system.AgentIds;
 import dev.rota.bench.system.BenchDatabase;
 import dev.rota.bench.system.BenchSystem;
-import dev.rota.bench.system.Claim;
+import dev.rota.bench.system.ClaimedActivation;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.InboxSeed;
 import dev.rota.bench.system.RunnerListener;
@@ -183,8 +183,9 @@ public final class GraphileSystem implements BenchSystem {
         if (line.startsWith("S ")) {
           String[] f = line.split(" ");
           long token = Long.parseLong(f[1]);
-          long[] tokens = token > 0 ? new long[] {token} : Claim.NO_TOKENS;
-          listener.onClaim(new Claim(f[2], ActivationKind.INBOX, 1, tokens, Long.parseLong(f[3])));
+          long[] tokens = token > 0 ? new long[] {token} : ClaimedActivation.NO_TOKENS;
+          listener.onClaim(
+              new ClaimedActivation(f[2], ActivationKind.INBOX, 1, tokens, Long.parseLong(f[3])));
         } else if (line.startsWith("C ")) {
           String[] f = line.split(" ");
           listener.onComplete(new Completion(f[1], ActivationKind.INBOX, 1, Long.parseLong(f[2])));

@@ -1,7 +1,7 @@
 package dev.rota.bench.metrics;
 
 import dev.rota.bench.system.AgentIds;
-import dev.rota.bench.system.Claim;
+import dev.rota.bench.system.ClaimedActivation;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
 import dev.rota.core.model.ActivationKind;
@@ -101,7 +101,7 @@ public final class Recorder implements RunnerListener {
   }
 
   @Override
-  public void onClaim(Claim claim) {
+  public void onClaim(ClaimedActivation claim) {
     claims.increment();
     firstClaimMicros.compareAndSet(0, claim.claimedAtMicros());
     for (long token : claim.tokens()) {

@@ -1,6 +1,6 @@
 package dev.rota.bench.metrics;
 
-import dev.rota.bench.system.Claim;
+import dev.rota.bench.system.ClaimedActivation;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
 
@@ -18,7 +18,7 @@ public final class SwitchableListener implements RunnerListener {
   }
 
   @Override
-  public void onClaim(Claim claim) {
+  public void onClaim(ClaimedActivation claim) {
     target.onClaim(claim);
   }
 

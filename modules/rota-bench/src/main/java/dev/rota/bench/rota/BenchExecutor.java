@@ -3,7 +3,7 @@ package dev.rota.bench.rota;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.rota.bench.system.BenchClock;
-import dev.rota.bench.system.Claim;
+import dev.rota.bench.system.ClaimedActivation;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
 import dev.rota.cluster.runner.Activation;
@@ -43,7 +43,7 @@ public final class BenchExecutor implements Executor {
   private static final RunnerListener NONE =
       new RunnerListener() {
         @Override
-        public void onClaim(Claim claim) {}
+        public void onClaim(ClaimedActivation claim) {}
 
         @Override
         public void onComplete(Completion completion) {}
@@ -86,7 +86,7 @@ public final class BenchExecutor implements Executor {
   public CompletionStage<Outcome> execute(Activation activation) {
     List<Notification> carried = activation.granted().notifications();
     hooks.listener.onClaim(
-        new Claim(
+        new ClaimedActivation(
             activation.agentId(),
             activation.lease().kind(),
             carried.size(),

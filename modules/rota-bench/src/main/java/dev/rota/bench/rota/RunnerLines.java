@@ -1,6 +1,6 @@
 package dev.rota.bench.rota;
 
-import dev.rota.bench.system.Claim;
+import dev.rota.bench.system.ClaimedActivation;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
 import dev.rota.core.model.ActivationKind;
@@ -22,7 +22,7 @@ final class RunnerLines {
   /** What the child counted itself; the bench checks that it received as many lines. */
   record Summary(long claims, long completions, long errors, double cpuMillis) {}
 
-  static String claim(Claim claim) {
+  static String claim(ClaimedActivation claim) {
     StringBuilder line =
         new StringBuilder(64)
             .append("C ")
@@ -93,7 +93,7 @@ final class RunnerLines {
         case 'C' -> {
           String[] f = line.split(" ", 6);
           listener.onClaim(
-              new Claim(
+              new ClaimedActivation(
                   f[1],
                   ActivationKind.fromWire(f[2]),
                   Integer.parseInt(f[3]),
@@ -131,7 +131,7 @@ final class RunnerLines {
 
     private static long[] tokens(String field) {
       if (field.equals("-")) {
-        return Claim.NO_TOKENS;
+        return ClaimedActivation.NO_TOKENS;
       }
       String[] parts = field.split(",");
       long[] tokens = new long[parts.length];

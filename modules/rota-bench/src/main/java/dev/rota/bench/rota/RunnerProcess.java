@@ -5,7 +5,7 @@ import dev.rota.bench.metrics.CpuMeter;
 import dev.rota.bench.system.BenchClock;
 import dev.rota.bench.system.BenchSystem;
 import dev.rota.bench.system.ChildJvm;
-import dev.rota.bench.system.Claim;
+import dev.rota.bench.system.ClaimedActivation;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
 import dev.rota.bench.system.RunnerSpec;
@@ -218,7 +218,7 @@ final class RunnerProcess {
       claims.incrementAndGet();
       out.print(
           RunnerLines.claim(
-                  new Claim(
+                  new ClaimedActivation(
                       assignment.agentId(),
                       ActivationKind.fromWire(assignment.kind()),
                       assignment.notifications().size(),

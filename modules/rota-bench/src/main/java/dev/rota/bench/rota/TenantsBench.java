@@ -2,7 +2,7 @@ package dev.rota.bench.rota;
 
 import dev.rota.bench.postgres.BenchPostgres;
 import dev.rota.bench.system.BenchDatabase;
-import dev.rota.bench.system.Claim;
+import dev.rota.bench.system.ClaimedActivation;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
 import dev.rota.cluster.tenant.TenantSharesView;
@@ -122,7 +122,7 @@ public final class TenantsBench {
     hooks.listener =
         new RunnerListener() {
           @Override
-          public void onClaim(Claim claim) {
+          public void onClaim(ClaimedActivation claim) {
             claimed(claim.agentId(), claim.tokens(), claim.claimedAtMicros());
           }
 

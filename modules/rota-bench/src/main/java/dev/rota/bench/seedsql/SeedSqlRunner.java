@@ -2,7 +2,7 @@ package dev.rota.bench.seedsql;
 
 import dev.rota.bench.system.BenchClock;
 import dev.rota.bench.system.BenchDatabase;
-import dev.rota.bench.system.Claim;
+import dev.rota.bench.system.ClaimedActivation;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
 import dev.rota.bench.system.RunnerSpec;
@@ -65,7 +65,7 @@ final class SeedSqlRunner implements Runnable {
       }
       int carried = assignment.notificationIds().length;
       listener.onClaim(
-          new Claim(
+          new ClaimedActivation(
               assignment.agentId(),
               assignment.kind(),
               carried,

@@ -72,8 +72,8 @@ public interface BenchSystem extends AutoCloseable {
 
   /**
    * Adds one notification for {@code agentId} carrying {@code token}; returns when the system has
-   * durably accepted it. The token must come back in the {@link Claim} of the activation that
-   * carries the notification. Called concurrently from several publisher threads.
+   * durably accepted it. The token must come back in the {@link ClaimedActivation} of the
+   * activation that carries the notification. Called concurrently from several publisher threads.
    */
   void publish(String agentId, long token) throws Exception;
 

@@ -7,7 +7,7 @@ package dev.rota.bench.system;
 public interface RunnerListener {
 
   /** A runner holds an activation (the claim is committed). */
-  void onClaim(Claim claim);
+  void onClaim(ClaimedActivation claim);
 
   /** The activation's completion is durable: its notifications are read. */
   void onComplete(Completion completion);

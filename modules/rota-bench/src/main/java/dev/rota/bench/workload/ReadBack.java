@@ -1,7 +1,7 @@
 package dev.rota.bench.workload;
 
 import dev.rota.bench.system.AgentIds;
-import dev.rota.bench.system.Claim;
+import dev.rota.bench.system.ClaimedActivation;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.InboxSeed;
 import dev.rota.bench.system.RunnerListener;
@@ -25,7 +25,7 @@ final class ReadBack implements RunnerListener {
   }
 
   @Override
-  public void onClaim(Claim claim) {
+  public void onClaim(ClaimedActivation claim) {
     next.onClaim(claim);
   }
 

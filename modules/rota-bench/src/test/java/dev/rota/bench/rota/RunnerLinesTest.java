@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.rota.bench.system.Claim;
+import dev.rota.bench.system.ClaimedActivation;
 import dev.rota.bench.system.Completion;
 import dev.rota.bench.system.RunnerListener;
 import dev.rota.core.model.ActivationKind;
@@ -14,13 +14,13 @@ import org.junit.jupiter.api.Test;
 
 class RunnerLinesTest {
 
-  private final List<Claim> claims = new ArrayList<>();
+  private final List<ClaimedActivation> claims = new ArrayList<>();
   private final List<Completion> completions = new ArrayList<>();
   private final RunnerLines.Parser parser =
       new RunnerLines.Parser(
           new RunnerListener() {
             @Override
-            public void onClaim(Claim claim) {
+            public void onClaim(ClaimedActivation claim) {
               claims.add(claim);
             }
 
@@ -34,20 +34,22 @@ class RunnerLinesTest {
   void claimsArriveWithTheirTokensAndTime() {
     parser.accept(
         RunnerLines.claim(
-            new Claim("agent-000007", ActivationKind.INBOX, 3, new long[] {11, 12}, 1_234_567L)));
+            new ClaimedActivation(
+                "agent-000007", ActivationKind.INBOX, 3, new long[] {11, 12}, 1_234_567L)));
     parser.accept(
         RunnerLines.claim(
-            new Claim("agent-000008", ActivationKind.EXPLORATION, 0, Claim.NO_TOKENS, 99L)));
+            new ClaimedActivation(
+                "agent-000008", ActivationKind.EXPLORATION, 0, ClaimedActivation.NO_TOKENS, 99L)));
 
     assertEquals(2, claims.size());
-    Claim inbox = claims.get(0);
+    ClaimedActivation inbox = claims.get(0);
     assertEquals("agent-000007", inbox.agentId());
     assertEquals(ActivationKind.INBOX, inbox.kind());
     assertEquals(3, inbox.notifications());
     assertArrayEquals(new long[] {11, 12}, inbox.tokens());
     assertEquals(1_234_567L, inbox.claimedAtMicros());
     assertEquals(ActivationKind.EXPLORATION, claims.get(1).kind());
-    assertArrayEquals(Claim.NO_TOKENS, claims.get(1).tokens());
+    assertArrayEquals(ClaimedActivation.NO_TOKENS, claims.get(1).tokens());
     assertEquals(2, parser.claims());
   }
 

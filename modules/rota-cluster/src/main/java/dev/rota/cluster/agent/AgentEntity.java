@@ -1,5 +1,6 @@
 package dev.rota.cluster.agent;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.tenant.Permits;
@@ -9,17 +10,16 @@ import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.AgentSummary;
 import dev.rota.core.model.CallInfo;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.NewInput;
 import dev.rota.core.model.Notification;
-import dev.rota.core.model.RunnerMode;
 import dev.rota.core.model.Send;
 import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -148,14 +148,11 @@ public final class AgentEntity {
 
   public record SetPaused(boolean paused, ActorRef<Reply> replyTo) implements Command {}
 
-  /** Replies {@link Granted} or {@link Denied}. */
-  public record Claim(
-      String runnerId,
-      RunnerMode mode,
-      Set<String> capabilities,
-      long leaseSeconds,
-      ActorRef<Reply> replyTo)
-      implements Command {}
+  /**
+   * Replies {@link Granted} or {@link Denied}; {@code spec} is flat on the wire beside {@code
+   * replyTo} (decision 133).
+   */
+  public record Claim(@JsonUnwrapped ClaimSpec spec, ActorRef<Reply> replyTo) implements Command {}
 
   /**
    * Replies {@link Extended}, {@link ErrorCode#LEASE_LOST}, or {@link ErrorCode#LEASE_NOT_HELD}

@@ -1,9 +1,9 @@
 package dev.rota.cluster.agent;
 
-import dev.rota.cluster.agent.AgentEntity.Claim;
 import dev.rota.cluster.agent.AgentEntity.Denied;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.Notification;
@@ -14,6 +14,7 @@ import dev.rota.core.scheduling.AgentSchedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * How an agent decides a claim: denied (and why), or the lease it would grant with the
@@ -31,34 +32,53 @@ final class ClaimDecision {
     this.retryAvoidWindow = retryAvoidWindow;
   }
 
+  /** What a claim is decided to: a {@link Denial} or a {@link Grant}, nothing else. */
+  sealed interface Outcome {
+    /** {@code onDenial} or {@code onGrant}, whichever this outcome is, applied to it. */
+    <R> R match(Function<Denied, R> onDenial, Function<Grant, R> onGrant);
+  }
+
+  /** The claim is denied; {@code reply} is the answer as it is sent. */
+  record Denial(Denied reply) implements Outcome {
+    @Override
+    public <R> R match(Function<Denied, R> onDenial, Function<Grant, R> onGrant) {
+      return onDenial.apply(reply);
+    }
+  }
+
   /** A lease to grant, with the notifications it carries. */
-  record Grant(Lease lease, List<Notification> carried, boolean more) {}
+  record Grant(Lease lease, List<Notification> carried, boolean more) implements Outcome {
+    @Override
+    public <R> R match(Function<Denied, R> onDenial, Function<Grant, R> onGrant) {
+      return onGrant.apply(this);
+    }
+  }
 
   /**
-   * The claim decided on {@code state} now: a {@link Denied} or a {@link Grant} of a lease with id
+   * The claim decided on {@code state} now: a {@link Denial} or a {@link Grant} of a lease with id
    * {@code leaseId} (the one its tenant's gate permitted: the state has not changed since it was
    * asked for, so its fencing token is the same), or a new id when null.
    */
-  Object decide(AgentState state, Claim cmd, String leaseId) {
-    if (TextRules.problem(cmd.runnerId(), Kind.NAME).isPresent()) {
-      return denied("invalid_runner_id", state);
+  Outcome decide(AgentState state, ClaimSpec claim, String leaseId) {
+    if (TextRules.problem(claim.runnerId(), Kind.NAME).isPresent()) {
+      return new Denial(denied("invalid_runner_id", state));
     }
     Instant now = entity.now();
-    AgentState.Eligibility eligibility = state.eligibility(cmd.mode(), cmd.capabilities(), now);
+    AgentState.Eligibility eligibility = state.eligibility(claim.mode(), claim.capabilities(), now);
     if (!eligibility.granted()) {
-      return denied(eligibility.deniedReason(), state);
+      return new Denial(denied(eligibility.deniedReason(), state));
     }
     if (!retryAvoidWindow.isZero()
         && state
             .runnerToAvoid(now.minus(retryAvoidWindow))
-            .filter(cmd.runnerId()::equals)
+            .filter(claim.runnerId()::equals)
             .isPresent()) {
       // This runner failed the agent's last attempt moments ago: another runner should try first.
-      return denied(AgentEntity.AVOIDING_RUNNER, state);
+      return new Denial(denied(AgentEntity.AVOIDING_RUNNER, state));
     }
     long token = state.fencingCounter() + 1;
     long leaseSeconds =
-        cmd.leaseSeconds() > 0 ? cmd.leaseSeconds() : settings.defaultLeaseSeconds();
+        claim.leaseSeconds() > 0 ? claim.leaseSeconds() : settings.defaultLeaseSeconds();
     List<Notification> carried =
         state.nextCarried(settings.maxNotificationsPerActivation(), settings.maxActivationBytes());
     boolean more = carried.size() < state.inbox().size();
@@ -73,7 +93,7 @@ final class ClaimDecision {
     Lease lease =
         new Lease(
             leaseId != null ? leaseId : Ids.leaseId(entity.agentId(), token),
-            cmd.runnerId(),
+            claim.runnerId(),
             eligibility.kind(),
             token,
             attempt,

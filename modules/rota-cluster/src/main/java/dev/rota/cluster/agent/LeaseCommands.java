@@ -95,11 +95,13 @@ final class LeaseCommands {
   }
 
   ReplyEffect<Event, AgentState> onClaim(AgentState state, Claim cmd) {
-    Object decided = decisions.decide(state, cmd, null);
-    if (decided instanceof Denied denied) {
-      return entity.effect().reply(cmd.replyTo(), denied);
-    }
-    ClaimDecision.Grant grant = (ClaimDecision.Grant) decided;
+    return decisions
+        .decide(state, cmd.spec(), null)
+        .match(
+            denied -> entity.effect().reply(cmd.replyTo(), denied), grant -> onGrant(cmd, grant));
+  }
+
+  private ReplyEffect<Event, AgentState> onGrant(Claim cmd, ClaimDecision.Grant grant) {
     if (caps.capped()) {
       // The tenant's gate permits the grant first; meanwhile the agent stashes other claims.
       awaiting = cmd;
@@ -128,16 +130,16 @@ final class LeaseCommands {
     awaiting = null;
     awaitedLeaseId = null;
     if (answer.answer() instanceof TenantGate.Permitted) {
-      Object decided = decisions.decide(state, cmd, answer.leaseId());
-      if (decided instanceof ClaimDecision.Grant grant) {
-        return withUnstash(persistGrant(grant).thenRun(s -> cmd.replyTo().tell(granted(grant, s))));
-      }
-      caps.release(answer.leaseId(), "not granted");
-      Denied denied =
-          decided instanceof Denied d
-              ? d
-              : decisions.denied(TenantCaps.GATE_UNAVAILABLE, state, null);
-      return withUnstash(entity.effect().none().thenRun(s -> cmd.replyTo().tell(denied)));
+      return decisions
+          .decide(state, cmd.spec(), answer.leaseId())
+          .match(
+              denied -> {
+                caps.release(answer.leaseId(), "not granted");
+                return withUnstash(entity.effect().none().thenRun(s -> cmd.replyTo().tell(denied)));
+              },
+              grant ->
+                  withUnstash(
+                      persistGrant(grant).thenRun(s -> cmd.replyTo().tell(granted(grant, s)))));
     }
     Denied denied;
     if (answer.answer() instanceof TenantGate.Refused refused) {

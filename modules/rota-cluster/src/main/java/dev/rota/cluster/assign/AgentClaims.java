@@ -3,7 +3,6 @@ package dev.rota.cluster.assign;
 import dev.rota.cluster.Asks;
 import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.assign.PendingClaims.Pending;
-import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.metrics.RotaMetrics;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.Notification;
@@ -41,15 +40,12 @@ final class AgentClaims {
       Pending p,
       String agentId,
       Function2<AgentEntity.Reply, Throwable, Dispatcher.Command> answered) {
-    RequestWork work = p.request;
     Asks.ask(
         context,
         AgentEntity.Reply.class,
         sharding.entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agentId),
         timeout,
-        replyTo ->
-            new AgentEntity.Claim(
-                work.runnerId(), work.mode(), work.capabilities(), work.leaseSeconds(), replyTo),
+        replyTo -> new AgentEntity.Claim(p.request.spec(), replyTo),
         answered);
   }
 

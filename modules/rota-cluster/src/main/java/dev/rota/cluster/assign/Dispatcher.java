@@ -14,6 +14,7 @@ import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.tenant.TenantCapSettings;
 import dev.rota.cluster.tenant.TenantSharesView;
 import dev.rota.cluster.tenant.TenantTables;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.scheduling.HeadsBoard;
 import dev.rota.core.tenant.AgentKeys;
 import dev.rota.core.tenant.TenantLoad;
@@ -231,7 +232,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
       request.replyTo().tell(new Paused());
       return this;
     }
-    Refused refused = blocks.refusal(request.runnerId(), Instant.now());
+    Refused refused = blocks.refusal(request.spec().runnerId(), Instant.now());
     if (refused != null) {
       request.replyTo().tell(refused);
       return this;
@@ -262,7 +263,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
    * request has to wait: nothing fits, or a partition must publish before the rule can be applied.
    */
   private boolean serve(Pending p) {
-    RequestWork work = p.request;
+    ClaimSpec work = p.request.spec();
     long nowNanos = System.nanoTime();
     HeadsBoard.Decision decision =
         heads.decide(
@@ -320,7 +321,8 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
         && AgentEntity.AVOIDING_RUNNER.equals(denied.reason())
         && p != null) {
       // Only this runner is turned away: the agent stays visible to every other runner.
-      hidden.avoid(answer.agentId(), p.request.runnerId(), now + settings.avoidRecheck().toNanos());
+      hidden.avoid(
+          answer.agentId(), p.request.spec().runnerId(), now + settings.avoidRecheck().toNanos());
       timers.startSingleTimer(Tick.RECHECK_AVOIDED, Tick.RECHECK_AVOIDED, settings.avoidRecheck());
     } else if (answer.reply() instanceof AgentEntity.Denied denied) {
       // Another node's runner was first, or the partition's picture was behind: the agent's own
@@ -428,7 +430,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
     blocks.update(changed.blocks());
     Instant now = Instant.now();
     for (Pending p : claims.waiting()) {
-      Refused refused = blocks.refusal(p.request.runnerId(), now);
+      Refused refused = blocks.refusal(p.request.spec().runnerId(), now);
       if (refused != null) {
         answer(p, refused);
       }
@@ -479,7 +481,7 @@ public final class Dispatcher extends AbstractBehavior<Dispatcher.Command> {
   /**
    * Every "none" of this node is decided here: the claim's wait ran out with nothing fitting (also
    * while an agent was being asked for it), or the node is shutting down. A route that has heard
-   * nothing by the wait plus its margin answers "none" itself ({@link Claim}).
+   * nothing by the wait plus its margin answers "none" itself ({@link ExternalClaim}).
    */
   private void none(Pending p) {
     answer(p, new NoWork());

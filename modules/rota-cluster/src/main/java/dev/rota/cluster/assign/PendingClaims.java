@@ -1,6 +1,7 @@
 package dev.rota.cluster.assign;
 
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
+import dev.rota.core.model.ClaimSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,7 +38,7 @@ final class PendingClaims {
       this.id = id;
       this.request = request;
       this.startedNanos = System.nanoTime();
-      Duration wait = request.maxWait() == null ? Duration.ZERO : request.maxWait();
+      Duration wait = request.spec().maxWait();
       // Even a request that asked not to wait waits out the coordination window, so that work
       // acknowledged before it asked (a notification's 202) is published in time to be seen.
       this.deadlineNanos = startedNanos + Math.max(settle.toNanos(), wait.toNanos());
@@ -45,9 +46,10 @@ final class PendingClaims {
 
     /** Claims of one kind are served in arrival order: a kind that does not fit waits as one. */
     String kind() {
-      return request.tenants().isEmpty()
-          ? request.mode() + " " + request.capabilities()
-          : request.mode() + " " + request.capabilities() + " " + request.tenants();
+      ClaimSpec claim = request.spec();
+      return claim.tenants().isEmpty()
+          ? claim.mode() + " " + claim.capabilities()
+          : claim.mode() + " " + claim.capabilities() + " " + claim.tenants();
     }
   }
 

@@ -2,6 +2,7 @@ package dev.rota.cluster.assign;
 
 import dev.rota.cluster.assign.Dispatcher.RunnerSeen;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
+import dev.rota.core.model.ClaimSpec;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,15 +28,12 @@ final class RunnersSeen {
       };
 
   void seen(RequestWork request, Instant now) {
-    runners.remove(request.runnerId());
+    ClaimSpec claim = request.spec();
+    runners.remove(claim.runnerId());
     runners.put(
-        request.runnerId(),
+        claim.runnerId(),
         new RunnerSeen(
-            request.runnerId(),
-            request.node(),
-            request.mode().wireName(),
-            request.capabilities(),
-            now));
+            claim.runnerId(), request.node(), claim.mode().wireName(), claim.capabilities(), now));
   }
 
   /** Forgets runners that stopped asking before {@code cutoff}. */

@@ -2,11 +2,10 @@ package dev.rota.cluster.assign;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.agent.AgentEntity;
-import dev.rota.core.model.RunnerMode;
-import java.time.Duration;
-import java.util.Set;
+import dev.rota.core.model.ClaimSpec;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -17,45 +16,13 @@ public final class WorkProtocol {
   private WorkProtocol() {}
 
   /**
-   * Ask for one activation.
+   * Ask for one activation: {@code spec} is the claim, flat on the wire beside the other fields
+   * (the names every release sends and reads).
    *
    * @param node the node the runner lives on, null for an external runner
-   * @param maxWait how long to wait for work when none fits now (long poll), zero to answer at once
-   * @param leaseSeconds the lease length asked for, 0 for the configured default
-   * @param tenants the tenants whose agents this runner may serve; empty: every tenant
    */
-  public record RequestWork(
-      String runnerId,
-      String node,
-      RunnerMode mode,
-      Set<String> capabilities,
-      Duration maxWait,
-      long leaseSeconds,
-      ActorRef<WorkReply> replyTo,
-      Set<String> tenants)
-      implements Dispatcher.Command, CborSerializable {
-    public RequestWork {
-      capabilities = Set.copyOf(capabilities);
-      tenants = tenants == null ? Set.of() : Set.copyOf(tenants);
-    }
-
-    /** A request that may serve every tenant. */
-    public RequestWork(
-        String runnerId,
-        String node,
-        RunnerMode mode,
-        Set<String> capabilities,
-        Duration maxWait,
-        long leaseSeconds,
-        ActorRef<WorkReply> replyTo) {
-      this(runnerId, node, mode, capabilities, maxWait, leaseSeconds, replyTo, Set.of());
-    }
-
-    /** Whether this request may serve an agent of {@code tenant}. */
-    public boolean serves(String tenant) {
-      return tenants.isEmpty() || tenants.contains(tenant);
-    }
-  }
+  public record RequestWork(@JsonUnwrapped ClaimSpec spec, String node, ActorRef<WorkReply> replyTo)
+      implements Dispatcher.Command, CborSerializable {}
 
   /**
    * The answer to {@link RequestWork}. Typed by name, since it also travels as a field of a

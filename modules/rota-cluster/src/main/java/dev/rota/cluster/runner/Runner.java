@@ -10,6 +10,7 @@ import dev.rota.cluster.assign.WorkProtocol.Refused;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.runner.RunnerStatus.Activity;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
@@ -171,12 +172,13 @@ public final class Runner {
         settings.pollWait().plus(settings.requestGrace()),
         replyTo ->
             new RequestWork(
-                identity.runnerId(),
+                new ClaimSpec(
+                    identity.runnerId(),
+                    identity.mode(),
+                    identity.capabilities(),
+                    settings.pollWait(),
+                    settings.leaseSeconds()),
                 identity.node(),
-                identity.mode(),
-                identity.capabilities(),
-                settings.pollWait(),
-                settings.leaseSeconds(),
                 replyTo),
         WorkAnswered::new);
     return common()

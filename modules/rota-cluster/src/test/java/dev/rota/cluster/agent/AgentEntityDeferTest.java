@@ -22,6 +22,7 @@ import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
 import dev.rota.core.model.CallInfo;
 import dev.rota.core.model.CallRequest;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Notification;
 import dev.rota.core.model.OutboxItem;
@@ -125,7 +126,10 @@ class AgentEntityDeferTest {
     clock.advance(Duration.ofMinutes(1));
     Reply reply =
         kit.<Reply>runCommand(
-                r -> new AgentEntity.Claim("runner-1", RunnerMode.HYBRID, Set.of(), 30, r))
+                r ->
+                    new AgentEntity.Claim(
+                        new ClaimSpec("runner-1", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30),
+                        r))
             .reply();
     return assertInstanceOf(Granted.class, reply, String.valueOf(reply));
   }

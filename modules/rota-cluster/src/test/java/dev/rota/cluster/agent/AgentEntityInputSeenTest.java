@@ -17,6 +17,7 @@ import dev.rota.cluster.agent.AgentEvents.Event;
 import dev.rota.cluster.testing.MutableClock;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.NewInput;
 import dev.rota.core.model.Notification;
@@ -87,7 +88,11 @@ class AgentEntityInputSeenTest {
         assertInstanceOf(
             Granted.class,
             kit.<Reply>runCommand(
-                    r -> new AgentEntity.Claim("runner-1", RunnerMode.HYBRID, Set.of(), 30, r))
+                    r ->
+                        new AgentEntity.Claim(
+                            new ClaimSpec(
+                                "runner-1", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30),
+                            r))
                 .reply());
     notify("second");
     notify("third");

@@ -30,6 +30,7 @@ import dev.rota.cluster.testing.MutableClock;
 import dev.rota.core.model.AgentConfig;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.NewInput;
 import dev.rota.core.model.NewInputState;
@@ -116,7 +117,9 @@ class AgentEntityNewInputTest {
   private Granted claim() {
     var result =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("runner-1", RunnerMode.HYBRID, Set.of(), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-1", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     return assertInstanceOf(Granted.class, result.reply());
   }
 
@@ -338,7 +341,9 @@ class AgentEntityNewInputTest {
     // 1000 ms after the first, 100 after the last: still within the pause.
     var denied =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("runner-1", RunnerMode.HYBRID, Set.of(), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-1", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     Denied d = assertInstanceOf(Denied.class, denied.reply());
     assertEquals("debouncing", d.reason());
     assertEquals(T0.plusMillis(900 + 500), d.schedule().snoozedUntil());

@@ -19,6 +19,7 @@ import dev.rota.cluster.testing.MutableClock;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.core.model.Schedule;
 import dev.rota.core.model.ScheduleFire;
@@ -75,7 +76,10 @@ class AgentEntityScheduleTest {
   }
 
   private Reply claim(RunnerMode mode) {
-    return kit.<Reply>runCommand(r -> new AgentEntity.Claim("runner-1", mode, Set.of(), 30, r))
+    return kit.<Reply>runCommand(
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-1", mode, Set.of(), Duration.ZERO, 30), r))
         .reply();
   }
 

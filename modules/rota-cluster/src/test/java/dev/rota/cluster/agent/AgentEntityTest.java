@@ -25,6 +25,7 @@ import dev.rota.cluster.testing.MutableClock;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.RunnerMode;
@@ -100,7 +101,10 @@ class AgentEntityTest {
 
   private Granted claim(RunnerMode mode) {
     var result =
-        kit.<Reply>runCommand(r -> new AgentEntity.Claim("runner-1", mode, Set.of(), 30, r));
+        kit.<Reply>runCommand(
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-1", mode, Set.of(), Duration.ZERO, 30), r));
     return assertInstanceOf(Granted.class, result.reply());
   }
 
@@ -139,7 +143,10 @@ class AgentEntityTest {
     assertEquals(ErrorCode.NOT_FOUND, assertInstanceOf(Rejected.class, n.reply()).code());
     assertTrue(n.hasNoEvents());
     var c =
-        kit.<Reply>runCommand(r -> new AgentEntity.Claim("r", RunnerMode.HYBRID, Set.of(), 30, r));
+        kit.<Reply>runCommand(
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("r", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     assertEquals("not_registered", assertInstanceOf(Denied.class, c.reply()).reason());
   }
 
@@ -188,7 +195,9 @@ class AgentEntityTest {
     notify("b", null);
     var result =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("runner-1", RunnerMode.HYBRID, Set.of(), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-1", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     Granted g = assertInstanceOf(Granted.class, result.reply());
     assertEquals(ActivationKind.INBOX, g.lease().kind());
     assertEquals(2, g.notifications().size());
@@ -225,7 +234,9 @@ class AgentEntityTest {
             Granted.class,
             limited
                 .<Reply>runCommand(
-                    r -> new AgentEntity.Claim("r", RunnerMode.HYBRID, Set.of(), 30, r))
+                    r ->
+                        new AgentEntity.Claim(
+                            new ClaimSpec("r", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r))
                 .reply());
     assertEquals(3, first.notifications().size());
     assertEquals(0, first.notifications().get(0).payload().get("n").asInt());
@@ -247,7 +258,9 @@ class AgentEntityTest {
             Granted.class,
             limited
                 .<Reply>runCommand(
-                    r -> new AgentEntity.Claim("r", RunnerMode.HYBRID, Set.of(), 30, r))
+                    r ->
+                        new AgentEntity.Claim(
+                            new ClaimSpec("r", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r))
                 .reply());
     assertEquals(2, second.notifications().size(), "the two small ones left, not the big one");
     assertTrue(second.more());
@@ -259,7 +272,9 @@ class AgentEntityTest {
             Granted.class,
             limited
                 .<Reply>runCommand(
-                    r -> new AgentEntity.Claim("r", RunnerMode.HYBRID, Set.of(), 30, r))
+                    r ->
+                        new AgentEntity.Claim(
+                            new ClaimSpec("r", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r))
                 .reply());
     assertEquals(1, third.notifications().size());
     assertTrue(third.more());
@@ -272,7 +287,9 @@ class AgentEntityTest {
     claim(RunnerMode.HYBRID);
     var second =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-2", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     Denied denied = assertInstanceOf(Denied.class, second.reply());
     assertEquals(AgentSchedule.of(kit.getState()), denied.schedule());
     assertTrue(denied.registered());
@@ -284,7 +301,9 @@ class AgentEntityTest {
     claim(RunnerMode.EXPLORATION);
     var second =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-2", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     assertEquals("leased", assertInstanceOf(Denied.class, second.reply()).reason());
     assertTrue(second.hasNoEvents());
   }
@@ -293,16 +312,25 @@ class AgentEntityTest {
   void deniesByModeAndCapabilities() {
     register(new AgentConfigPatch(null, List.of("code"), null, null, null, null, null));
     var noCaps =
-        kit.<Reply>runCommand(r -> new AgentEntity.Claim("r", RunnerMode.HYBRID, Set.of(), 30, r));
+        kit.<Reply>runCommand(
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("r", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     assertEquals("capabilities", assertInstanceOf(Denied.class, noCaps.reply()).reason());
     var inboxOnly =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("r", RunnerMode.NOTIFICATION, Set.of("code"), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("r", RunnerMode.NOTIFICATION, Set.of("code"), Duration.ZERO, 30),
+                    r));
     assertEquals("no_inbox", assertInstanceOf(Denied.class, inboxOnly.reply()).reason());
     notify("a", null);
     var exploring =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("r", RunnerMode.EXPLORATION, Set.of("code"), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("r", RunnerMode.EXPLORATION, Set.of("code"), Duration.ZERO, 30),
+                    r));
     assertEquals("has_inbox", assertInstanceOf(Denied.class, exploring.reply()).reason());
   }
 
@@ -452,13 +480,17 @@ class AgentEntityTest {
 
     var again =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("runner-1", RunnerMode.HYBRID, Set.of(), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-1", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     assertEquals(
         AgentEntity.AVOIDING_RUNNER, assertInstanceOf(Denied.class, again.reply()).reason());
     assertTrue(again.events().isEmpty());
     var other =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-2", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     Granted second = assertInstanceOf(Granted.class, other.reply());
     assertEquals(2, second.lease().attempt());
 
@@ -470,12 +502,16 @@ class AgentEntityTest {
     assertEquals("runner-2", kit.getState().history().get(0).details().get("runnerId"));
     var avoided =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-2", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     assertInstanceOf(Denied.class, avoided.reply());
     clock.advance(RETRY_AVOID_WINDOW);
     var afterWindow =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-2", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     assertEquals(3, assertInstanceOf(Granted.class, afterWindow.reply()).lease().attempt());
   }
 
@@ -527,7 +563,9 @@ class AgentEntityTest {
     assertEquals(30_000, assertInstanceOf(AgentEntity.LeaseLive.class, early.reply()).leftMillis());
     var second =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("runner-2", RunnerMode.HYBRID, Set.of(), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("runner-2", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     assertEquals("leased", assertInstanceOf(Denied.class, second.reply()).reason());
 
     clock.advance(Duration.ofSeconds(29));
@@ -602,7 +640,10 @@ class AgentEntityTest {
     assertEquals(0, s.inbox().get(0).attempts());
     assertEquals(T0.plusSeconds(60), s.snoozedUntil());
     var denied =
-        kit.<Reply>runCommand(r -> new AgentEntity.Claim("r", RunnerMode.HYBRID, Set.of(), 30, r));
+        kit.<Reply>runCommand(
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("r", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     assertEquals("snoozed", assertInstanceOf(Denied.class, denied.reply()).reason());
     clock.advance(Duration.ofSeconds(61));
     assertEquals(1, claim(RunnerMode.HYBRID).lease().attempt());
@@ -697,7 +738,10 @@ class AgentEntityTest {
     var paused = kit.<Reply>runCommand(r -> new AgentEntity.SetPaused(true, r));
     assertEquals("paused", assertInstanceOf(AgentDetails.class, paused.reply()).agent().status(T0));
     var denied =
-        kit.<Reply>runCommand(r -> new AgentEntity.Claim("r", RunnerMode.HYBRID, Set.of(), 30, r));
+        kit.<Reply>runCommand(
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("r", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     assertEquals("paused", assertInstanceOf(Denied.class, denied.reply()).reason());
     kit.<Reply>runCommand(r -> new AgentEntity.SetPaused(false, r));
     claim(RunnerMode.HYBRID);
@@ -711,7 +755,9 @@ class AgentEntityTest {
         r -> new AgentEntity.Complete(g.lease().leaseId(), g.lease().runnerId(), null, r));
     var denied =
         kit.<Reply>runCommand(
-            r -> new AgentEntity.Claim("r", RunnerMode.EXPLORATION, Set.of(), 30, r));
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("r", RunnerMode.EXPLORATION, Set.of(), Duration.ZERO, 30), r));
     assertEquals("min_interval", assertInstanceOf(Denied.class, denied.reply()).reason());
     notify("a", null);
     assertEquals(ActivationKind.INBOX, claim(RunnerMode.HYBRID).lease().kind());

@@ -13,6 +13,7 @@ import dev.rota.cluster.testing.Agents;
 import dev.rota.cluster.testing.SingleNodeCluster;
 import dev.rota.cluster.testing.TestDatabase;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.NewInput;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
@@ -113,7 +114,11 @@ class InterruptReleasesTenantPermitTest {
 
   private static void assertCapped(String key) {
     AgentEntity.Reply denied =
-        agents.ask(key, r -> new AgentEntity.Claim("other", RunnerMode.HYBRID, Set.of(), 30, r));
+        agents.ask(
+            key,
+            r ->
+                new AgentEntity.Claim(
+                    new ClaimSpec("other", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30), r));
     assertEquals(Permits.TENANT_CAP, assertInstanceOf(AgentEntity.Denied.class, denied).reason());
   }
 
@@ -129,7 +134,11 @@ class InterruptReleasesTenantPermitTest {
         () -> {
           AgentEntity.Reply r =
               agents.ask(
-                  key, ref -> new AgentEntity.Claim(runner, RunnerMode.HYBRID, Set.of(), 30, ref));
+                  key,
+                  ref ->
+                      new AgentEntity.Claim(
+                          new ClaimSpec(runner, RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30),
+                          ref));
           return assertInstanceOf(
               AgentEntity.Granted.class, r, "claim of " + key + " answered " + r);
         });

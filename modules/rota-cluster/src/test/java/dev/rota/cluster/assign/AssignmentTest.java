@@ -15,6 +15,7 @@ import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.testing.ClusterTestConfig;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -120,7 +121,7 @@ class AssignmentTest {
     return AskPattern.ask(
         rota.dispatcher(),
         (org.apache.pekko.actor.typed.ActorRef<WorkReply> r) ->
-            new RequestWork(runnerId, null, mode, Set.of(cap), wait, 60, r),
+            new RequestWork(new ClaimSpec(runnerId, mode, Set.of(cap), wait, 60), null, r),
         wait.plus(ASK),
         testKit.system().scheduler());
   }
@@ -248,7 +249,9 @@ class AssignmentTest {
                 rota.dispatcher(),
                 r ->
                     new RequestWork(
-                        "r1", null, RunnerMode.HYBRID, Set.of("other"), Duration.ZERO, 60, r),
+                        new ClaimSpec("r1", RunnerMode.HYBRID, Set.of("other"), Duration.ZERO, 60),
+                        null,
+                        r),
                 ASK,
                 testKit.system().scheduler())
             .toCompletableFuture()
@@ -404,12 +407,8 @@ class AssignmentTest {
     var probe = testKit.<Object>createTestProbe();
     RequestWork request =
         new RequestWork(
-            "r1",
+            new ClaimSpec("r1", RunnerMode.HYBRID, Set.of(cap), Duration.ZERO, 60),
             "node-1",
-            RunnerMode.HYBRID,
-            Set.of(cap),
-            Duration.ZERO,
-            60,
             probe.ref().narrow());
     var schedule =
         granted.agent() == null

@@ -15,6 +15,7 @@ import dev.rota.cluster.testing.Agents;
 import dev.rota.cluster.testing.SingleNodeCluster;
 import dev.rota.cluster.testing.TestDatabase;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
@@ -110,7 +111,10 @@ class CoordinatorRebuildTest {
             rota.dispatcher(),
             r ->
                 new RequestWork(
-                    runnerId, null, RunnerMode.NOTIFICATION, Set.of(CAP), Duration.ZERO, 60, r),
+                    new ClaimSpec(
+                        runnerId, RunnerMode.NOTIFICATION, Set.of(CAP), Duration.ZERO, 60),
+                    null,
+                    r),
             Duration.ofSeconds(30),
             system.scheduler())
         .toCompletableFuture()

@@ -12,6 +12,7 @@ import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.testing.ClusterTestConfig;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
@@ -93,7 +94,11 @@ class TenantCapDispatchTest {
   private WorkReply claim(String runnerId, Duration wait) {
     return AskPattern.<Dispatcher.Command, WorkReply>ask(
             rota.dispatcher(),
-            r -> new RequestWork(runnerId, null, RunnerMode.NOTIFICATION, Set.of(CAP), wait, 60, r),
+            r ->
+                new RequestWork(
+                    new ClaimSpec(runnerId, RunnerMode.NOTIFICATION, Set.of(CAP), wait, 60),
+                    null,
+                    r),
             wait.plus(ASK),
             testKit.system().scheduler())
         .toCompletableFuture()
@@ -133,12 +138,9 @@ class TenantCapDispatchTest {
             rota.dispatcher(),
             r ->
                 new RequestWork(
-                    "r4",
+                    new ClaimSpec(
+                        "r4", RunnerMode.NOTIFICATION, Set.of(CAP), Duration.ofSeconds(20), 60),
                     null,
-                    RunnerMode.NOTIFICATION,
-                    Set.of(CAP),
-                    Duration.ofSeconds(20),
-                    60,
                     r),
             Duration.ofSeconds(20).plus(ASK),
             testKit.system().scheduler());

@@ -12,6 +12,7 @@ import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.tenant.TenantSharesView;
 import dev.rota.cluster.testing.ClusterTestConfig;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.core.tenant.AgentKeys;
@@ -115,7 +116,9 @@ class TenantFairnessTest {
                 rota.dispatcher(),
                 r ->
                     new RequestWork(
-                        runnerId, null, mode, Set.of(cap), Duration.ofSeconds(5), 60, r),
+                        new ClaimSpec(runnerId, mode, Set.of(cap), Duration.ofSeconds(5), 60),
+                        null,
+                        r),
                 Duration.ofSeconds(5).plus(ASK),
                 testKit.system().scheduler())
             .toCompletableFuture()
@@ -225,14 +228,15 @@ class TenantFairnessTest {
                 rota.dispatcher(),
                 r ->
                     new RequestWork(
-                        "r-beta",
+                        new ClaimSpec(
+                            "r-beta",
+                            RunnerMode.NOTIFICATION,
+                            Set.of(cap),
+                            Duration.ofSeconds(5),
+                            60,
+                            Set.of("beta")),
                         null,
-                        RunnerMode.NOTIFICATION,
-                        Set.of(cap),
-                        Duration.ofSeconds(5),
-                        60,
-                        r,
-                        Set.of("beta")),
+                        r),
                 Duration.ofSeconds(5).plus(ASK),
                 testKit.system().scheduler())
             .toCompletableFuture()

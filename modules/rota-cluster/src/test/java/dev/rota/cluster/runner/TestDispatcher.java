@@ -51,7 +51,7 @@ final class TestDispatcher {
               if (paused) {
                 request.replyTo().tell(new Paused());
               } else {
-                claim(ctx, agentIds, request, Instant.now().plus(request.maxWait()));
+                claim(ctx, agentIds, request, Instant.now().plus(request.spec().maxWait()));
               }
               return Behaviors.same();
             })
@@ -93,14 +93,7 @@ final class TestDispatcher {
     return sharding
         .entityRefFor(AgentEntity.ENTITY_TYPE_KEY, agentIds.get(index))
         .<AgentEntity.Reply>ask(
-            replyTo ->
-                new AgentEntity.Claim(
-                    request.runnerId(),
-                    request.mode(),
-                    request.capabilities(),
-                    request.leaseSeconds(),
-                    replyTo),
-            Duration.ofSeconds(5))
+            replyTo -> new AgentEntity.Claim(request.spec(), replyTo), Duration.ofSeconds(5))
         .thenCompose(
             reply ->
                 reply instanceof AgentEntity.Granted granted

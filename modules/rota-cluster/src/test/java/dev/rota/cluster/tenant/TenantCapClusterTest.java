@@ -15,6 +15,7 @@ import dev.rota.cluster.testing.Agents;
 import dev.rota.cluster.testing.SingleNodeCluster;
 import dev.rota.cluster.testing.TestDatabase;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.Ids;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.RunnerMode;
@@ -145,7 +146,11 @@ class TenantCapClusterTest {
                   AgentEntity.Reply reply =
                       node.ask(
                           key,
-                          r -> new AgentEntity.Claim(runner, RunnerMode.HYBRID, Set.of(), 30, r));
+                          r ->
+                              new AgentEntity.Claim(
+                                  new ClaimSpec(
+                                      runner, RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30),
+                                  r));
                   if (reply instanceof AgentEntity.Granted g) {
                     granted.incrementAndGet();
                     int now = held.incrementAndGet();
@@ -211,7 +216,11 @@ class TenantCapClusterTest {
                 AgentEntity.Reply r =
                     one.ask(
                         key,
-                        ref -> new AgentEntity.Claim("late", RunnerMode.HYBRID, Set.of(), 30, ref));
+                        ref ->
+                            new AgentEntity.Claim(
+                                new ClaimSpec(
+                                    "late", RunnerMode.HYBRID, Set.of(), Duration.ZERO, 30),
+                                ref));
                 assertInstanceOf(AgentEntity.Denied.class, r);
                 assertTrue(((AgentEntity.Denied) r).byTenant(), "denied " + r);
                 return r;

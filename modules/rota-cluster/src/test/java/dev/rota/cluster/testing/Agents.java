@@ -5,6 +5,7 @@ import dev.rota.cluster.agent.AgentEntity;
 import dev.rota.cluster.agent.AgentEntity.Command;
 import dev.rota.cluster.agent.AgentEntity.Reply;
 import dev.rota.core.model.AgentConfigPatch;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.FailureAction;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.RunnerMode;
@@ -65,7 +66,10 @@ public final class Agents {
   public AgentEntity.Granted claim(String agentId, String runnerId, long leaseSeconds) {
     return ask(
         agentId,
-        r -> new AgentEntity.Claim(runnerId, RunnerMode.HYBRID, Set.of(), leaseSeconds, r),
+        r ->
+            new AgentEntity.Claim(
+                new ClaimSpec(runnerId, RunnerMode.HYBRID, Set.of(), Duration.ZERO, leaseSeconds),
+                r),
         AgentEntity.Granted.class);
   }
 
@@ -73,7 +77,11 @@ public final class Agents {
       String agentId, String runnerId, Set<String> capabilities, long leaseSeconds) {
     return ask(
         agentId,
-        r -> new AgentEntity.Claim(runnerId, RunnerMode.HYBRID, capabilities, leaseSeconds, r),
+        r ->
+            new AgentEntity.Claim(
+                new ClaimSpec(
+                    runnerId, RunnerMode.HYBRID, capabilities, Duration.ZERO, leaseSeconds),
+                r),
         AgentEntity.Granted.class);
   }
 

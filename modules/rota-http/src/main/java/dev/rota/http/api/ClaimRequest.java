@@ -1,8 +1,10 @@
 package dev.rota.http.api;
 
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.RunnerMode;
 import dev.rota.core.tenant.Tenants;
 import dev.rota.http.ApiException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
@@ -23,24 +25,13 @@ public record ClaimRequest(
   public static final int MIN_LEASE_SECONDS = 5;
   public static final int MAX_LEASE_SECONDS = 7200;
 
-  /**
-   * A claim with every field checked and defaulted.
-   *
-   * @param leaseSeconds the lease length, already defaulted
-   * @param tenants the tenants the claim names; empty: every tenant its token may serve
-   */
-  public record Claim(
-      String runnerId,
-      RunnerMode mode,
-      Set<String> capabilities,
-      int waitSeconds,
-      long leaseSeconds,
-      Set<String> tenants) {}
-
   public static final int MAX_TENANTS = 64;
 
-  /** The checked claim; a 400 naming the field otherwise. */
-  public Claim validated(long defaultLeaseSeconds) {
+  /**
+   * The checked claim, its lease length defaulted and its tenants those it names (empty: every
+   * tenant its token may serve); a 400 naming the field otherwise.
+   */
+  public ClaimSpec validated(long defaultLeaseSeconds) {
     if (runnerId == null) {
       throw ApiException.invalid("field 'runnerId' is required");
     }
@@ -66,11 +57,11 @@ public record ClaimRequest(
         }
       }
     }
-    return new Claim(
+    return new ClaimSpec(
         runnerId,
         runnerMode,
         Set.copyOf(offered),
-        wait,
+        Duration.ofSeconds(wait),
         lease,
         tenants == null ? Set.of() : Set.copyOf(tenants));
   }

@@ -1,5 +1,6 @@
 package dev.rota.http.api;
 
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.http.ApiException;
 import java.util.List;
 
@@ -13,7 +14,7 @@ public record NextClaim(
     String mode, List<String> capabilities, Integer waitSeconds, Integer leaseSeconds) {
 
   /** The checked claim of runner {@code runnerId}; a 400 naming the field otherwise. */
-  public ClaimRequest.Claim validated(String runnerId, long defaultLeaseSeconds) {
+  public ClaimSpec validated(String runnerId, long defaultLeaseSeconds) {
     try {
       return new ClaimRequest(runnerId, mode, capabilities, waitSeconds, leaseSeconds, null)
           .validated(defaultLeaseSeconds);

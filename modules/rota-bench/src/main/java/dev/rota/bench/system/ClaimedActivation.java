@@ -7,7 +7,7 @@ import dev.rota.core.model.ActivationKind;
  * (seeded ones have none); {@code notifications} counts all it carries. Times come from {@link
  * BenchClock}, so a system in another process reports its own clock reading in the same unit.
  */
-public record Claim(
+public record ClaimedActivation(
     String agentId, ActivationKind kind, int notifications, long[] tokens, long claimedAtMicros) {
 
   public static final long[] NO_TOKENS = new long[0];

@@ -6,10 +6,9 @@ import dev.rota.cluster.assign.WorkProtocol.NoWork;
 import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.cluster.metrics.RotaMetrics;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.Ids;
-import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
@@ -46,8 +45,8 @@ import org.slf4j.LoggerFactory;
  *   A lease that comes to a claim already Answered or Gone goes back at once.
  * </pre>
  */
-public final class Claim {
-  private static final Logger log = LoggerFactory.getLogger(Claim.class);
+public final class ExternalClaim {
+  private static final Logger log = LoggerFactory.getLogger(ExternalClaim.class);
 
   /** Where a claim is in its life. It only moves forward; each lease is taken or handed back. */
   public sealed interface State {}
@@ -66,29 +65,6 @@ public final class Claim {
 
   /** The runner's connection ended before it took a lease; a lease, now or later, goes back. */
   public record Gone() implements State {}
-
-  /** What a runner asks for; a {@code maxWait} above zero makes the claim a long poll. */
-  public record Request(
-      String runnerId,
-      RunnerMode mode,
-      Set<String> capabilities,
-      Duration maxWait,
-      long leaseSeconds,
-      Set<String> tenants) {
-    public Request {
-      tenants = tenants == null ? Set.of() : Set.copyOf(tenants);
-    }
-
-    /** A request that may serve every tenant. */
-    public Request(
-        String runnerId,
-        RunnerMode mode,
-        Set<String> capabilities,
-        Duration maxWait,
-        long leaseSeconds) {
-      this(runnerId, mode, capabilities, maxWait, leaseSeconds, Set.of());
-    }
-  }
 
   /** A claim without a wait that the dispatcher did not answer {@code within} its time. */
   public static final class Unanswered extends RuntimeException {
@@ -116,29 +92,20 @@ public final class Claim {
   private final CompletableFuture<WorkReply> answer = new CompletableFuture<>();
   private final CompletionStage<WorkReply> replied;
 
-  private Claim(
+  private ExternalClaim(
       ActorSystem<?> system,
       ActorRef<Dispatcher.Command> dispatcher,
       ClaimSettings settings,
-      Request request) {
+      ClaimSpec spec) {
     this.system = system;
     this.settings = settings;
-    this.longPoll = request.maxWait().compareTo(Duration.ZERO) > 0;
-    Duration answerWithin = answerWithin(request.maxWait(), settings);
+    this.longPoll = spec.longPoll();
+    Duration answerWithin = answerWithin(spec.maxWait(), settings);
     // The ask outlives the claim's own time, so that a late lease still comes here to go back.
     this.replied =
         AskPattern.ask(
             dispatcher,
-            (ActorRef<WorkReply> replyTo) ->
-                new RequestWork(
-                    request.runnerId(),
-                    null,
-                    request.mode(),
-                    request.capabilities(),
-                    request.maxWait(),
-                    request.leaseSeconds(),
-                    replyTo,
-                    request.tenants()),
+            (ActorRef<WorkReply> replyTo) -> new RequestWork(spec, null, replyTo),
             answerWithin.plus(settings.lateGrantWait()),
             system.scheduler());
     Cancellable deadline =
@@ -152,13 +119,13 @@ public final class Claim {
         });
   }
 
-  /** Asks the dispatcher for {@code request} on behalf of a runner outside the cluster. */
-  public static Claim ask(
+  /** Asks the dispatcher for {@code spec} on behalf of a runner outside the cluster. */
+  public static ExternalClaim ask(
       ActorSystem<?> system,
       ActorRef<Dispatcher.Command> dispatcher,
       ClaimSettings settings,
-      Request request) {
-    return new Claim(system, dispatcher, settings, request);
+      ClaimSpec spec) {
+    return new ExternalClaim(system, dispatcher, settings, spec);
   }
 
   /** The longest a claim waiting {@code wait} takes to be answered. */

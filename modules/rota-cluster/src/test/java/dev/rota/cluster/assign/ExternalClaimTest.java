@@ -13,6 +13,7 @@ import dev.rota.cluster.assign.WorkProtocol.RequestWork;
 import dev.rota.cluster.assign.WorkProtocol.WorkReply;
 import dev.rota.core.model.ActivationKind;
 import dev.rota.core.model.AgentConfig;
+import dev.rota.core.model.ClaimSpec;
 import dev.rota.core.model.Lease;
 import dev.rota.core.model.RunnerMode;
 import java.time.Duration;
@@ -34,8 +35,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * that hand a lease back run against real agents in rota-http's {@code ClaimRoutesTest}.
  */
 @ExtendWith(LogCapturingExtension.class)
-class ClaimTest {
-  private static final ActorTestKit KIT = ActorTestKit.create("ClaimTest");
+class ExternalClaimTest {
+  private static final ActorTestKit KIT = ActorTestKit.create("ExternalClaimTest");
   private static final Duration MARGIN = Duration.ofMillis(300);
 
   @AfterAll
@@ -47,8 +48,8 @@ class ClaimTest {
     return ClaimSettings.from(KIT.system().settings().config()).withAnswerMargin(MARGIN);
   }
 
-  private static Claim.Request request(Duration maxWait) {
-    return new Claim.Request("runner-1", RunnerMode.HYBRID, Set.of(), maxWait, 30);
+  private static ClaimSpec request(Duration maxWait) {
+    return new ClaimSpec("runner-1", RunnerMode.HYBRID, Set.of(), maxWait, 30);
   }
 
   private static AgentEntity.Granted granted() {
@@ -68,70 +69,76 @@ class ClaimTest {
     return new AgentEntity.Granted(lease, List.of(), AgentConfig.defaults("a1"), false);
   }
 
-  private static WorkReply answer(Claim claim) {
+  private static WorkReply answer(ExternalClaim claim) {
     return claim.answer().toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join();
   }
 
   @Test
   void aLongPollCarriesTheDispatchersAnswer() {
     TestProbe<Dispatcher.Command> dispatcher = KIT.createTestProbe();
-    Claim claim =
-        Claim.ask(KIT.system(), dispatcher.ref(), settings(), request(Duration.ofSeconds(5)));
+    ExternalClaim claim =
+        ExternalClaim.ask(
+            KIT.system(), dispatcher.ref(), settings(), request(Duration.ofSeconds(5)));
     RequestWork asked = dispatcher.expectMessageClass(RequestWork.class);
-    assertEquals(Duration.ofSeconds(5), asked.maxWait());
-    assertInstanceOf(Claim.Waiting.class, claim.state());
+    assertEquals(Duration.ofSeconds(5), asked.spec().maxWait());
+    assertInstanceOf(ExternalClaim.Waiting.class, claim.state());
     asked.replyTo().tell(new Paused());
     assertInstanceOf(Paused.class, answer(claim));
-    assertInstanceOf(Claim.Answered.class, claim.state());
+    assertInstanceOf(ExternalClaim.Answered.class, claim.state());
     claim.ended();
-    assertInstanceOf(Claim.Answered.class, claim.state());
+    assertInstanceOf(ExternalClaim.Answered.class, claim.state());
   }
 
   @Test
   void aLongPollTheDispatcherLeavesUnansweredEndsNone() {
     TestProbe<Dispatcher.Command> dispatcher = KIT.createTestProbe();
-    Claim claim =
-        Claim.ask(KIT.system(), dispatcher.ref(), settings(), request(Duration.ofMillis(200)));
+    ExternalClaim claim =
+        ExternalClaim.ask(
+            KIT.system(), dispatcher.ref(), settings(), request(Duration.ofMillis(200)));
     dispatcher.expectMessageClass(RequestWork.class);
     assertInstanceOf(NoWork.class, answer(claim));
-    assertInstanceOf(Claim.Answered.class, claim.state());
+    assertInstanceOf(ExternalClaim.Answered.class, claim.state());
   }
 
   @Test
   void aClaimWithoutAWaitTheDispatcherLeavesUnansweredIsUnanswered() {
     TestProbe<Dispatcher.Command> dispatcher = KIT.createTestProbe();
-    Claim claim = Claim.ask(KIT.system(), dispatcher.ref(), settings(), request(Duration.ZERO));
+    ExternalClaim claim =
+        ExternalClaim.ask(KIT.system(), dispatcher.ref(), settings(), request(Duration.ZERO));
     dispatcher.expectMessageClass(RequestWork.class);
     CompletionException e =
         org.junit.jupiter.api.Assertions.assertThrows(
             CompletionException.class, () -> answer(claim));
-    Claim.Unanswered unanswered = assertInstanceOf(Claim.Unanswered.class, e.getCause());
+    ExternalClaim.Unanswered unanswered =
+        assertInstanceOf(ExternalClaim.Unanswered.class, e.getCause());
     assertEquals(MARGIN, unanswered.within());
   }
 
   @Test
   void aLeaseOfferedToALongPollIsTakenOnceByItsConnection() {
     TestProbe<Dispatcher.Command> dispatcher = KIT.createTestProbe();
-    Claim claim =
-        Claim.ask(KIT.system(), dispatcher.ref(), settings(), request(Duration.ofSeconds(5)));
+    ExternalClaim claim =
+        ExternalClaim.ask(
+            KIT.system(), dispatcher.ref(), settings(), request(Duration.ofSeconds(5)));
     RequestWork asked = dispatcher.expectMessageClass(RequestWork.class);
     AgentEntity.Granted granted = granted();
     asked.replyTo().tell(new Assigned(granted));
     assertEquals(granted, assertInstanceOf(Assigned.class, answer(claim)).granted());
-    assertEquals(new Claim.Offered(granted), claim.state());
+    assertEquals(new ExternalClaim.Offered(granted), claim.state());
     assertTrue(claim.take());
     assertFalse(claim.take());
     claim.ended();
-    assertInstanceOf(Claim.Taken.class, claim.state());
+    assertInstanceOf(ExternalClaim.Taken.class, claim.state());
   }
 
   @Test
   void aLeaseForAClaimWithoutAWaitIsTakenWithItsAnswer() {
     TestProbe<Dispatcher.Command> dispatcher = KIT.createTestProbe();
-    Claim claim = Claim.ask(KIT.system(), dispatcher.ref(), settings(), request(Duration.ZERO));
+    ExternalClaim claim =
+        ExternalClaim.ask(KIT.system(), dispatcher.ref(), settings(), request(Duration.ZERO));
     RequestWork asked = dispatcher.expectMessageClass(RequestWork.class);
     asked.replyTo().tell(new Assigned(granted()));
     assertInstanceOf(Assigned.class, answer(claim));
-    assertInstanceOf(Claim.Taken.class, claim.state());
+    assertInstanceOf(ExternalClaim.Taken.class, claim.state());
   }
 }
