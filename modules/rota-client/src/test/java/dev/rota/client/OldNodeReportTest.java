@@ -39,7 +39,8 @@ class OldNodeReportTest {
     server.createContext(
         "/",
         exchange -> {
-          String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+          String body =
+              new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
           bodies.add(body);
           boolean refuse = body.contains("\"" + refused + "\"");
           byte[] answer =
