@@ -186,7 +186,8 @@ abstract class MigrationsContract {
 
   private static Set<String> tables(DatabaseMetaData meta) throws SQLException {
     Set<String> names = new LinkedHashSet<>();
-    try (ResultSet rows = meta.getTables(null, null, "%", new String[] {"TABLE"})) {
+    try (ResultSet rows =
+        meta.getTables(null, null, "%", new String[] {"TABLE", "PARTITIONED TABLE"})) {
       while (rows.next()) {
         names.add(rows.getString("TABLE_NAME"));
       }

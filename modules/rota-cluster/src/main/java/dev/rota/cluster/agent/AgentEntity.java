@@ -148,6 +148,13 @@ public final class AgentEntity {
 
   public record SetPaused(boolean paused, ActorRef<Reply> replyTo) implements Command {}
 
+  /**
+   * Journal retention needs a snapshot of the agent as of now (decision 124): writes {@code
+   * SnapshotTaken}, which is snapshotted, and replies {@link Done} once the event is written (the
+   * snapshot follows it).
+   */
+  public record Snapshot(ActorRef<Reply> replyTo) implements Command {}
+
   /** Replies {@link Granted} or {@link Denied}. */
   public record Claim(
       String runnerId,
