@@ -6,12 +6,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +47,15 @@ public final class JournalRetention {
 
     /** Asks the entity of {@code persistenceId} to snapshot now; does not wait for it. */
     void ask(String persistenceId);
+
+    /**
+     * How long after its last event the entity of {@code persistenceId} is over for good (a call
+     * past its deadline and its answer's retention), so its events may go without a snapshot; empty
+     * if it never is.
+     */
+    default Optional<Duration> overAfter(String persistenceId) {
+      return Optional.empty();
+    }
   }
 
   /** What a run did. {@code waiting}: ids whose snapshot had not come when the run gave up. */
@@ -57,6 +66,7 @@ public final class JournalRetention {
       long removedThrough,
       int snapshotsAsked,
       int eventsCarried,
+      int entitiesForgotten,
       List<String> waiting) {}
 
   /** A persistence id with events in a partition after its latest snapshot. */
@@ -102,50 +112,14 @@ public final class JournalRetention {
       if (partitioned) {
         JournalPartitions.finishInterrupted(c);
       }
-      mark(c, now);
+      JournalMarks.mark(c, now);
       if (partitioned) {
         JournalPartitions.ensureAhead(c, settings.partitionsAhead(), partitionSize(c, now));
       }
-      long cutoff = cutoff(c, now.minus(settings.retention()));
+      long cutoff = JournalMarks.cutoff(c, now.minus(settings.retention()));
       Run run = partitioned ? dropPartitions(c, cutoff) : deleteRows(c, cutoff);
-      pruneMarks(c, now.minus(settings.retention()));
+      JournalMarks.prune(c, now.minus(settings.retention()));
       return run;
-    }
-  }
-
-  // ---- marks: how old an ordering is ----
-
-  private static void mark(Connection c, Instant now) throws SQLException {
-    try (PreparedStatement s =
-        c.prepareStatement(
-            "insert into journal_mark (taken_at, ordering)"
-                + " select ?, coalesce(max(ordering), 0) from event_journal")) {
-      s.setTimestamp(1, Timestamp.from(now));
-      s.executeUpdate();
-    }
-  }
-
-  /** The highest ordering written before {@code before}; -1 if no mark is that old. */
-  static long cutoff(Connection c, Instant before) throws SQLException {
-    try (PreparedStatement s =
-        c.prepareStatement("select max(ordering) from journal_mark where taken_at <= ?")) {
-      s.setTimestamp(1, Timestamp.from(before));
-      try (ResultSet rs = s.executeQuery()) {
-        rs.next();
-        long cutoff = rs.getLong(1);
-        return rs.wasNull() ? -1 : cutoff;
-      }
-    }
-  }
-
-  /** Keeps the newest mark at or before {@code before} and every later one. */
-  private static void pruneMarks(Connection c, Instant before) throws SQLException {
-    try (PreparedStatement s =
-        c.prepareStatement(
-            "delete from journal_mark where taken_at < (select max(taken_at) from journal_mark"
-                + " where taken_at <= ?)")) {
-      s.setTimestamp(1, Timestamp.from(before));
-      s.executeUpdate();
     }
   }
 
@@ -155,28 +129,9 @@ public final class JournalRetention {
    */
   private long partitionSize(Connection c, Instant now) throws SQLException {
     Duration eighth = settings.retention().dividedBy(8);
-    long then = cutoff(c, now.minus(eighth));
+    long then = JournalMarks.cutoff(c, now.minus(eighth));
     long written = then < 0 ? 0 : JournalPartitions.sequenceValue(c) - then;
     return Math.max(settings.partitionMinRows(), Math.min(settings.partitionMaxRows(), written));
-  }
-
-  static long removedThrough(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery("select removed_through from journal_retention where id = 1")) {
-      return rs.next() ? rs.getLong(1) : 0;
-    }
-  }
-
-  private static void removedThrough(Connection c, long ordering) throws SQLException {
-    try (PreparedStatement s =
-        c.prepareStatement(
-            "update journal_retention set removed_through = ? where id = 1"
-                + " and removed_through < ?")) {
-      s.setLong(1, ordering);
-      s.setLong(2, ordering);
-      s.executeUpdate();
-    }
   }
 
   // ---- PostgreSQL: whole partitions ----
@@ -187,6 +142,7 @@ public final class JournalRetention {
     int dropped = 0;
     int asked = 0;
     int carried = 0;
+    int forgotten = 0;
     List<String> waiting = List.of();
     List<Partition> partitions = JournalPartitions.list(c);
     // The last partition is never dropped, whatever the marks say: inserts need one.
@@ -208,6 +164,7 @@ public final class JournalRetention {
         break;
       }
       carried += settled.carried();
+      forgotten += settled.forgotten();
       long partitionBytes = JournalPartitions.bytes(c, partition);
       try (PreparedStatement s =
           c.prepareStatement("delete from event_tag where event_id >= ? and event_id < ?")) {
@@ -215,7 +172,7 @@ public final class JournalRetention {
         s.setLong(2, partition.to());
         s.executeUpdate();
       }
-      removedThrough(c, partition.to() - 1);
+      JournalMarks.removedThrough(c, partition.to() - 1);
       JournalPartitions.detachAndDrop(c, partition);
       rows += settled.rows();
       bytes += partitionBytes;
@@ -226,10 +183,11 @@ public final class JournalRetention {
           settled.rows(),
           partitionBytes);
     }
-    return new Run(rows, bytes, dropped, removedThrough(c), asked, carried, waiting);
+    return new Run(
+        rows, bytes, dropped, JournalMarks.removedThrough(c), asked, carried, forgotten, waiting);
   }
 
-  private record Settled(long rows, int asked, int carried, List<String> waiting) {}
+  private record Settled(long rows, int asked, int carried, int forgotten, List<String> waiting) {}
 
   /**
    * Makes sure no entity needs an event of {@code partition}: those that can be asked are asked to
@@ -249,8 +207,15 @@ public final class JournalRetention {
     }
     List<Pinned> toCarry = new ArrayList<>();
     List<Pinned> toWait = new ArrayList<>();
+    int forgotten = 0;
     for (Pinned p : pinned) {
-      (snapshots.canAsk(p.persistenceId()) ? toWait : toCarry).add(p);
+      if (snapshots.canAsk(p.persistenceId())) {
+        toWait.add(p);
+      } else if (over(c, p)) {
+        forgotten++;
+      } else {
+        toCarry.add(p);
+      }
     }
     // A few hundred at a time: each asked agent that sleeps is recovered to answer.
     int size = Math.max(1, settings.snapshotParallelism());
@@ -259,11 +224,31 @@ public final class JournalRetention {
       chunk.forEach(p -> snapshots.ask(p.persistenceId()));
       List<String> waiting = awaitSnapshots(c, chunk);
       if (!waiting.isEmpty()) {
-        return new Settled(rows, from + chunk.size(), 0, waiting);
+        return new Settled(rows, from + chunk.size(), 0, 0, waiting);
       }
     }
     int carried = carry(c, partition, toCarry);
-    return new Settled(rows, toWait.size(), carried, List.of());
+    return new Settled(rows, toWait.size(), carried, forgotten, List.of());
+  }
+
+  /**
+   * Whether the entity is over for good: it is over some time after its last event, and its last
+   * event is in this partition, every event of which is older than the retention, which is longer.
+   */
+  private boolean over(Connection c, Pinned p) throws SQLException {
+    Optional<Duration> after = snapshots.overAfter(p.persistenceId());
+    if (after.isEmpty() || after.get().compareTo(settings.retention()) > 0) {
+      return false;
+    }
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "select coalesce(max(sequence_number), 0) from event_journal where persistence_id = ?")) {
+      s.setString(1, p.persistenceId());
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getLong(1) <= p.highest();
+      }
+    }
   }
 
   /** Every persistence id of the partition, with its rows there. */
@@ -373,8 +358,8 @@ public final class JournalRetention {
           break;
         }
       }
-      removedThrough(c, cutoff);
+      JournalMarks.removedThrough(c, cutoff);
     }
-    return new Run(rows, bytes, 0, removedThrough(c), 0, 0, List.of());
+    return new Run(rows, bytes, 0, JournalMarks.removedThrough(c), 0, 0, 0, List.of());
   }
 }

@@ -33,8 +33,9 @@ import org.junit.jupiter.api.Test;
  * clock, so no test waits for the retention to pass.
  */
 class RetentionRecoveryTest {
-  private static final Duration RETENTION = Duration.ofHours(1);
+  private static final Duration RETENTION = Duration.ofDays(3);
   private static final String OTHER = "rota-test-entity";
+  private static final String CALL = "Call|default~retention-test";
 
   @Test
   void dropsPartitionsUnderIdleAndBusyAgentsAndRecoversEveryOne() throws Exception {
@@ -57,6 +58,10 @@ class RetentionRecoveryTest {
               "select count(*) from event_journal where persistence_id = ? and writer = ?",
               OTHER,
               "rota-retention"));
+      // A call long over (its deadline and its answer's retention passed) is not copied.
+      assertEquals(1, outcome.last().entitiesForgotten());
+      assertEquals(
+          0L, db.queryLong("select count(*) from event_journal where persistence_id = ?", CALL));
       assertEquals(removedThrough, db.queryLong("select removed_through from journal_retention"));
     }
   }
@@ -91,12 +96,13 @@ class RetentionRecoveryTest {
 
   /**
    * Twenty agents write events; a run marks the journal; half the agents stay idle and half keep
-   * working while a run an hour later removes what the mark covers; then a new node recovers each
-   * agent from the journal and its state must equal the one the agent had.
+   * working while a run a retention later removes what the mark covers; then a new node recovers
+   * each agent from the journal and its state must equal the one the agent had.
    */
   private static Outcome exercise(TestDatabase db) throws Exception {
     Config config =
-        ConfigFactory.parseString("rota.partitions = 4\nrota.agent.snapshot-every = 4")
+        ConfigFactory.parseString(
+                "rota.partitions = 4\nrota.agent.snapshot-every = 4\nrota.calls.retention = 1m")
             .withFallback(SingleNodeCluster.config())
             .withFallback(db.pekkoConfig())
             .withFallback(ConfigFactory.load());
@@ -111,20 +117,10 @@ class RetentionRecoveryTest {
     JournalRetention retention =
         new JournalRetention(db.dataSource(), settings, new AgentSnapshots(kit.system()));
     retention.run(t0);
-    // An entity that cannot be asked to snapshot, with three events and no snapshot.
-    String payload = db.dialect() == TestDatabase.Dialect.H2 ? "X'00'" : "'\\x00'::bytea";
-    for (int seq = 1; seq <= 3; seq++) {
-      db.execute(
-          "insert into event_journal (persistence_id, sequence_number, deleted, writer,"
-              + " write_timestamp, adapter_manifest, event_ser_id, event_ser_manifest,"
-              + " event_payload) values ('"
-              + OTHER
-              + "', "
-              + seq
-              + ", false, 'w', 0, '', 1, 'm', "
-              + payload
-              + ")");
-    }
+    // An entity that cannot be asked to snapshot, with three events and no snapshot, and a call
+    // with two.
+    insertEvents(db, OTHER, 3);
+    insertEvents(db, CALL, 2);
     for (int i = 0; i < idle.size(); i++) {
       // Some end on a snapshot (four events), the others three events past one.
       work(agents, idle.get(i), i % 2 == 0 ? 1 : 0);
@@ -164,6 +160,22 @@ class RetentionRecoveryTest {
       recovered.shutdownTestKit();
     }
     return new Outcome(last, cutoff);
+  }
+
+  private static void insertEvents(TestDatabase db, String persistenceId, int count) {
+    String payload = db.dialect() == TestDatabase.Dialect.H2 ? "X'00'" : "'\\x00'::bytea";
+    for (int seq = 1; seq <= count; seq++) {
+      db.execute(
+          "insert into event_journal (persistence_id, sequence_number, deleted, writer,"
+              + " write_timestamp, adapter_manifest, event_ser_id, event_ser_manifest,"
+              + " event_payload) values ('"
+              + persistenceId
+              + "', "
+              + seq
+              + ", false, 'w', 0, '', 1, 'm', "
+              + payload
+              + ")");
+    }
   }
 
   private static ActorTestKit start(Config config) {
