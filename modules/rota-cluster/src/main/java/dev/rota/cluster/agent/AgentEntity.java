@@ -148,11 +148,7 @@ public final class AgentEntity {
 
   public record SetPaused(boolean paused, ActorRef<Reply> replyTo) implements Command {}
 
-  /**
-   * Journal retention needs a snapshot of the agent as of now (decision 124): writes {@code
-   * SnapshotTaken}, which is snapshotted, and replies {@link Done} once the event is written (the
-   * snapshot follows it).
-   */
+  /** Journal retention (decision 124): persists {@code SnapshotTaken}, replies {@link Done}. */
   public record Snapshot(ActorRef<Reply> replyTo) implements Command {}
 
   /** Replies {@link Granted} or {@link Denied}. */
@@ -326,10 +322,6 @@ public final class AgentEntity {
       implements Reply {
     public Denied(String reason, AgentSchedule schedule, boolean registered, long seqNr) {
       this(reason, schedule, registered, seqNr, null);
-    }
-
-    public Denied(String reason, AgentState state, long seqNr) {
-      this(reason, AgentSchedule.of(state), state.registered(), seqNr);
     }
 
     /** Whether the agent's tenant, not the agent, turned the claim away. */
