@@ -6,6 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from rota import Gone, LeaseLost
+from rota._errors import error_from_response
 from rota._sse import SseDecoder
 from rota._times import parse_time
 
@@ -47,3 +49,14 @@ def test_decodes_server_sent_events_with_comments_and_split_data() -> None:
     assert events[0].type == "lease.granted"
     assert events[0].agent_id == "a1"
     assert decoder.feed("") is None
+
+
+def test_a_gone_answer_is_gone_with_the_oldest_retained_id() -> None:
+    gone = error_from_response(
+        410, b'{"error": "gone", "message": "removed", "oldestRetainedId": "1042"}', None
+    )
+    assert isinstance(gone, Gone)
+    assert gone.oldest_retained_id == "1042"
+    lost = error_from_response(410, b'{"error": "lease_lost", "message": "expired"}', None)
+    assert isinstance(lost, LeaseLost)
+    assert not isinstance(lost, Gone)

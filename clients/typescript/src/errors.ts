@@ -68,6 +68,15 @@ export class LeaseLost extends RotaError {
     return this.reason === "interrupted";
   }
 }
+/**
+ * 410 `gone`: the journal's retention removed the events after the position asked for (`since` or
+ * `Last-Event-ID`). `oldestRetainedId` is the oldest event id still held: resume with `since` one
+ * below it (what was removed is not served again), or without a position to start now.
+ */
+export class Gone extends RotaError {
+  override name = "Gone";
+  oldestRetainedId: string | undefined = undefined;
+}
 /** 413, 414 or 431 `too_large`: body, URI or headers over the server's limits. */
 export class TooLarge extends RotaError {
   override name = "TooLarge";
@@ -116,6 +125,7 @@ const BY_STATUS: Record<number, typeof RotaError> = {
 const BY_CODE: Record<string, typeof RotaError> = {
   lease_not_held: LeaseNotHeld,
   turn_in_progress: TurnInProgress,
+  gone: Gone,
 };
 
 /** The error for an error answer; a body that is not the API's shape still gives one. */
@@ -123,6 +133,7 @@ export function errorFromResponse(status: number, body: string, retryAfter: numb
   let code = `http_${status}`;
   let message = body.trim();
   let reason: string | undefined;
+  let oldestRetainedId: string | undefined;
   try {
     const parsed: unknown = body ? JSON.parse(body) : undefined;
     if (isRecord(parsed) && typeof parsed.error === "string") {
@@ -133,6 +144,9 @@ export function errorFromResponse(status: number, body: string, retryAfter: numb
       if (typeof parsed.reason === "string") {
         reason = parsed.reason;
       }
+      if (typeof parsed.oldestRetainedId === "string") {
+        oldestRetainedId = parsed.oldestRetainedId;
+      }
     }
   } catch {
     // not JSON: the text is the message
@@ -141,7 +155,11 @@ export function errorFromResponse(status: number, body: string, retryAfter: numb
     message = `HTTP ${status}`;
   }
   const type = BY_CODE[code] ?? BY_STATUS[status] ?? RotaError;
-  return new type(status, code, message, retryAfter, reason === undefined ? undefined : { reason });
+  const error = new type(status, code, message, retryAfter, reason === undefined ? undefined : { reason });
+  if (error instanceof Gone) {
+    error.oldestRetainedId = oldestRetainedId;
+  }
+  return error;
 }
 
 /** `Retry-After` in seconds; the HTTP-date form is not used by Rota and reads as absent. */

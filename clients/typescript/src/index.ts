@@ -40,6 +40,7 @@ export {
   LeaseNotHeld,
   TurnInProgress,
   LeaseLost,
+  Gone,
   TooLarge,
   InboxFull,
   Unavailable,

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { Rota, SseDecoder, type RotaEvent } from "../src/index.js";
+import { errorFromResponse } from "../src/errors.js";
+import { Gone, LeaseLost, Rota, SseDecoder, type RotaEvent } from "../src/index.js";
 import { agentId, sharedNode, type Node } from "./node.js";
 import { TcpProxy } from "./proxies.js";
 
@@ -116,5 +117,16 @@ describe("SseDecoder", () => {
     assert.equal(events[0]!.id, "7");
     assert.equal(events[0]!.type, "lease.granted");
     assert.equal(events[0]!.data.agentId, "a1");
+  });
+});
+
+describe("a position retention removed events after", () => {
+  test("is a Gone with the oldest retained id, not a LeaseLost", () => {
+    const gone = errorFromResponse(410, '{"error":"gone","message":"removed","oldestRetainedId":"1042"}', undefined);
+    assert.ok(gone instanceof Gone);
+    assert.equal(gone.oldestRetainedId, "1042");
+    const lost = errorFromResponse(410, '{"error":"lease_lost","message":"expired"}', undefined);
+    assert.ok(lost instanceof LeaseLost);
+    assert.ok(!(lost instanceof Gone));
   });
 });

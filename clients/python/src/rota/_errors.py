@@ -71,6 +71,15 @@ class LeaseLost(RotaError):
         return self.reason == "interrupted"
 
 
+class Gone(RotaError):
+    """410 ``gone``: the events after the position asked for (``since`` / ``Last-Event-ID``) were
+    removed by the journal's retention. ``oldest_retained_id`` is the oldest event id still held:
+    resume with ``since`` one below it (what was removed is not served again), or without a
+    position to start now."""
+
+    oldest_retained_id: str | None = None
+
+
 class TooLarge(RotaError):
     """413, 414 or 431 ``too_large``: body, URI or headers over the server's limits."""
 
@@ -119,11 +128,14 @@ def error_from_response(status: int, body: bytes, retry_after: float | None) -> 
     except ValueError:
         parsed = None
     reason: str | None = None
+    oldest_retained_id: str | None = None
     if isinstance(parsed, dict) and isinstance(parsed.get("error"), str):
         code = parsed["error"]
         message = str(parsed.get("message") or message)
         if isinstance(parsed.get("reason"), str):
             reason = parsed["reason"]
+        if isinstance(parsed.get("oldestRetainedId"), str):
+            oldest_retained_id = parsed["oldestRetainedId"]
     if not message:
         message = f"HTTP {status}"
     cls: type[RotaError]
@@ -131,6 +143,10 @@ def error_from_response(status: int, body: bytes, retry_after: float | None) -> 
         cls = LeaseNotHeld
     elif code == "turn_in_progress":
         cls = TurnInProgress
+    elif code == "gone":
+        gone = Gone(status, code, message, retry_after, reason)
+        gone.oldest_retained_id = oldest_retained_id
+        return gone
     else:
         cls = _BY_STATUS.get(status, RotaError)
     return cls(status, code, message, retry_after, reason)

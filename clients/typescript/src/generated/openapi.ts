@@ -359,7 +359,9 @@ export interface paths {
          * @description One JSON object per event (see `Event`), the SSE `event:` being its `type` and the SSE
          *     `id:` an opaque cursor that orders it. Reconnecting with `Last-Event-ID` (or `?since=`)
          *     resumes right after that event, without gaps or duplicates as far as the journal's
-         *     retention allows. A comment line is sent every 15 s on an idle stream. Past
+         *     retention allows: a position after which `rota.journal.retention` removed events is 410
+         *     `gone`, with `oldestRetainedId` (resume with `since` one below it, or without a position
+         *     to start now). A comment line is sent every 15 s on an idle stream. Past
          *     `rota.http.events.max-clients` concurrent streams on a node, or
          *     `rota.http.events.max-clients-per-tenant` of the tokens scoped to one tenant: 503 with
          *     `Retry-After`.
@@ -749,13 +751,15 @@ export interface components {
         NullableTime: string | null;
         Error: {
             /** @enum {string} */
-            error: "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "lease_not_held" | "lease_lost" | "turn_in_progress" | "method_not_allowed" | "too_large" | "unsupported_media_type" | "inbox_full" | "unavailable" | "internal";
+            error: "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "lease_not_held" | "lease_lost" | "turn_in_progress" | "method_not_allowed" | "too_large" | "unsupported_media_type" | "inbox_full" | "unavailable" | "internal" | "gone";
             message: string;
             /**
              * @description lease_lost only: the lease was interrupted by new input
              * @enum {string}
              */
             reason?: "interrupted";
+            /** @description gone only: the id of the oldest event the events stream still holds; resume with `since` one below it */
+            oldestRetainedId?: string;
             /** @description the request's correlation id (`X-Correlation-Id`), also in its log line */
             correlationId?: string;
         };
@@ -2054,6 +2058,15 @@ export interface operations {
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            /** @description gone: retention removed events after the position asked for; `oldestRetainedId` is the oldest event still held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Error"];
         };

@@ -120,18 +120,24 @@ final class HttpTransport {
     String code = "http_" + response.status();
     String message = new String(response.body(), StandardCharsets.UTF_8).strip();
     String reason = null;
+    String oldestRetainedId = null;
     try {
       JsonNode body = Json.MAPPER.readTree(response.body());
       if (body != null && body.hasNonNull("error")) {
         code = body.get("error").asText();
         message = body.path("message").asText(message);
         reason = body.path("reason").asText(null);
+        oldestRetainedId = body.path("oldestRetainedId").asText(null);
       }
     } catch (IOException notJson) {
       // keep the raw text
     }
     if (message.isEmpty()) {
       message = "HTTP " + response.status();
+    }
+    if ("gone".equals(code)) {
+      return new RotaException.Gone(
+          response.status() + " " + code + ": " + message, oldestRetainedId);
     }
     return RotaException.of(response.status(), code, message, response.retryAfter(), reason);
   }

@@ -123,6 +123,25 @@ public class RotaException extends RuntimeException {
   }
 
   /**
+   * 410 {@code gone}: the journal's retention removed the events after the position an event stream
+   * asked for. {@link #oldestRetainedId()} is the oldest event id still held: resume after the id
+   * one below it (what was removed is not served again), or from now.
+   */
+  public static final class Gone extends RotaException {
+    private final String oldestRetainedId;
+
+    Gone(String message, String oldestRetainedId) {
+      super(410, "gone", message, null, null);
+      this.oldestRetainedId = oldestRetainedId;
+    }
+
+    /** The oldest event id the stream still holds; empty if the server did not say. */
+    public Optional<String> oldestRetainedId() {
+      return Optional.ofNullable(oldestRetainedId);
+    }
+  }
+
+  /**
    * 410 {@code lease_lost}: the lease expired or was superseded. The runner must stop and must not
    * report the activation again.
    */

@@ -16,6 +16,7 @@ import dev.rota.cluster.pool.PoolScalerSettings;
 import dev.rota.cluster.readmodel.JdbcPartitionLoader;
 import dev.rota.cluster.readmodel.JournalSink;
 import dev.rota.cluster.readmodel.ReadModel;
+import dev.rota.cluster.rescue.JournalMaintenance;
 import dev.rota.cluster.rescue.LeaseRescuer;
 import dev.rota.cluster.rescue.OutboxSweeper;
 import dev.rota.cluster.system.SystemControl;
@@ -70,7 +71,10 @@ public record RotaCluster(
               + " must be rota-journal with rota-journal.read-model-sink = "
               + JournalSink.class.getName());
     }
-    return start(system, loader, readModel);
+    RotaCluster cluster = start(system, loader, readModel);
+    // Retention and the journal's partitions (decision 124).
+    JournalMaintenance.init(system, dataSource);
+    return cluster;
   }
 
   /** Without a read model: coordinators start empty and nothing rescues leases but agents. */

@@ -16,6 +16,8 @@ public enum ApiError {
   /** The agent refuses new input while a turn runs ({@code newInput: reject}). */
   TURN_IN_PROGRESS(409, "turn_in_progress"),
   LEASE_LOST(410, "lease_lost"),
+  /** Events asked for that retention removed (decision 124). */
+  GONE(410, "gone"),
   TOO_LARGE(413, "too_large"),
   UNSUPPORTED_MEDIA_TYPE(415, "unsupported_media_type"),
   INBOX_FULL(429, "inbox_full"),

@@ -144,6 +144,17 @@ public final class ApiErrors extends AllDirectives {
 
   private Route answer(Throwable failure) {
     Throwable t = unwrap(failure);
+    if (t instanceof ApiException e && e.oldestRetainedId() != null) {
+      return complete(
+          JsonSupport.response(
+              StatusCodes.get(e.error().status()),
+              new ErrorBody(
+                  e.error().code(),
+                  TextRules.printable(e.getMessage()),
+                  e.reason(),
+                  e.oldestRetainedId()),
+              List.of()));
+    }
     if (t instanceof ApiException e) {
       return complete(
           response(e.error(), e.getMessage(), e.reason(), List.of(), e.retryAfterSeconds()));

@@ -9,6 +9,7 @@ public final class ApiException extends RuntimeException {
   private final ApiError error;
   private final String reason;
   private final Integer retryAfterSeconds;
+  private final String oldestRetainedId;
 
   public ApiException(ApiError error, String message) {
     this(error, message, null);
@@ -20,10 +21,30 @@ public final class ApiException extends RuntimeException {
   }
 
   private ApiException(ApiError error, String message, String reason, Integer retryAfterSeconds) {
+    this(error, message, reason, retryAfterSeconds, null);
+  }
+
+  private ApiException(
+      ApiError error,
+      String message,
+      String reason,
+      Integer retryAfterSeconds,
+      String oldestRetainedId) {
     super(message, null, false, false);
     this.error = error;
     this.reason = reason;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.oldestRetainedId = oldestRetainedId;
+  }
+
+  /** 410 {@code gone}: events after the position asked for were removed by retention. */
+  public static ApiException gone(String message, String oldestRetainedId) {
+    return new ApiException(ApiError.GONE, message, null, null, oldestRetainedId);
+  }
+
+  /** With 410 {@code gone}: the oldest event id still held; null otherwise. */
+  public String oldestRetainedId() {
+    return oldestRetainedId;
   }
 
   /**

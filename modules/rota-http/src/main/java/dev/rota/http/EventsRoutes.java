@@ -3,6 +3,7 @@ package dev.rota.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rota.cluster.readmodel.EventFeed;
 import dev.rota.cluster.readmodel.EventFeed.Cursor;
+import dev.rota.cluster.readmodel.JournalRetained;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.readmodel.ReadModelException;
 import dev.rota.cluster.tenant.TenantTables;
@@ -200,8 +201,7 @@ public final class EventsRoutes extends AllDirectives {
                                     "Last-Event-ID (or since) must be an event id of this stream,"
                                         + " such as 1042 or 1042.1")));
     Slot slot = reserve(visible.caller());
-    CompletableFuture<Cursor> from =
-        after.map(CompletableFuture::completedFuture).orElseGet(this::now);
+    CompletableFuture<Cursor> from = after.map(this::retained).orElseGet(this::now);
     return onComplete(
         from,
         cursor -> {
@@ -240,6 +240,36 @@ public final class EventsRoutes extends AllDirectives {
               done.whenComplete((d, failure) -> slot.release());
               return NotUsed.getInstance();
             });
+  }
+
+  /**
+   * {@code after} if nothing after it was removed by retention (decision 124); 410 {@code gone}
+   * with the oldest retained id otherwise, rather than a stream that skips what is gone.
+   */
+  private CompletableFuture<Cursor> retained(Cursor after) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          JournalRetained retained;
+          try {
+            retained = readModel.journalRetained();
+          } catch (ReadModelException e) {
+            log.warn("journal unavailable: {}", e.getMessage(), e.getCause());
+            throw ApiException.unavailable("the journal is not available; try again later");
+          }
+          if (after.ordering() < retained.removedThrough()) {
+            throw ApiException.gone(
+                "events after "
+                    + after
+                    + " were removed by retention (rota.journal.retention); the oldest retained is "
+                    + retained.oldestRetained()
+                    + ": resume with since="
+                    + (retained.oldestRetained() - 1)
+                    + ", or without since to start now",
+                Long.toString(retained.oldestRetained()));
+          }
+          return after;
+        },
+        blocking);
   }
 
   /** The cursor of "now": after every event the journal holds. */

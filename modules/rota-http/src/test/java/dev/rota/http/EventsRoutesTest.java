@@ -287,6 +287,26 @@ class EventsRoutesTest extends JUnit5RouteTest {
   }
 
   @Test
+  void answers410GoneWithTheOldestRetainedIdForAPositionRetentionRemovedEventsAfter()
+      throws Exception {
+    cluster.database().execute("update journal_retention set removed_through = 1000000");
+    try {
+      TestRouteResult gone = api.run(HttpRequest.GET("/v1/events?since=999999"));
+      assertEquals(410, gone.statusCode(), gone.entityString());
+      JsonNode body = MAPPER.readTree(gone.entityString());
+      assertEquals("gone", body.get("error").asText());
+      // Nothing above the removed range is held in this journal: the next id is the oldest.
+      assertEquals("1000001", body.get("oldestRetainedId").asText());
+      TestRouteResult header =
+          api.run(
+              HttpRequest.GET("/v1/events").addHeader(RawHeader.create("Last-Event-ID", "7.2")));
+      assertEquals(410, header.statusCode(), header.entityString());
+    } finally {
+      cluster.database().execute("update journal_retention set removed_through = 0");
+    }
+  }
+
+  @Test
   void refusesAMalformedResumePointAndUnknownTypes() {
     assertError(
         api.run(HttpRequest.GET("/v1/events").addHeader(RawHeader.create("Last-Event-ID", "abc"))),

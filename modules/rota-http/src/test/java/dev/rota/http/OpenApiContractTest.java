@@ -145,7 +145,7 @@ class OpenApiContractTest extends dev.rota.http.testing.JUnit5RouteTest {
                     "GET",
                     "/v1/agents/a1",
                     404,
-                    "{\"error\":\"gone\",\"message\":\"no\"}",
+                    "{\"error\":\"vanished\",\"message\":\"no\"}",
                     Map.of()))
             .isEmpty());
   }

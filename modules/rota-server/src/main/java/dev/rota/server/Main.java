@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
  * Starts a Rota node in this process. Configuration: {@code application.conf}, or an overlay chosen
  * with {@code -Dconfig.file=config/postgres.conf}, plus {@code ROTA_*} environment variables
  * (docs/configuration.md). {@code java -jar rota-server.jar catch-up-read-model} runs the read
- * model's one-time catch-up instead ({@link ReadModelCatchUpCommand}).
+ * model's one-time catch-up instead ({@link ReadModelCatchUpCommand}), {@code migrate} only the
+ * schema's migrations ({@link MigrateCommand}).
  *
  * <p>Exits with status 1 and a one-line reason if the node cannot start. SIGTERM stops the node
  * through CoordinatedShutdown; when the node stops for another reason the JVM exits too, with a
@@ -27,6 +28,10 @@ public final class Main {
     CommonPool.atLeastTwoThreads();
     if (args.length == 1 && args[0].equals(ReadModelCatchUpCommand.NAME)) {
       System.exit(ReadModelCatchUpCommand.run());
+      return;
+    }
+    if (args.length == 1 && args[0].equals(MigrateCommand.NAME)) {
+      System.exit(MigrateCommand.run());
       return;
     }
     RotaNode node;

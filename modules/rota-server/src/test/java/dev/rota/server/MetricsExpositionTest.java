@@ -146,7 +146,7 @@ class MetricsExpositionTest {
     String output = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(check.waitFor(60, TimeUnit.SECONDS), "promtool did not finish");
     assertEquals(0, check.exitValue(), output);
-    assertTrue(output.contains("SUCCESS: 4 rules found"), output);
+    assertTrue(output.contains("SUCCESS: 5 rules found"), output);
   }
 
   /**

@@ -42,7 +42,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * configuration, unread notifications, schedules and dead letters, the agents' listing, the dead
  * letters, the tenants with an admin's settings, and the open calls (answered {@code timedOut} once
  * their deadline has passed, as the new code must). The lease the fixture holds expires and its
- * notifications are served again, one attempt further.
+ * notifications are served again, one attempt further. The node migrates the fixture's schema as it
+ * starts, through the partitioning of PostgreSQL's journal (decision 124), and every event the
+ * fixture holds is still there and read back ({@link UpgradedJournal}).
  */
 @ExtendWith(LogCapturingExtension.class)
 class UpgradeFixtureTest {
@@ -80,6 +82,10 @@ class UpgradeFixtureTest {
         PostgresTools.restore(data, restored);
       }
       requireFixtureContent(restored, manifest);
+      UpgradedJournal journal;
+      try (Database db = restored.open()) {
+        journal = UpgradedJournal.before(db.dataSource());
+      }
       Config extra = ConfigFactory.parseMap(Map.of("rota.rescue.interval", "1s"));
       RotaNode node =
           RotaNode.startWith(
@@ -88,6 +94,7 @@ class UpgradeFixtureTest {
                   : NodeOnDatabase.postgresConfig(extra, restored));
       try {
         awaitReady(node);
+        journal.checkMigrated(node, !onH2);
         new Expectations(new NodeHttp(node.httpPort()), manifest).check();
       } finally {
         node.stop();

@@ -102,6 +102,13 @@ final class AdminCommands {
     return entity.persist(event).thenReply(cmd.replyTo(), s -> new AgentDetails(s, false, now));
   }
 
+  ReplyEffect<Event, AgentState> onSnapshot(AgentState state, AgentEntity.Snapshot cmd) {
+    Instant now = entity.now();
+    return entity
+        .persist(new AgentEvents.SnapshotTaken(now))
+        .thenReply(cmd.replyTo(), s -> new AgentEntity.Done(now));
+  }
+
   ReplyEffect<Event, AgentState> onRedrive(AgentState state, Redrive cmd) {
     if (state.deadLetter(cmd.deadLetterId()).isEmpty()) {
       return entity.effect().reply(cmd.replyTo(), noDeadLetter(cmd.deadLetterId()));

@@ -96,6 +96,12 @@ final class AgentBehavior
     return RetentionCriteria.snapshotEvery(settings.snapshotEvery(), 2);
   }
 
+  /** Besides every {@code snapshot-every} events: when retention asks (decision 124). */
+  @Override
+  public boolean shouldSnapshot(AgentState state, Event event, long sequenceNr) {
+    return event instanceof AgentEvents.SnapshotTaken;
+  }
+
   @Override
   public SignalHandler<AgentState> signalHandler() {
     return newSignalHandlerBuilder()

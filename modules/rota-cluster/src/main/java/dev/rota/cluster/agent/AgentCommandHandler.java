@@ -102,6 +102,7 @@ final class AgentCommandHandler {
         .onCommand(Register.class, admin::onRegister)
         .onCommand(Get.class, admin::onGet)
         .onCommand(GetState.class, (s, c) -> effects.effect().reply(c.replyTo(), new FullState(s)))
+        .onCommand(AgentEntity.Snapshot.class, admin::onSnapshot)
         .onCommand(
             GetRow.class,
             (s, c) ->

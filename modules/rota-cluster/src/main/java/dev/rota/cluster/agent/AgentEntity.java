@@ -154,6 +154,9 @@ public final class AgentEntity {
    */
   public record Claim(@JsonUnwrapped ClaimSpec spec, ActorRef<Reply> replyTo) implements Command {}
 
+  /** Journal retention (decision 124): persists {@code SnapshotTaken}, replies {@link Done}. */
+  public record Snapshot(ActorRef<Reply> replyTo) implements Command {}
+
   /**
    * Replies {@link Extended}, {@link ErrorCode#LEASE_LOST}, or {@link ErrorCode#LEASE_NOT_HELD}
    * when {@code runnerId} is not the runner the lease was granted to. The same holds for {@link
@@ -316,10 +319,6 @@ public final class AgentEntity {
       implements Reply {
     public Denied(String reason, AgentSchedule schedule, boolean registered, long seqNr) {
       this(reason, schedule, registered, seqNr, null);
-    }
-
-    public Denied(String reason, AgentState state, long seqNr) {
-      this(reason, AgentSchedule.of(state), state.registered(), seqNr);
     }
 
     /** Whether the agent's tenant, not the agent, turned the claim away. */

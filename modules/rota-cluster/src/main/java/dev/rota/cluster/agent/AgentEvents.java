@@ -74,6 +74,8 @@ public final class AgentEvents {
       return s.redriven(e.deadLetterId(), e.at());
     } else if (event instanceof DeadLetterDiscarded e) {
       return s.discarded(e.deadLetterId(), e.at());
+    } else if (event instanceof SnapshotTaken) {
+      return s;
     }
     throw new IllegalStateException("no handler for " + event.getClass().getName());
   }
@@ -348,6 +350,12 @@ public final class AgentEvents {
   public record AgentPaused(Instant at) implements Event {}
 
   public record AgentResumed(Instant at) implements Event {}
+
+  /**
+   * Changes nothing: written when journal retention asks for a snapshot (decision 124), which
+   * {@code AgentBehavior.shouldSnapshot} takes right after it.
+   */
+  public record SnapshotTaken(Instant at) implements Event {}
 
   public record DeadLetterRedriven(String deadLetterId, Instant at) implements Event {}
 

@@ -171,6 +171,9 @@ final class BatchWriter {
       return connection;
     } catch (SQLException e) {
       connection = rollback(connection);
+      if (noPartition(e) && partitionCreated(connection)) {
+        return commit(connection, batch, slot);
+      }
       if (batch.size() == 1) {
         fail(batch, e);
         return connection;
@@ -189,6 +192,29 @@ final class BatchWriter {
       }
     }
     return connection;
+  }
+
+  /**
+   * PostgreSQL's answer to a row whose ordering no partition takes (decision 124): the maintenance
+   * that creates them ahead of the writes fell behind a burst, or is not running.
+   */
+  private static boolean noPartition(SQLException e) {
+    return "23514".equals(e.getSQLState())
+        && e.getMessage() != null
+        && e.getMessage().contains("no partition");
+  }
+
+  /** Creates the partitions the writes need, once; false if that failed too. */
+  private boolean partitionCreated(Connection connection) {
+    if (connection == null) {
+      return false;
+    }
+    try {
+      return JournalPartitions.ensureAhead(connection, 2, JournalPartitions.FALLBACK_ROWS) > 0;
+    } catch (SQLException e) {
+      log.error("could not create a journal partition for the writes", e);
+      return false;
+    }
   }
 
   /** The events, then the read model's share in the same transaction: exactly once by design. */

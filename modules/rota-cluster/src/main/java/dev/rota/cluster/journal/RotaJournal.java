@@ -52,8 +52,16 @@ public final class RotaJournal extends AsyncWriteJournal {
           + " event_ser_id, event_ser_manifest, meta_payload, meta_ser_id, meta_ser_manifest"
           + " from event_journal where persistence_id = ? and sequence_number >= ?"
           + " and sequence_number <= ? and deleted = false order by sequence_number limit ?";
+
+  /**
+   * The highest sequence number: of the events, or of the latest snapshot once retention removed
+   * every event up to it (decision 124), so a new event never reuses a number.
+   */
   private static final String HIGHEST =
-      "select max(sequence_number) from event_journal where persistence_id = ?";
+      "select greatest((select coalesce(max(sequence_number), 0) from event_journal"
+          + " where persistence_id = ?), (select coalesce(max(sequence_number), 0) from snapshot"
+          + " where persistence_id = ?))";
+
   private static final String DELETE =
       "update event_journal set deleted = true where persistence_id = ? and sequence_number <= ?";
 
@@ -223,6 +231,7 @@ public final class RotaJournal extends AsyncWriteJournal {
           try (Connection c = dataSource.getConnection();
               PreparedStatement s = c.prepareStatement(HIGHEST)) {
             s.setString(1, persistenceId);
+            s.setString(2, persistenceId);
             try (ResultSet rs = s.executeQuery()) {
               rs.next();
               return Math.max(rs.getLong(1), 0L);

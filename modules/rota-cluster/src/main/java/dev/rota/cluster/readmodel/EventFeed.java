@@ -46,9 +46,9 @@ import org.apache.pekko.stream.javadsl.Source;
  * <p>Every object has a {@link Cursor}: the journal ordering of the event it comes from, and its
  * index among the objects of that event (a failure that dead-letters notifications yields several).
  * A feed resumed after a cursor continues with the next object: no gap, no duplicate, for as long
- * as the journal keeps the events (Rota never deletes them). The feed lags the journal by the read
- * journal's refresh interval; each materialization polls the journal once per interval, so it suits
- * a bounded number of admin clients.
+ * as the journal keeps the events (until retention removes them, decision 124). The feed lags the
+ * journal by the read journal's refresh interval; each materialization polls the journal once per
+ * interval, so it suits a bounded number of admin clients.
  */
 public final class EventFeed {
   public static final String NOTIFICATION_ACCEPTED = "notification.accepted";

@@ -354,6 +354,11 @@ public final class ReadModel {
    * The journal's highest ordering (0 when empty): an event feed that starts after it shows the
    * events written from now on. Reads the journal table, not the read model.
    */
+  /** What retention removed from the journal (decision 124). */
+  public JournalRetained journalRetained() {
+    return JournalRetained.read(queries);
+  }
+
   public long journalHead() {
     return query(
         "journalHead",

@@ -1,6 +1,7 @@
 package dev.rota.cluster.readmodel;
 
 import dev.rota.cluster.agent.AgentEntity;
+import dev.rota.cluster.journal.JournalPartitions;
 import dev.rota.core.tenant.AgentKeys;
 import dev.rota.core.tenant.Tenants;
 import java.sql.Connection;
@@ -66,6 +67,9 @@ public final class TagIndexReadJournalDao extends DefaultReadJournalDao {
           + " j.event_ser_manifest, j.meta_payload, j.meta_ser_id, j.meta_ser_manifest"
           + " from event_journal j"
           + " where j.ordering > ? and j.ordering <= ? and j.deleted = false"
+          + " and j.writer <> '"
+          + JournalPartitions.CARRIED_WRITER
+          + "'"
           + " order by j.ordering limit ?";
 
   /**

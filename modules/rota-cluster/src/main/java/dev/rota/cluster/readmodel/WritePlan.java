@@ -1,5 +1,6 @@
 package dev.rota.cluster.readmodel;
 
+import dev.rota.cluster.agent.AgentEvents;
 import dev.rota.cluster.agent.AgentEvents.ActivationCompleted;
 import dev.rota.cluster.agent.AgentEvents.ActivationEnded;
 import dev.rota.cluster.agent.AgentEvents.ActivationFailed;
@@ -270,7 +271,7 @@ final class WritePlan {
       // lease ends; a rejected one was never stored.
       return update(item, UNCHANGED, s -> 1);
     }
-    if (event instanceof ReplyLate) {
+    if (event instanceof ReplyLate || event instanceof AgentEvents.SnapshotTaken) {
       return update(item, UNCHANGED, s -> 1);
     }
     if (event instanceof SendDelivered) {

@@ -81,6 +81,37 @@ public final class TestDatabase implements AutoCloseable {
 
   /** A new database on the JVM's embedded PostgreSQL (started on first use, about 3 s). */
   public static TestDatabase postgres() {
+    TestDatabase db = postgresWithoutSchema();
+    db.createSchema();
+    return db;
+  }
+
+  /**
+   * A new PostgreSQL database migrated up to {@code version} only, as a database written by an
+   * older Rota would be; {@link #migrate()} applies the rest.
+   */
+  public static TestDatabase postgresAt(String version) {
+    TestDatabase db = postgresWithoutSchema();
+    Flyway.configure()
+        .dataSource(db.dataSource)
+        .locations("classpath:db/migration/" + db.dialect.folder())
+        .target(version)
+        .load()
+        .migrate();
+    return db;
+  }
+
+  /** Applies the migrations not applied yet; returns how many. */
+  public int migrate() {
+    return Flyway.configure()
+        .dataSource(dataSource)
+        .locations("classpath:db/migration/" + dialect.folder())
+        .load()
+        .migrate()
+        .migrationsExecuted;
+  }
+
+  private static TestDatabase postgresWithoutSchema() {
     EmbeddedPostgres server = embeddedPostgres();
     String name = "rota_" + UUID.randomUUID().toString().replace("-", "");
     try (Connection c = server.getPostgresDatabase().getConnection();
@@ -89,10 +120,7 @@ public final class TestDatabase implements AutoCloseable {
     } catch (SQLException e) {
       throw new IllegalStateException("cannot create test database", e);
     }
-    TestDatabase db =
-        new TestDatabase(Dialect.POSTGRES, server.getJdbcUrl("postgres", name), "postgres");
-    db.createSchema();
-    return db;
+    return new TestDatabase(Dialect.POSTGRES, server.getJdbcUrl("postgres", name), "postgres");
   }
 
   public static TestDatabase of(Dialect dialect) {

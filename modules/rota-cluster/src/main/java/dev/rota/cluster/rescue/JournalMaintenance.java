@@ -1,0 +1,140 @@
+package dev.rota.cluster.rescue;
+
+import com.typesafe.config.Config;
+import dev.rota.cluster.journal.JournalRetention;
+import dev.rota.cluster.metrics.JournalMeters;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import javax.sql.DataSource;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.SingletonActor;
+
+/**
+ * The journal's maintenance (decision 124), a cluster singleton: every {@code
+ * rota.journal.maintenance-interval} it runs {@link JournalRetention} on the blocking dispatcher —
+ * partitions created ahead of the writes, events past the retention removed, agents that still need
+ * them asked to snapshot first — and samples the storage gauges ({@link StorageSample}). One run at
+ * a time; a tick during a run is skipped.
+ */
+public final class JournalMaintenance {
+  private JournalMaintenance() {}
+
+  /** Messages of the singleton; none is for other actors. */
+  public sealed interface Command {}
+
+  private enum Tick implements Command {
+    INSTANCE
+  }
+
+  private record Ran(JournalRetention.Run run, StorageSample.Storage storage, Throwable failure)
+      implements Command {}
+
+  public static ActorRef<Command> init(ActorSystem<?> system, DataSource dataSource) {
+    Config config = system.settings().config().getConfig("rota.journal");
+    // Every node exports the meters (the singleton's node fills them): alerts find the series.
+    JournalMeters.get(system).retention(config.getDuration("retention"));
+    return ClusterSingleton.get(system)
+        .init(
+            SingletonActor.of(
+                Behaviors.supervise(
+                        create(
+                            dataSource,
+                            settings(config),
+                            config.getDuration("maintenance-interval"),
+                            Clock.systemUTC()))
+                    .onFailure(SupervisorStrategy.restart()),
+                "JournalMaintenance"));
+  }
+
+  /** The {@code rota.journal} keys. */
+  public static JournalRetention.Settings settings(Config config) {
+    return new JournalRetention.Settings(
+        config.getDuration("retention"),
+        config.getInt("partitions-ahead"),
+        config.getLong("partition-min-rows"),
+        config.getLong("partition-max-rows"),
+        config.getDuration("snapshot-wait"),
+        config.getInt("snapshot-parallelism"),
+        config.getInt("delete-batch"));
+  }
+
+  public static Behavior<Command> create(
+      DataSource dataSource, JournalRetention.Settings settings, Duration interval, Clock clock) {
+    return Behaviors.setup(
+        context ->
+            Behaviors.withTimers(
+                timers -> {
+                  timers.startTimerWithFixedDelay(Tick.INSTANCE, Duration.ZERO, interval);
+                  ActorSystem<?> system = context.getSystem();
+                  Executor blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
+                  JournalMeters meters = JournalMeters.get(system);
+                  meters.retention(settings.retention());
+                  JournalRetention retention =
+                      new JournalRetention(dataSource, settings, new AgentSnapshots(system));
+                  boolean[] running = {false};
+                  return Behaviors.receive(Command.class)
+                      .onMessageEquals(
+                          Tick.INSTANCE,
+                          () -> {
+                            if (running[0]) {
+                              return Behaviors.same();
+                            }
+                            running[0] = true;
+                            context.pipeToSelf(
+                                CompletableFuture.supplyAsync(
+                                    () -> {
+                                      try {
+                                        JournalRetention.Run run = retention.run(clock.instant());
+                                        return new Ran(
+                                            run,
+                                            StorageSample.take(dataSource, clock.instant()),
+                                            null);
+                                      } catch (Exception e) {
+                                        throw new CompletionException(e);
+                                      }
+                                    },
+                                    blocking),
+                                (ran, failure) ->
+                                    failure != null ? new Ran(null, null, failure) : ran);
+                            return Behaviors.same();
+                          })
+                      .onMessage(
+                          Ran.class,
+                          ran -> {
+                            running[0] = false;
+                            if (ran.failure() != null) {
+                              Throwable cause =
+                                  ran.failure().getCause() != null
+                                      ? ran.failure().getCause()
+                                      : ran.failure();
+                              context
+                                  .getLog()
+                                  .warn("journal retention run failed: {}", cause.toString());
+                              meters.runFailed();
+                            } else {
+                              JournalRetention.Run run = ran.run();
+                              StorageSample.Storage storage = ran.storage();
+                              meters.ran(
+                                  run.rowsRemoved(),
+                                  run.bytesRemoved(),
+                                  storage.journalRows(),
+                                  storage.journalBytes(),
+                                  storage.oldestEventAge(),
+                                  storage.deadTuples(),
+                                  clock.instant().getEpochSecond());
+                            }
+                            return Behaviors.same();
+                          })
+                      .build();
+                }));
+  }
+}
