@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,7 +33,7 @@ import java.util.function.Function;
  * runs a short turn (sometimes heartbeating, rarely stalling past its lease), and completes,
  * recording every claim, heartbeat and completion attempt into the {@link History}.
  */
-final class WorkloadRunners {
+public final class WorkloadRunners {
   private static final int CLAIM_WAIT_SECONDS = 1;
   private static final double STALL_PROBABILITY = 0.03;
 
@@ -47,6 +48,24 @@ final class WorkloadRunners {
   private volatile CallTurns calls;
   private final AtomicInteger inputSeenRefused = new AtomicInteger();
 
+  /** Runners with SDK clients of their own (the soak's; a {@link Workload} shares its clients). */
+  public WorkloadRunners(FaultCluster cluster, History history) {
+    this(cluster, history, new java.util.concurrent.ConcurrentHashMap<NodeProcess, NodeClients>());
+  }
+
+  private WorkloadRunners(
+      FaultCluster cluster, History history, Map<NodeProcess, NodeClients> clients) {
+    this(
+        cluster,
+        history,
+        node ->
+            clients.computeIfAbsent(
+                node,
+                n ->
+                    new NodeClients(
+                        java.net.URI.create("http://" + n.host() + ":" + n.httpPort()))));
+  }
+
   WorkloadRunners(
       FaultCluster cluster, History history, Function<NodeProcess, NodeClients> clients) {
     this.cluster = cluster;
@@ -55,7 +74,7 @@ final class WorkloadRunners {
   }
 
   /** Starts {@code count} runners, {@code runner-0} on. */
-  void start(int count) {
+  public void start(int count) {
     running = true;
     for (int i = 0; i < count; i++) {
       String runnerId = "runner-" + i;
@@ -82,7 +101,7 @@ final class WorkloadRunners {
     calls = turns;
   }
 
-  void stop() {
+  public void stop() {
     running = false;
     join(threads);
   }
