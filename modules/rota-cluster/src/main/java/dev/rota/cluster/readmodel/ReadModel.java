@@ -35,6 +35,12 @@ public final class ReadModel {
           + " min_activation_interval_seconds, lease_id, paused, snoozed_until, next_fire_at,"
           + " seq_nr";
 
+  /** A partition's rows in agent order, found by {@code agent_schedule_partition_idx}. */
+  static final String LOAD_PARTITION =
+      "select "
+          + SCHEDULE_COLUMNS
+          + " from agent_schedule where partition_id = ? order by agent_id";
+
   private final DataSource dataSource;
   private final ReadQueries queries;
   private final ScheduleRanks ranks;
@@ -75,9 +81,7 @@ public final class ReadModel {
   public List<ScheduleRow> loadPartition(int partition) {
     return query(
         "loadPartition(" + partition + ")",
-        "select "
-            + SCHEDULE_COLUMNS
-            + " from agent_schedule where partition_id = ? order by agent_id",
+        LOAD_PARTITION,
         s -> {
           s.setInt(1, partition);
           s.setFetchSize(1000);
@@ -92,7 +96,7 @@ public final class ReadModel {
         });
   }
 
-  /** Leases whose expiry is before {@code before}, oldest first, at most {@code limit}. */
+  /** Leases expired before {@code before}, oldest first, at most {@code limit}. Scans the rows. */
   public List<ExpiredLease> expiredLeases(Instant before, int limit) {
     return query(
         "expiredLeases",
@@ -118,7 +122,7 @@ public final class ReadModel {
   /**
    * Agents that owe others sends or replies (their outbox is not empty, also after they were
    * deregistered) and whose row has not changed since {@code before}: an agent delivering right now
-   * is left alone. At most {@code limit}, least recently changed first.
+   * is left alone. At most {@code limit}, least recently changed first. Scans the rows.
    */
   public List<String> agentsOwing(Instant before, int limit) {
     return query(
@@ -298,7 +302,7 @@ public final class ReadModel {
 
   /**
    * Every held lease by the runner holding it, in one query (the latest-expiring one, should a
-   * runner hold several, as in {@link #leaseOf}). Scans the leased rows.
+   * runner hold several, as in {@link #leaseOf}). Scans every agent row (decision 129).
    */
   public Map<String, String> leasesByRunner() {
     return query(

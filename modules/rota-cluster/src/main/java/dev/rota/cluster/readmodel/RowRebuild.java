@@ -30,6 +30,10 @@ public final class RowRebuild {
           + " snoozed_until = ?, dead_letters = ?, next_fire_at = ?, rebuild = false,"
           + " seq_nr = ?, updated_at = ? where agent_id = ? and seq_nr <= ?";
 
+  /** The marked rows, in agent order: a partial index holds exactly these (V14). */
+  static final String PENDING =
+      "select agent_id from agent_schedule where rebuild = true order by agent_id limit ?";
+
   private final DataSource dataSource;
 
   RowRebuild(DataSource dataSource) {
@@ -65,10 +69,7 @@ public final class RowRebuild {
   /** Agents whose rows are marked, at most {@code limit}. */
   List<String> pending(int limit) throws SQLException {
     try (Connection connection = dataSource.getConnection();
-        PreparedStatement s =
-            connection.prepareStatement(
-                "select agent_id from agent_schedule where rebuild = true order by agent_id"
-                    + " limit ?")) {
+        PreparedStatement s = connection.prepareStatement(PENDING)) {
       s.setInt(1, limit);
       List<String> ids = new ArrayList<>();
       try (ResultSet rs = s.executeQuery()) {
