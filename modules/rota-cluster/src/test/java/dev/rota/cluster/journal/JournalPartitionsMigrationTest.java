@@ -61,7 +61,7 @@ class JournalPartitionsMigrationTest {
       long highest = db.queryLong("select max(ordering) from event_journal");
       assertTrue(rows >= 6L * ids.size(), "rows written before V13: " + rows);
 
-      assertEquals(1, db.migrate());
+      assertEquals(1, db.migrateTo("13"));
 
       try (Connection c = db.dataSource().getConnection()) {
         assertTrue(JournalPartitions.partitioned(c));

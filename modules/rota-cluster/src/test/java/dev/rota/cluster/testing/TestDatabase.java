@@ -111,6 +111,17 @@ public final class TestDatabase implements AutoCloseable {
         .migrationsExecuted;
   }
 
+  /** Migrates up to {@code version} (included); the number of migrations run. */
+  public int migrateTo(String version) {
+    return Flyway.configure()
+        .dataSource(dataSource)
+        .locations("classpath:db/migration/" + dialect.folder())
+        .target(version)
+        .load()
+        .migrate()
+        .migrationsExecuted;
+  }
+
   private static TestDatabase postgresWithoutSchema() {
     EmbeddedPostgres server = embeddedPostgres();
     String name = "rota_" + UUID.randomUUID().toString().replace("-", "");
