@@ -3,8 +3,6 @@ package dev.rota.cluster.readmodel;
 import dev.rota.core.model.AgentSummary;
 import dev.rota.core.pool.BacklogGroup;
 import dev.rota.core.scheduling.AgentSchedule;
-import dev.rota.core.tenant.AgentKeys;
-import dev.rota.core.tenant.Tenants;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -246,48 +244,7 @@ public final class ReadModel {
    * when both are null.
    */
   public List<DeadLetterRow> deadLetters(String agentIdOrNull, String tenantOrNull, int limit) {
-    String columns =
-        "select id, agent_id, notification_id, type, payload, attempts, reason, dead_at"
-            + " from dead_letter";
-    String where;
-    if (agentIdOrNull != null) {
-      where = " where agent_id = ?";
-    } else if (tenantOrNull == null) {
-      where = "";
-    } else if (Tenants.DEFAULT.equals(tenantOrNull)) {
-      where = " where agent_id not like '%/%'";
-    } else {
-      where = " where agent_id like ?";
-    }
-    String sql = columns + where + " order by dead_at desc, id limit ?";
-    return query(
-        "deadLetters",
-        sql,
-        s -> {
-          int i = 1;
-          if (agentIdOrNull != null) {
-            s.setString(i++, agentIdOrNull);
-          } else if (tenantOrNull != null && !Tenants.DEFAULT.equals(tenantOrNull)) {
-            s.setString(i++, AgentKeys.likePattern(tenantOrNull));
-          }
-          s.setInt(i, limit);
-        },
-        rs -> {
-          List<DeadLetterRow> rows = new ArrayList<>();
-          while (rs.next()) {
-            rows.add(
-                new DeadLetterRow(
-                    rs.getString("id"),
-                    rs.getString("agent_id"),
-                    rs.getString("notification_id"),
-                    rs.getString("type"),
-                    rs.getString("payload"),
-                    rs.getInt("attempts"),
-                    rs.getString("reason"),
-                    Sql.getInstant(rs, "dead_at")));
-          }
-          return rows;
-        });
+    return DeadLetterQuery.newest(queries, agentIdOrNull, tenantOrNull, limit);
   }
 
   /** The lease the runner holds, if any (the latest-expiring one, should it hold several). */
@@ -354,15 +311,15 @@ public final class ReadModel {
         BacklogQuery::readLeaseKinds);
   }
 
-  /**
-   * The journal's highest ordering (0 when empty): an event feed that starts after it shows the
-   * events written from now on. Reads the journal table, not the read model.
-   */
   /** What retention removed from the journal (decision 124). */
   public JournalRetained journalRetained() {
     return JournalRetained.read(queries);
   }
 
+  /**
+   * The journal's highest ordering (0 when empty): an event feed that starts after it shows the
+   * events written from now on. Reads the journal table, not the read model.
+   */
   public long journalHead() {
     return query(
         "journalHead",
