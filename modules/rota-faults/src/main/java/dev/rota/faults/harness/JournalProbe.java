@@ -74,7 +74,7 @@ public final class JournalProbe {
   }
 
   /**
-   * A fresh database's journal starts with V12's partitions of 100,000 orderings each, which at a
+   * A fresh database's journal starts with V13's partitions of 100,000 orderings each, which at a
    * test's rate would take an hour to leave; this moves the ordering sequence past them (a gap in
    * orderings, as a rolled-back insert leaves) and waits until the node's maintenance has created
    * partitions of its configured size above, so that every event the run writes lands in those.

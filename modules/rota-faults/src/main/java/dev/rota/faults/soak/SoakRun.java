@@ -156,7 +156,7 @@ public final class SoakRun {
       long first =
           JournalProbe.skipInitialPartitions(
               c, settings.maintenanceInterval().multipliedBy(3).plusSeconds(30));
-      say("the run's events start at ordering %d (above V12's initial partitions)", first);
+      say("the run's events start at ordering %d (above V13's initial partitions)", first);
     } catch (SQLException e) {
       throw new IllegalStateException("cannot prepare the journal: " + e, e);
     } catch (InterruptedException e) {

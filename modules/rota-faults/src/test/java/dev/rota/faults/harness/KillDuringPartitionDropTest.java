@@ -99,7 +99,7 @@ class KillDuringPartitionDropTest {
 
   /**
    * Holds a reader of the journal until a detach of a partition of the run's orderings waits for
-   * it, then kills the node; a detach of one of V12's initial, empty partitions is let through.
+   * it, then kills the node; a detach of one of V13's initial, empty partitions is let through.
    */
   private static Caught killDuringDetach(
       Connection monitor, FaultCluster cluster, NodeProcess node, long firstOrdering)
