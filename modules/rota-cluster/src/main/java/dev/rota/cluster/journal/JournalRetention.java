@@ -131,7 +131,23 @@ public final class JournalRetention {
     Duration eighth = settings.retention().dividedBy(8);
     long then = JournalMarks.cutoff(c, now.minus(eighth));
     long written = then < 0 ? 0 : JournalPartitions.sequenceValue(c) - then;
-    return Math.max(settings.partitionMinRows(), Math.min(settings.partitionMaxRows(), written));
+    List<JournalPartitions.Partition> partitions = JournalPartitions.list(c);
+    JournalPartitions.Partition newest =
+        partitions.isEmpty() ? null : partitions.get(partitions.size() - 1);
+    long newestSize =
+        newest == null || newest.from() == Long.MIN_VALUE ? 0 : newest.to() - newest.from();
+    return sized(written, newestSize, settings.partitionMinRows(), settings.partitionMaxRows());
+  }
+
+  /**
+   * A new partition's size: what the last eighth of the retention wrote, between the minimum and
+   * the maximum, and at most twice the newest partition's ({@code newest}, 0 when none is sized),
+   * so a burst or a jump of the ordering sequence grows partitions step by step instead of making
+   * one that holds many retention windows (it could go only once all of it is old).
+   */
+  static long sized(long written, long newest, long min, long max) {
+    long size = newest > 0 ? Math.min(written, 2 * newest) : written;
+    return Math.max(min, Math.min(max, size));
   }
 
   // ---- PostgreSQL: whole partitions ----

@@ -1,0 +1,34 @@
+package dev.rota.cluster.journal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** How the journal's maintenance sizes a new partition ({@link JournalRetention#sized}). */
+class PartitionSizeTest {
+  private static final long MIN = 10_000;
+  private static final long MAX = 50_000_000;
+
+  @Test
+  void aSteadyRateGivesWhatTheLastEighthWrote() {
+    assertEquals(15_000, JournalRetention.sized(15_000, 14_000, MIN, MAX));
+  }
+
+  @Test
+  void aJumpOfTheSequenceGrowsTheNextPartitionToTwiceTheNewestAtMost() {
+    // The ordering sequence moved 300,000 ahead in the window: not a rate to size by.
+    assertEquals(20_000, JournalRetention.sized(313_902, 10_000, MIN, MAX));
+  }
+
+  @Test
+  void aFallingRateShrinksTheNextPartitionAtOnceDownToTheMinimum() {
+    assertEquals(12_000, JournalRetention.sized(12_000, 400_000, MIN, MAX));
+    assertEquals(MIN, JournalRetention.sized(300, 400_000, MIN, MAX));
+  }
+
+  @Test
+  void withoutASizedPartitionTheWindowDecidesWithinTheBounds() {
+    assertEquals(313_902, JournalRetention.sized(313_902, 0, MIN, MAX));
+    assertEquals(MAX, JournalRetention.sized(90_000_000, 0, MIN, MAX));
+  }
+}
