@@ -384,7 +384,7 @@ export interface paths {
         };
         /**
          * Cluster-wide counts, this node's latency, fairness, runners
-         * @description Cluster-wide counts of agents, inboxes and activations, this node's claim and inbox-wait latency, fairness and capacity figures, runners and dead letters.
+         * @description Cluster-wide counts of agents, inboxes and activations, this node's claim and inbox-wait latency, fairness and capacity figures, runners and dead letters, and the journal's storage as its maintenance last saw it.
          */
         get: operations["adminStats"];
         put?: never;
@@ -1209,6 +1209,25 @@ export interface components {
             /** @description Events the read-model projection could not apply (a value a column cannot hold) were skipped so that their partition keeps moving, logged at ERROR and listed in the table rota_skipped_event; anything but 0 needs an operator's look. */
             readModel: {
                 skippedEvents: number;
+            };
+            /** @description The journal's storage and retention, sampled after the last good run of the journal's maintenance (a cluster singleton, every rota.journal.maintenance-interval): at most that old. Absent while there is none to tell: a node without a database, the singleton's first run not yet ended (after a start or a fail-over), or the singleton not answering in time. */
+            storage?: {
+                /** @description events in the journal; on PostgreSQL the planner's estimate */
+                journalRows: number;
+                /** @description the journal's size on disk with its indexes (PostgreSQL); null on H2 */
+                journalBytes: number | null;
+                /** @description how old the oldest event left was when sampled; 0 for an empty journal */
+                oldestEventAgeSeconds: number;
+                /** @description rota.journal.retention */
+                retentionSeconds: number;
+                /** @description dead tuples of the read model's tables waiting for vacuum (PostgreSQL); null on H2 */
+                readModelDeadTuples: number | null;
+                lastRun: {
+                    endedAt: components["schemas"]["Time"];
+                    removedRows: number;
+                    /** @description on PostgreSQL the dropped partitions' size on disk, on H2 the removed events' payloads */
+                    removedBytes: number;
+                };
             };
         };
         PauseView: {

@@ -31,8 +31,8 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 /**
  * Starts Rota's cluster parts on this node, in dependency order: where coordinators live, agents
  * (which push to them and whose journal writes the read model), coordinators (which load from it),
- * the lease rescuer, the pause switch, the tenant directory, the pool scaler, and the node's
- * dispatcher.
+ * the lease rescuer, the pause switch, the tenant directory, the pool scaler, the node's
+ * dispatcher, and the journal's maintenance.
  *
  * @param readModel null when started without a database (tests with the in-memory journal)
  * @param dispatcher where runners and the HTTP claim route ask for work
@@ -41,6 +41,8 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
  *     rota.pools.enabled = off}
  * @param runnerHealth the runner health singleton's proxy
  * @param tenantDirectory the tenant directory's singleton proxy
+ * @param journalMaintenance the journal maintenance singleton's proxy (decision 124); null without
+ *     a database
  */
 public record RotaCluster(
     ActorSystem<?> system,
@@ -52,7 +54,8 @@ public record RotaCluster(
     ActorRef<LeaseRescuer.Command> rescuer,
     ActorRef<PoolScaler.Command> poolScaler,
     ActorRef<RunnerHealth.Command> runnerHealth,
-    ActorRef<TenantDirectory.Command> tenantDirectory) {
+    ActorRef<TenantDirectory.Command> tenantDirectory,
+    ActorRef<JournalMaintenance.Command> journalMaintenance) {
 
   /**
    * The production wiring: journal and read model in the database behind dataSource (and the
@@ -71,19 +74,16 @@ public record RotaCluster(
               + " must be rota-journal with rota-journal.read-model-sink = "
               + JournalSink.class.getName());
     }
-    RotaCluster cluster = start(system, loader, readModel);
-    // Retention and the journal's partitions (decision 124).
-    JournalMaintenance.init(system, dataSource);
-    return cluster;
+    return start(system, loader, readModel, dataSource);
   }
 
   /** Without a read model: coordinators start empty and nothing rescues leases but agents. */
   public static RotaCluster start(ActorSystem<?> system, PartitionLoader loader) {
-    return start(system, loader, null);
+    return start(system, loader, null, null);
   }
 
   private static RotaCluster start(
-      ActorSystem<?> system, PartitionLoader loader, ReadModel readModel) {
+      ActorSystem<?> system, PartitionLoader loader, ReadModel readModel, DataSource dataSource) {
     AgentSettings agentSettings = AgentSettings.from(system.settings().config());
     CoordinatorSettings coordinatorSettings = CoordinatorSettings.from(system.settings().config());
     Coordinators coordinators = Coordinators.track(system, agentSettings.partitions());
@@ -111,6 +111,9 @@ public record RotaCluster(
             : PoolScaler.init(system, readModel, systemControl, poolSettings);
     ActorRef<Dispatcher.Command> dispatcher =
         Dispatcher.init(system, coordinators, coordinatorSettings);
+    // Retention and the journal's partitions (decision 124).
+    ActorRef<JournalMaintenance.Command> journalMaintenance =
+        dataSource == null ? null : JournalMaintenance.init(system, dataSource);
     return new RotaCluster(
         system,
         agentSettings,
@@ -121,6 +124,7 @@ public record RotaCluster(
         rescuer,
         poolScaler,
         runnerHealth,
-        tenantDirectory);
+        tenantDirectory,
+        journalMaintenance);
   }
 }

@@ -14,6 +14,7 @@ import dev.rota.cluster.readmodel.Counter;
 import dev.rota.cluster.readmodel.DeadLetterRow;
 import dev.rota.cluster.readmodel.ReadModel;
 import dev.rota.cluster.readmodel.ReadModelStats;
+import dev.rota.cluster.rescue.StorageReport;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.core.model.Ids;
 import dev.rota.core.pool.Capacity;
@@ -143,8 +144,9 @@ public final class AdminRoutes extends AllDirectives {
           var seen = cluster.runnersSeen().toCompletableFuture();
           var pools = cluster.pools().toCompletableFuture();
           var scaler = cluster.poolsReport().toCompletableFuture();
+          var storage = cluster.storage().toCompletableFuture();
           var all =
-              CompletableFuture.allOf(snapshot, paused, seen, pools, scaler)
+              CompletableFuture.allOf(snapshot, paused, seen, pools, scaler, storage)
                   .thenApply(
                       done ->
                           stats(
@@ -153,7 +155,8 @@ public final class AdminRoutes extends AllDirectives {
                               RunnerCensus.of(
                                   now, seen.join(), pools.join(), snapshot.join().leases()),
                               scaler.join().map(PoolsReport::desired),
-                              target));
+                              target,
+                              storage.join().map(AdminRoutes::storage).orElse(null)));
           return onSuccess(all, this::ok);
         });
   }
@@ -163,7 +166,8 @@ public final class AdminRoutes extends AllDirectives {
       boolean paused,
       RunnerCensus runners,
       Optional<Long> scalerDesired,
-      Duration targetStaleness) {
+      Duration targetStaleness,
+      AdminStats.Storage storage) {
     ReadModelStats s = snapshot.stats();
     Duration meanActivation = metrics.meanActivationDuration();
     return new AdminStats(
@@ -194,7 +198,19 @@ public final class AdminRoutes extends AllDirectives {
             runners.active(), runners.busy(), scalerDesired.orElse(runners.desired())),
         s.deadLetters(),
         new AdminStats.Cluster(cluster.nodesUp(), cluster.partitions()),
-        new AdminStats.ReadModel(s.skippedEvents()));
+        new AdminStats.ReadModel(s.skippedEvents()),
+        storage);
+  }
+
+  /** -1, the gauges' "the database does not tell", is null on the wire. */
+  private static AdminStats.Storage storage(StorageReport r) {
+    return new AdminStats.Storage(
+        r.journalRows(),
+        r.journalBytes() < 0 ? null : r.journalBytes(),
+        r.oldestEventAge().toSeconds(),
+        r.retention().toSeconds(),
+        r.deadTuples() < 0 ? null : r.deadTuples(),
+        new AdminStats.LastRun(r.endedAt(), r.rowsRemoved(), r.bytesRemoved()));
   }
 
   /** Three decimals: the meters' estimates are not more precise than that. */

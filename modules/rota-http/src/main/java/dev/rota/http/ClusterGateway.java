@@ -7,6 +7,8 @@ import dev.rota.cluster.assign.Dispatcher.RunnerSeen;
 import dev.rota.cluster.health.RunnerHealth;
 import dev.rota.cluster.pool.PoolScaler;
 import dev.rota.cluster.pool.PoolsReport;
+import dev.rota.cluster.rescue.JournalMaintenance;
+import dev.rota.cluster.rescue.StorageReport;
 import dev.rota.cluster.runner.RunnerPool;
 import dev.rota.cluster.system.SystemControl;
 import dev.rota.cluster.system.SystemControl.PauseState;
@@ -34,11 +36,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How the admin routes ask the cluster as a whole: the pause switch and the pool scaler
- * (singletons), and the runners every node's dispatcher has seen and every node's pool runs, found
- * through the receptionist. Each ask is bounded by {@code rota.http.ask-timeout}; a node that does
- * not answer in time is left out of a listing (and logged) rather than failing it, so one slow node
- * does not blind the admin.
+ * How the admin routes ask the cluster as a whole: the pause switch, the pool scaler and the
+ * journal's maintenance (singletons), and the runners every node's dispatcher has seen and every
+ * node's pool runs, found through the receptionist. Each ask is bounded by {@code
+ * rota.http.ask-timeout}; a node that does not answer in time is left out of a listing (and logged)
+ * rather than failing it, so one slow node does not blind the admin.
  */
 public final class ClusterGateway {
   private static final Logger log = LoggerFactory.getLogger(ClusterGateway.class);
@@ -49,6 +51,7 @@ public final class ClusterGateway {
   private final ActorRef<RunnerHealth.Command> runnerHealth;
   private final ActorRef<TenantDirectory.Command> tenantDirectory;
   private final ActorRef<Dispatcher.Command> dispatcher;
+  private final ActorRef<JournalMaintenance.Command> journalMaintenance;
   private final int partitions;
   private final Duration askTimeout;
   private final Scheduler scheduler;
@@ -62,6 +65,7 @@ public final class ClusterGateway {
     this.runnerHealth = rota.runnerHealth();
     this.tenantDirectory = rota.tenantDirectory();
     this.dispatcher = rota.dispatcher();
+    this.journalMaintenance = rota.journalMaintenance();
     this.partitions = rota.agentSettings().partitions();
     this.askTimeout = askTimeout;
     this.scheduler = system.scheduler();
@@ -229,6 +233,25 @@ public final class ClusterGateway {
         .exceptionally(
             failure -> {
               log.warn("the pool scaler did not answer: {}", failure.toString());
+              return Optional.empty();
+            });
+  }
+
+  /**
+   * The journal maintenance's last good run and the storage sampled after it (decision 134); empty
+   * when this node has no database, no run has ended well since the singleton started, or it did
+   * not answer in time.
+   */
+  public CompletionStage<Optional<StorageReport>> storage() {
+    if (journalMaintenance == null) {
+      return CompletableFuture.completedFuture(Optional.empty());
+    }
+    return AskPattern.<JournalMaintenance.Command, JournalMaintenance.StorageReply>ask(
+            journalMaintenance, JournalMaintenance.GetStorage::new, askTimeout, scheduler)
+        .thenApply(reply -> Optional.ofNullable(reply.report()))
+        .exceptionally(
+            failure -> {
+              log.warn("the journal's maintenance did not answer: {}", failure.toString());
               return Optional.empty();
             });
   }

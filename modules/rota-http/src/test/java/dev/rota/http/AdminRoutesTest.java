@@ -36,8 +36,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The admin resource and {@code /metrics} on a one-node cluster with the whole production wiring on
  * H2: journal, read model, and an in-cluster pool of two runners that offer only {@code pool-only}
- * (so they never take a test's agent). Metrics trail the agents by their sampling interval, so
- * their figures are awaited.
+ * (so they never take a test's agent). Metrics trail the agents by their sampling interval, and the
+ * journal's storage its maintenance (every second here), so their figures are awaited.
  */
 @ExtendWith(LogCapturingExtension.class)
 class AdminRoutesTest extends JUnit5RouteTest {
@@ -48,7 +48,8 @@ class AdminRoutesTest extends JUnit5RouteTest {
 
   @BeforeAll
   static void startCluster() {
-    cluster = RotaTestCluster.withDatabase("AdminRoutesTest");
+    cluster =
+        RotaTestCluster.withDatabase("AdminRoutesTest", "rota.journal.maintenance-interval = 1s");
     cluster.startRunnerPool(
         """
         rota.runners.enabled = true
@@ -107,6 +108,8 @@ class AdminRoutesTest extends JUnit5RouteTest {
           assertTrue(
               at(after, "/activations/completed") >= at(before, "/activations/completed") + 1);
           assertTrue(at(after, "/agents/registered") >= at(before, "/agents/registered") + 1);
+          // Left out until the journal's maintenance has run once.
+          assertTrue(after.has("storage"), after.toString());
         });
 
     JsonNode s = stats();
@@ -121,7 +124,8 @@ class AdminRoutesTest extends JUnit5RouteTest {
             "runners",
             "deadLetters",
             "cluster",
-            "readModel"),
+            "readModel",
+            "storage"),
         fieldNames(s));
     assertEquals(
         List.of("registered", "withInbox", "leased", "paused"), fieldNames(s.get("agents")));
@@ -164,6 +168,47 @@ class AdminRoutesTest extends JUnit5RouteTest {
     assertTrue(at(s, "/runners/desired") >= 1, s.get("runners").toString());
     assertEquals(1, at(s, "/cluster/nodes"));
     assertEquals(4, at(s, "/cluster/partitions"));
+  }
+
+  @Test
+  void statsShowTheJournalsStorageAsItsMaintenanceLastSawIt() {
+    eventually(() -> assertTrue(stats().has("storage"), stats().toString()));
+    long rowsBefore = at(stats(), "/storage/journalRows");
+    String agentId = cap + "-a";
+    api.register(agentId, cap);
+    api.notify(agentId, "mention", "{}");
+    api.notify(agentId, "mention", "{}");
+
+    // Registered and two notifications: three events more, counted by a run after them.
+    eventually(
+        () -> {
+          JsonNode storage = stats().get("storage");
+          assertTrue(storage.get("journalRows").asLong() >= rowsBefore + 3, storage.toString());
+          assertTrue(storage.get("oldestEventAgeSeconds").asLong() >= 1, storage.toString());
+        });
+
+    JsonNode storage = stats().get("storage");
+    assertEquals(
+        List.of(
+            "journalRows",
+            "journalBytes",
+            "oldestEventAgeSeconds",
+            "retentionSeconds",
+            "readModelDeadTuples",
+            "lastRun"),
+        fieldNames(storage));
+    assertEquals(
+        List.of("endedAt", "removedRows", "removedBytes"), fieldNames(storage.get("lastRun")));
+    // H2 counts the journal's events but tells neither its size on disk nor dead tuples.
+    assertTrue(storage.get("journalBytes").isNull(), storage.toString());
+    assertTrue(storage.get("readModelDeadTuples").isNull(), storage.toString());
+    assertEquals(Duration.ofDays(7).toSeconds(), storage.get("retentionSeconds").asLong());
+    // Nothing here is a week old: the runs remove nothing.
+    assertEquals(0, storage.at("/lastRun/removedRows").asLong(), storage.toString());
+    assertEquals(0, storage.at("/lastRun/removedBytes").asLong(), storage.toString());
+    Instant endedAt = Instant.parse(storage.at("/lastRun/endedAt").asText());
+    assertTrue(endedAt.isAfter(Instant.now().minusSeconds(60)), storage.toString());
+    assertFalse(endedAt.isAfter(Instant.now()), storage.toString());
   }
 
   @Test

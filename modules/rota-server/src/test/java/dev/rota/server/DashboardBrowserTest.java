@@ -40,9 +40,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The admin dashboard end to end: a real node on H2 with agents, dead letters and a runner, and
  * headless Chromium (Debian's {@code chromium} and {@code chromium-driver}, driven by Selenium)
  * clicking through every page. The page loads without console errors, its numbers are those of
- * {@code /admin/stats}, and pausing an agent, discarding and redriving a dead letter and pausing
- * the system work by clicking. Screenshots of every page go to {@code target/dashboard-screenshots}
- * (docs/dashboard holds a copy).
+ * {@code /admin/stats} (the system page's storage too), and pausing an agent, discarding and
+ * redriving a dead letter and pausing the system work by clicking. Screenshots of every page go to
+ * {@code target/dashboard-screenshots} (docs/dashboard holds a copy).
  */
 @ExtendWith(LogCapturingExtension.class)
 class DashboardBrowserTest {
@@ -319,9 +319,35 @@ class DashboardBrowserTest {
         assertEquals(0, redriven.get("deadLetters").asInt(), redriven.toString());
         assertEquals(1, redriven.at("/inbox/unread").asInt(), redriven.toString());
 
-        // System pause and resume, each after a confirmation.
+        // System: the journal's storage as its maintenance last saw it, as /admin/stats says
+        // (compared within one poll: a run between two reads changes the figures).
         page(browser, wait, "system");
         wait.until(ExpectedConditions.textToBe(By.id("system-state"), "running"));
+        wait.until(
+            d -> {
+              JsonNode storage = api.json("GET", "/admin/stats", null, 200).get("storage");
+              return storage != null
+                  && text(storage.get("journalRows"))
+                      .equals(d.findElement(By.id("stat-journalRows")).getText())
+                  && text(storage.at("/lastRun/removedRows"))
+                      .equals(d.findElement(By.id("stat-removedRows")).getText());
+            });
+        JsonNode storage = api.json("GET", "/admin/stats", null, 200).get("storage");
+        assertEquals(Duration.ofDays(7).toSeconds(), storage.get("retentionSeconds").asLong());
+        assertEquals("7 d 0 h", browser.findElement(By.id("stat-retention")).getText());
+        assertTrue(
+            browser.findElement(By.id("stat-oldestEvent")).getText().matches("\\d+ (s|min \\d+ s)"),
+            browser.findElement(By.id("stat-oldestEvent")).getText());
+        assertTrue(
+            browser.findElement(By.id("stat-lastRun")).getText().endsWith(" ago"),
+            browser.findElement(By.id("stat-lastRun")).getText());
+        // H2 tells no size on disk and has no dead tuples to count.
+        assertTrue(storage.get("journalBytes").isNull(), storage.toString());
+        assertEquals("–", browser.findElement(By.id("stat-journalBytes")).getText());
+        assertEquals("–", browser.findElement(By.id("stat-deadTuples")).getText());
+        screenshot(browser, "system");
+
+        // System pause and resume, each after a confirmation.
         browser.findElement(By.id("system-toggle")).click();
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
         assertEquals(

@@ -1,10 +1,12 @@
 package dev.rota.cluster.rescue;
 
 import com.typesafe.config.Config;
+import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.journal.JournalRetention;
 import dev.rota.cluster.metrics.JournalMeters;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -23,13 +25,21 @@ import org.apache.pekko.cluster.typed.SingletonActor;
  * rota.journal.maintenance-interval} it runs {@link JournalRetention} on the blocking dispatcher —
  * partitions created ahead of the writes, events past the retention removed, agents that still need
  * them asked to snapshot first — and samples the storage gauges ({@link StorageSample}). One run at
- * a time; a tick during a run is skipped.
+ * a time; a tick during a run is skipped. It keeps its last good run as a {@link StorageReport} and
+ * answers it to {@link GetStorage}, so the admin API of every node shows the same figures (decision
+ * 134); a new incarnation has none until its first run, which starts at once.
  */
 public final class JournalMaintenance {
   private JournalMaintenance() {}
 
-  /** Messages of the singleton; none is for other actors. */
+  /** Messages of the singleton. Only {@link GetStorage} is for other actors. */
   public sealed interface Command {}
+
+  /** Asks for the last good run; crosses nodes (the admin API asks from any node). */
+  public record GetStorage(ActorRef<StorageReply> replyTo) implements Command, CborSerializable {}
+
+  /** The answer to {@link GetStorage}; {@code report} is null until a run has ended well. */
+  public record StorageReply(StorageReport report) implements CborSerializable {}
 
   private enum Tick implements Command {
     INSTANCE
@@ -81,6 +91,7 @@ public final class JournalMaintenance {
                   JournalRetention retention =
                       new JournalRetention(dataSource, settings, new AgentSnapshots(system));
                   boolean[] running = {false};
+                  StorageReport[] last = {null};
                   return Behaviors.receive(Command.class)
                       .onMessageEquals(
                           Tick.INSTANCE,
@@ -121,20 +132,38 @@ public final class JournalMaintenance {
                                   .warn("journal retention run failed: {}", cause.toString());
                               meters.runFailed();
                             } else {
-                              JournalRetention.Run run = ran.run();
-                              StorageSample.Storage storage = ran.storage();
+                              last[0] = report(ran, clock.instant(), settings.retention());
                               meters.ran(
-                                  run.rowsRemoved(),
-                                  run.bytesRemoved(),
-                                  storage.journalRows(),
-                                  storage.journalBytes(),
-                                  storage.oldestEventAge(),
-                                  storage.deadTuples(),
-                                  clock.instant().getEpochSecond());
+                                  last[0].rowsRemoved(),
+                                  last[0].bytesRemoved(),
+                                  last[0].journalRows(),
+                                  last[0].journalBytes(),
+                                  last[0].oldestEventAge(),
+                                  last[0].deadTuples(),
+                                  last[0].endedAt().getEpochSecond());
                             }
+                            return Behaviors.same();
+                          })
+                      .onMessage(
+                          GetStorage.class,
+                          get -> {
+                            get.replyTo().tell(new StorageReply(last[0]));
                             return Behaviors.same();
                           })
                       .build();
                 }));
+  }
+
+  private static StorageReport report(Ran ran, Instant endedAt, Duration retention) {
+    StorageSample.Storage storage = ran.storage();
+    return new StorageReport(
+        endedAt,
+        ran.run().rowsRemoved(),
+        ran.run().bytesRemoved(),
+        storage.journalRows(),
+        storage.journalBytes(),
+        storage.oldestEventAge(),
+        storage.deadTuples(),
+        retention);
   }
 }

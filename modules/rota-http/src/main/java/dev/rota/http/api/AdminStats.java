@@ -1,9 +1,13 @@
 package dev.rota.http.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Instant;
+
 /**
  * The answer of {@code GET /admin/stats}. Agent, inbox, activation and dead-letter figures come
  * from the read model (cluster-wide, written with the events); latency and {@code perSecond1m} are
- * this node's meters; runners are what the nodes' dispatchers and pools report.
+ * this node's meters; runners are what the nodes' dispatchers and pools report; storage is what the
+ * journal's maintenance saw at its last run, left out while there is none to tell (decision 134).
  */
 public record AdminStats(
     boolean paused,
@@ -15,7 +19,8 @@ public record AdminStats(
     Runners runners,
     long deadLetters,
     Cluster cluster,
-    ReadModel readModel) {
+    ReadModel readModel,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Storage storage) {
 
   public record Agents(long registered, long withInbox, long leased, long paused) {}
 
@@ -77,4 +82,28 @@ public record AdminStats(
    * @param nodes cluster members that are up
    */
   public record Cluster(int nodes, int partitions) {}
+
+  /**
+   * The journal's storage and retention (decision 124), sampled after the last good run of the
+   * journal's maintenance: at most {@code rota.journal.maintenance-interval} old.
+   *
+   * @param journalRows events in the journal; on PostgreSQL the planner's estimate
+   * @param journalBytes the journal's size on disk with its indexes; null on H2
+   * @param oldestEventAgeSeconds how old the oldest event left was when sampled
+   * @param retentionSeconds {@code rota.journal.retention}
+   * @param readModelDeadTuples the read model's dead tuples waiting for vacuum; null on H2
+   */
+  public record Storage(
+      long journalRows,
+      Long journalBytes,
+      long oldestEventAgeSeconds,
+      long retentionSeconds,
+      Long readModelDeadTuples,
+      LastRun lastRun) {}
+
+  /**
+   * @param removedBytes on PostgreSQL the dropped partitions' size on disk, on H2 the removed
+   *     events' payloads
+   */
+  public record LastRun(Instant endedAt, long removedRows, long removedBytes) {}
 }

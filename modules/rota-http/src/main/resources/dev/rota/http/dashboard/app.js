@@ -41,6 +41,17 @@
     if (s < 86400) return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
     return Math.floor(s / 86400) + ' d ' + Math.floor((s % 86400) / 3600) + ' h';
   }
+  function bytes(n) {
+    if (n === null || n === undefined) return '–';
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let value = Number(n);
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+      value /= 1024;
+      unit += 1;
+    }
+    return (unit === 0 ? value : value.toFixed(1)) + ' ' + units[unit];
+  }
   const ago = (iso) => (iso ? duration((Date.now() - Date.parse(iso)) / 1000) + ' ago' : 'never');
   const time = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '–');
 
@@ -433,6 +444,30 @@
     $('system-state').textContent = s.paused ? 'paused' : 'running';
     $('system-toggle').textContent = s.paused ? 'Resume system' : 'Pause system';
     $('system-toggle').className = s.paused ? '' : 'danger';
+    storage(s.storage);
+  }
+
+  // The journal as its maintenance saw it after its last run; the API leaves it out until a run
+  // has ended well (after a start or a fail-over of the singleton), and H2 tells no sizes.
+  function storage(x) {
+    if (!x) {
+      const none = document.createElement('p');
+      none.className = 'hint';
+      none.id = 'storage-none';
+      none.textContent = 'No run of the journal\'s maintenance has reported yet; it runs every rota.journal.maintenance-interval.';
+      $('storage-cards').replaceChildren(none);
+      return;
+    }
+    $('storage-cards').replaceChildren(
+      card('Journal events', fmt(x.journalRows), 'journalRows'),
+      card('Journal size on disk (PostgreSQL)', bytes(x.journalBytes), 'journalBytes'),
+      card('Oldest event', duration(x.oldestEventAgeSeconds), 'oldestEvent'),
+      card('Retention', duration(x.retentionSeconds), 'retention'),
+      card('Last retention run', ago(x.lastRun.endedAt), 'lastRun'),
+      card('Events it removed', fmt(x.lastRun.removedRows), 'removedRows'),
+      card('Bytes it removed', bytes(x.lastRun.removedBytes), 'removedBytes'),
+      card('Read model dead tuples (PostgreSQL)', fmt(x.readModelDeadTuples), 'deadTuples'),
+    );
   }
 
   function showPaused(value) {
