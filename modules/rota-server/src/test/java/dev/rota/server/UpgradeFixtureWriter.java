@@ -1,6 +1,7 @@
 package dev.rota.server;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -81,6 +82,9 @@ class UpgradeFixtureWriter {
     } finally {
       server.close();
     }
+    for (String file : new String[] {"h2.sql", "h2.json", "postgres.sql", "postgres.json"}) {
+      assertTrue(Files.size(dir.resolve(file)) > 0, () -> file + " was written empty");
+    }
     System.out.println("upgrade fixture written to " + dir.toAbsolutePath());
   }
 
@@ -114,12 +118,9 @@ class UpgradeFixtureWriter {
             c.prepareStatement("select lease_id from agent_schedule where agent_id = ?")) {
       s.setString(1, agentId);
       try (ResultSet rows = s.executeQuery()) {
-        if (!rows.next() || rows.getString(1) == null) {
-          throw new IllegalStateException(
-              "the lease of "
-                  + agentId
-                  + " ended before the node stopped; write the fixture again");
-        }
+        assertTrue(
+            rows.next() && rows.getString(1) != null,
+            () -> "the lease of " + agentId + " ended before the node stopped; write it again");
       }
     }
   }
