@@ -20,6 +20,13 @@ import java.time.Duration;
  * @param partitionMinRows {@code rota.journal.partition-min-rows}: small, so that a retention
  *     window spans several partitions at this rate
  * @param snapshotEvery {@code rota.agent.snapshot-every}
+ * @param dedupeWindow {@code rota.agent.dedupe-window}: as short as the retention. Every soak
+ *     notification has a dedupe key, and an agent keeps its keys for the window (at most {@code
+ *     rota.agent.max-dedupe-keys}, 1000) in its state and so in every snapshot; with the default
+ *     hour, snapshots grow for the first half hour (1000 keys at half a notification a second) and
+ *     the database with them, which is the dedupe map filling, not retention falling behind. Made
+ *     as short as the retention, the keys are at their steady count (about 150) within the two
+ *     windows the size check waits for.
  * @param window the reporting period
  */
 public record SoakSettings(
@@ -36,6 +43,7 @@ public record SoakSettings(
     Duration maintenanceInterval,
     long partitionMinRows,
     int snapshotEvery,
+    Duration dedupeWindow,
     Duration window) {
 
   public static SoakSettings fromSystemProperties() {
@@ -54,6 +62,7 @@ public record SoakSettings(
         Duration.parse("PT" + property("rota.soak.maintenance-interval", "15s").toUpperCase()),
         Long.parseLong(property("rota.soak.partition-min-rows", "10000")),
         Integer.parseInt(property("rota.soak.snapshot-every", "50")),
+        Duration.parse("PT" + property("rota.soak.dedupe-window", "5m").toUpperCase()),
         Duration.ofMinutes(5));
   }
 
@@ -67,6 +76,7 @@ public record SoakSettings(
         "  partition-min-rows = " + partitionMinRows,
         "}",
         "rota.agent.snapshot-every = " + snapshotEvery,
+        "rota.agent.dedupe-window = " + dedupeWindow.toSeconds() + "s",
         "rota.runners {",
         "  enabled = " + (inClusterRunners > 0),
         "  lease-seconds = 30",
