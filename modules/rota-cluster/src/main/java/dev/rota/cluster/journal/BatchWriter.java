@@ -210,7 +210,8 @@ final class BatchWriter {
       return false;
     }
     try {
-      return JournalPartitions.ensureAhead(connection, 2, JournalPartitions.FALLBACK_ROWS) > 0;
+      return JournalPartitions.ensureAhead(connection, 2, JournalPartitions.burstSize(connection))
+          > 0;
     } catch (SQLException e) {
       log.error("could not create a journal partition for the writes", e);
       return false;
