@@ -1,12 +1,26 @@
 package dev.rota.cluster.journal;
 
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.rota.cluster.agent.AgentChangeListener;
+import dev.rota.cluster.agent.AgentSettings;
+import dev.rota.cluster.agent.AgentSharding;
+import dev.rota.cluster.testing.Agents;
+import dev.rota.cluster.testing.SingleNodeCluster;
 import dev.rota.cluster.testing.TestDatabase;
+import dev.rota.core.model.AgentConfigPatch;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -63,6 +77,48 @@ class YoungJournalPartitionsTest {
         List<Long> sizes = partitions.stream().skip(1).map(p -> p.to() - p.from()).toList();
         assertEquals(List.of(MIN, MIN, MIN, MIN), sizes, "partitions: " + partitions);
       }
+    }
+  }
+
+  @Test
+  void writersThatFindNoPartitionCreateTwiceTheNewestAndLoseNoWrite() throws Exception {
+    try (TestDatabase db = TestDatabase.postgres()) {
+      Config config =
+          ConfigFactory.parseString("rota.partitions = 4")
+              .withFallback(SingleNodeCluster.config())
+              .withFallback(db.pekkoConfig())
+              .withFallback(ConfigFactory.load());
+      // No maintenance runs here: the writes reach the end of V13's partitions on their own.
+      db.execute("select setval('event_journal_ordering_seq', 299990)");
+      ActorTestKit kit = ActorTestKit.create("YoungJournalPartitionsTest", config);
+      try {
+        SingleNodeCluster.join(kit.system());
+        AgentSharding.init(kit.system(), AgentSettings.from(config), AgentChangeListener.NONE);
+        Agents agents = new Agents(kit.system());
+        List<String> ids = IntStream.range(0, 8).mapToObj(i -> "burst-" + i).toList();
+        for (String id : ids) {
+          agents.register(id, AgentConfigPatch.empty());
+        }
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        for (String id : ids) {
+          writes.add(
+              CompletableFuture.runAsync(
+                  () -> IntStream.range(0, 5).forEach(n -> agents.notify(id, "n" + n))));
+        }
+        CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(60, SECONDS);
+        for (String id : ids) {
+          assertEquals(5, agents.state(id).inbox().size(), "unread of " + id);
+        }
+      } finally {
+        kit.shutdownTestKit();
+      }
+      try (Connection c = db.dataSource().getConnection()) {
+        List<JournalPartitions.Partition> partitions = JournalPartitions.list(c);
+        List<Long> sizes = partitions.stream().skip(1).map(p -> p.to() - p.from()).toList();
+        assertEquals(List.of(MIN, MIN, 2 * MIN, 2 * MIN), sizes, "partitions: " + partitions);
+      }
+      long above = db.queryLong("select count(*) from event_journal where ordering >= 300000");
+      assertTrue(above > 0, "no write landed in a partition the writers created");
     }
   }
 
