@@ -121,7 +121,7 @@ final class BatchWriter {
         if (connection == null || connection.isClosed()) {
           connection = openWriter();
         }
-        connection = commit(connection, batch, slots == null ? -1 : slots[writer]);
+        connection = commit(connection, batch, slots == null ? -1 : slots[writer], true);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
@@ -163,16 +163,22 @@ final class BatchWriter {
     }
   }
 
-  /** Commits the batch (or each of its writes alone, if together they fail); answers them all. */
-  private Connection commit(Connection connection, List<WriteRequest> batch, int slot) {
+  /**
+   * Commits the batch (or each of its writes alone, if together they fail); answers them all. A
+   * batch that found no partition is written again whole once partitions are there ({@code
+   * mayCreate}: once), whoever created them: several writers meet the end of the partitions at
+   * once.
+   */
+  private Connection commit(
+      Connection connection, List<WriteRequest> batch, int slot, boolean mayCreate) {
     try {
       insert(connection, batch, slot);
       succeed(batch);
       return connection;
     } catch (SQLException e) {
       connection = rollback(connection);
-      if (noPartition(e) && partitionCreated(connection)) {
-        return commit(connection, batch, slot);
+      if (mayCreate && noPartition(e) && partitionsAhead(connection)) {
+        return commit(connection, batch, slot, false);
       }
       if (batch.size() == 1) {
         fail(batch, e);
@@ -204,13 +210,17 @@ final class BatchWriter {
         && e.getMessage().contains("no partition");
   }
 
-  /** Creates the partitions the writes need, once; false if that failed too. */
-  private boolean partitionCreated(Connection connection) {
+  /**
+   * Makes sure partitions lie ahead of the writes, creating them unless another writer or the
+   * maintenance just did; false if that failed.
+   */
+  private boolean partitionsAhead(Connection connection) {
     if (connection == null) {
       return false;
     }
     try {
-      return JournalPartitions.ensureAhead(connection, 2, JournalPartitions.FALLBACK_ROWS) > 0;
+      JournalPartitions.ensureAhead(connection, 2, JournalPartitions.burstSize(connection));
+      return true;
     } catch (SQLException e) {
       log.error("could not create a journal partition for the writes", e);
       return false;

@@ -40,6 +40,21 @@ final class JournalMarks {
     }
   }
 
+  /** One mark: the journal's highest ordering at a time. */
+  record Mark(Instant takenAt, long ordering) {}
+
+  /** The oldest mark kept, or the newest ({@code newest}); null when there is none. */
+  static Mark edge(Connection c, boolean newest) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "select taken_at, ordering from journal_mark order by taken_at"
+                    + (newest ? " desc" : "")
+                    + " fetch first 1 rows only")) {
+      return rs.next() ? new Mark(rs.getTimestamp(1).toInstant(), rs.getLong(2)) : null;
+    }
+  }
+
   /** Keeps the newest mark at or before {@code before} and every later one. */
   static void prune(Connection c, Instant before) throws SQLException {
     try (PreparedStatement s =

@@ -29,7 +29,8 @@ public final class JournalPartitions {
   public static final String CARRIED_WRITER = "rota-retention";
 
   /**
-   * The size of the partitions a writer creates when it found none (the maintenance sizes its own).
+   * The least size of the partitions a writer creates when it found none (the maintenance sizes its
+   * own).
    */
   static final long FALLBACK_ROWS = 100_000;
 
@@ -89,6 +90,18 @@ public final class JournalPartitions {
     }
     partitions.sort(Comparator.comparingLong(Partition::to));
     return partitions;
+  }
+
+  /**
+   * The size of the partitions a writer creates when a burst used up the ones ahead: twice the
+   * newest's (at least {@link #FALLBACK_ROWS}), so a burst that outruns the maintenance again and
+   * again makes few partitions, not many of one size.
+   */
+  static long burstSize(Connection c) throws SQLException {
+    List<Partition> partitions = list(c);
+    Partition newest = partitions.isEmpty() ? null : partitions.get(partitions.size() - 1);
+    boolean sized = newest != null && newest.from() != Long.MIN_VALUE;
+    return sized ? Math.max(FALLBACK_ROWS, 2 * (newest.to() - newest.from())) : FALLBACK_ROWS;
   }
 
   /** The ordering sequence's last value: no row has a higher ordering. */

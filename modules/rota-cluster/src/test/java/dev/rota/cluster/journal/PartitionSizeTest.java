@@ -2,6 +2,7 @@ package dev.rota.cluster.journal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** How the journal's maintenance sizes a new partition ({@link JournalRetention#sized}). */
@@ -30,5 +31,19 @@ class PartitionSizeTest {
   void withoutASizedPartitionTheWindowDecidesWithinTheBounds() {
     assertEquals(313_902, JournalRetention.sized(313_902, 0, MIN, MAX));
     assertEquals(MAX, JournalRetention.sized(90_000_000, 0, MIN, MAX));
+  }
+
+  @Test
+  void aYoungJournalsRateIsExtrapolatedToTheWindow() {
+    assertEquals(
+        1_200_000,
+        JournalRetention.extrapolated(20_000, Duration.ofMinutes(1), Duration.ofHours(1)));
+  }
+
+  @Test
+  void noRateFromMarksUnderASecondApartOrFromNothingWritten() {
+    assertEquals(
+        0, JournalRetention.extrapolated(20_000, Duration.ofMillis(999), Duration.ofHours(1)));
+    assertEquals(0, JournalRetention.extrapolated(0, Duration.ofMinutes(1), Duration.ofHours(1)));
   }
 }
