@@ -5,45 +5,45 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** How the journal's maintenance sizes a new partition ({@link JournalRetention#sized}). */
+/** How the journal's maintenance sizes a new partition ({@link PartitionSizing#sized}). */
 class PartitionSizeTest {
   private static final long MIN = 10_000;
   private static final long MAX = 50_000_000;
 
   @Test
   void aSteadyRateGivesWhatTheLastEighthWrote() {
-    assertEquals(15_000, JournalRetention.sized(15_000, 14_000, MIN, MAX));
+    assertEquals(15_000, PartitionSizing.sized(15_000, 14_000, MIN, MAX));
   }
 
   @Test
   void aJumpOfTheSequenceGrowsTheNextPartitionToTwiceTheNewestAtMost() {
     // The ordering sequence moved 300,000 ahead in the window: not a rate to size by.
-    assertEquals(20_000, JournalRetention.sized(313_902, 10_000, MIN, MAX));
+    assertEquals(20_000, PartitionSizing.sized(313_902, 10_000, MIN, MAX));
   }
 
   @Test
   void aFallingRateShrinksTheNextPartitionAtOnceDownToTheMinimum() {
-    assertEquals(12_000, JournalRetention.sized(12_000, 400_000, MIN, MAX));
-    assertEquals(MIN, JournalRetention.sized(300, 400_000, MIN, MAX));
+    assertEquals(12_000, PartitionSizing.sized(12_000, 400_000, MIN, MAX));
+    assertEquals(MIN, PartitionSizing.sized(300, 400_000, MIN, MAX));
   }
 
   @Test
   void withoutASizedPartitionTheWindowDecidesWithinTheBounds() {
-    assertEquals(313_902, JournalRetention.sized(313_902, 0, MIN, MAX));
-    assertEquals(MAX, JournalRetention.sized(90_000_000, 0, MIN, MAX));
+    assertEquals(313_902, PartitionSizing.sized(313_902, 0, MIN, MAX));
+    assertEquals(MAX, PartitionSizing.sized(90_000_000, 0, MIN, MAX));
   }
 
   @Test
   void aYoungJournalsRateIsExtrapolatedToTheWindow() {
     assertEquals(
         1_200_000,
-        JournalRetention.extrapolated(20_000, Duration.ofMinutes(1), Duration.ofHours(1)));
+        PartitionSizing.extrapolated(20_000, Duration.ofMinutes(1), Duration.ofHours(1)));
   }
 
   @Test
   void noRateFromMarksUnderASecondApartOrFromNothingWritten() {
     assertEquals(
-        0, JournalRetention.extrapolated(20_000, Duration.ofMillis(999), Duration.ofHours(1)));
-    assertEquals(0, JournalRetention.extrapolated(0, Duration.ofMinutes(1), Duration.ofHours(1)));
+        0, PartitionSizing.extrapolated(20_000, Duration.ofMillis(999), Duration.ofHours(1)));
+    assertEquals(0, PartitionSizing.extrapolated(0, Duration.ofMinutes(1), Duration.ofHours(1)));
   }
 }
