@@ -37,6 +37,9 @@ public final class JournalPartitions {
   /**
    * Serializes the creators of partitions: the maintenance singleton and a writer that found none.
    */
+  /** At most this many partitions in one call, whatever the horizon asks. */
+  private static final int MAX_CREATED = 16;
+
   private static final long CREATE_LOCK = 0x726f74615f6a706cL;
 
   private static final Pattern BOUNDS =
@@ -119,9 +122,22 @@ public final class JournalPartitions {
    * at once: creators take turns on an advisory lock and look again once they hold it.
    */
   public static int ensureAhead(Connection c, int ahead, long size) throws SQLException {
+    return ensureAhead(c, ahead, size, 0, size);
+  }
+
+  /**
+   * Creates partitions above the highest until {@code ahead} of them lie wholly above the
+   * sequence's value and they hold at least {@code horizon} orderings above it; returns how many it
+   * created. The first is {@code size} orderings; while the horizon is still short each next one
+   * doubles, up to the shortfall and {@code max}. Safe to call from several nodes at once: creators
+   * take turns on an advisory lock and look again once they hold it.
+   */
+  public static int ensureAhead(Connection c, int ahead, long size, long horizon, long max)
+      throws SQLException {
     boolean autoCommit = c.getAutoCommit();
     c.setAutoCommit(false);
     int created = 0;
+    long reached = 0;
     try {
       try (PreparedStatement lock = c.prepareStatement("select pg_advisory_xact_lock(?)")) {
         lock.setLong(1, CREATE_LOCK);
@@ -135,8 +151,14 @@ public final class JournalPartitions {
         // A burst went past every partition: start the next one at the sequence itself.
         top = Math.max(top, current + 1);
       }
+      long next = size;
       try (Statement s = c.createStatement()) {
-        while (above < ahead) {
+        while ((above < ahead || top - current < horizon) && created < MAX_CREATED) {
+          if (created == 0) {
+            // The journal's own lock first, not after CREATE TABLE … LIKE's share of it: a
+            // concurrent detach waiting for the journal's lockers then never waits for this one.
+            s.execute("lock table only event_journal in share update exclusive mode");
+          }
           String name = "event_journal_" + top;
           s.execute("create table " + name + " (like event_journal including defaults)");
           s.execute(
@@ -151,14 +173,16 @@ public final class JournalPartitions {
                   + " for values from ("
                   + top
                   + ") to ("
-                  + (top + size)
+                  + (top + next)
                   + ")");
-          top += size;
+          top += next;
           above++;
           created++;
+          next = PartitionSizing.sized(horizon - (top - current), next, next, Math.max(next, max));
         }
       }
       c.commit();
+      reached = top;
     } catch (SQLException e) {
       c.rollback();
       throw e;
@@ -167,7 +191,11 @@ public final class JournalPartitions {
     }
     if (created > 0) {
       log.info(
-          "created {} journal partition(s) of {} orderings ahead of the writes", created, size);
+          "created {} journal partition(s) ahead of the writes, the first of {} orderings; they"
+              + " reach ordering {}",
+          created,
+          size,
+          reached);
     }
     return created;
   }

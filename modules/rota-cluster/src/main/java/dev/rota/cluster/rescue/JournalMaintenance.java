@@ -3,6 +3,7 @@ package dev.rota.cluster.rescue;
 import com.typesafe.config.Config;
 import dev.rota.cluster.CborSerializable;
 import dev.rota.cluster.journal.JournalRetention;
+import dev.rota.cluster.journal.PartitionHorizon;
 import dev.rota.cluster.metrics.JournalMeters;
 import java.time.Clock;
 import java.time.Duration;
@@ -27,7 +28,10 @@ import org.apache.pekko.cluster.typed.SingletonActor;
  * them asked to snapshot first — and samples the storage gauges ({@link StorageSample}). One run at
  * a time; a tick during a run is skipped. It keeps its last good run as a {@link StorageReport} and
  * answers it to {@link GetStorage}, so the admin API of every node shows the same figures (decision
- * 134); a new incarnation has none until its first run, which starts at once.
+ * 134); a new incarnation has none until its first run, which starts at once. Between the runs,
+ * every {@code rota.journal.ahead-interval} it looks whether the partitions still lie {@code
+ * ahead-horizon} ahead of the writes ({@link PartitionHorizon}); a look during a look is skipped, a
+ * look during a run is not (creators of partitions take turns in the database).
  */
 public final class JournalMaintenance {
   private JournalMaintenance() {}
@@ -45,6 +49,13 @@ public final class JournalMaintenance {
     INSTANCE
   }
 
+  /** Time to look whether the partitions still lie a horizon ahead of the writes. */
+  private enum AheadTick implements Command {
+    INSTANCE
+  }
+
+  private record Looked(Throwable failure) implements Command {}
+
   private record Ran(JournalRetention.Run run, StorageSample.Storage storage, Throwable failure)
       implements Command {}
 
@@ -60,6 +71,9 @@ public final class JournalMaintenance {
                             dataSource,
                             settings(config),
                             config.getDuration("maintenance-interval"),
+                            new Ahead(
+                                config.getDuration("ahead-interval"),
+                                config.getDuration("ahead-horizon")),
                             Clock.systemUTC()))
                     .onFailure(SupervisorStrategy.restart()),
                 "JournalMaintenance"));
@@ -77,20 +91,35 @@ public final class JournalMaintenance {
         config.getInt("delete-batch"));
   }
 
+  /**
+   * How often the singleton looks whether the partitions lie {@code horizon} ahead of the writes at
+   * their recent rate ({@link PartitionHorizon}), between the retention runs.
+   */
+  public record Ahead(Duration interval, Duration horizon) {}
+
   public static Behavior<Command> create(
-      DataSource dataSource, JournalRetention.Settings settings, Duration interval, Clock clock) {
+      DataSource dataSource,
+      JournalRetention.Settings settings,
+      Duration interval,
+      Ahead ahead,
+      Clock clock) {
     return Behaviors.setup(
         context ->
             Behaviors.withTimers(
                 timers -> {
                   timers.startTimerWithFixedDelay(Tick.INSTANCE, Duration.ZERO, interval);
+                  timers.startTimerWithFixedDelay(
+                      AheadTick.INSTANCE, ahead.interval(), ahead.interval());
                   ActorSystem<?> system = context.getSystem();
                   Executor blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
                   JournalMeters meters = JournalMeters.get(system);
                   meters.retention(settings.retention());
                   JournalRetention retention =
                       new JournalRetention(dataSource, settings, new AgentSnapshots(system));
+                  PartitionHorizon horizon =
+                      new PartitionHorizon(dataSource, settings, ahead.horizon());
                   boolean[] running = {false};
+                  boolean[] looking = {false};
                   StorageReport[] last = {null};
                   return Behaviors.receive(Command.class)
                       .onMessageEquals(
@@ -141,6 +170,43 @@ public final class JournalMaintenance {
                                   last[0].oldestEventAge(),
                                   last[0].deadTuples(),
                                   last[0].endedAt().getEpochSecond());
+                            }
+                            return Behaviors.same();
+                          })
+                      .onMessageEquals(
+                          AheadTick.INSTANCE,
+                          () -> {
+                            if (looking[0]) {
+                              return Behaviors.same();
+                            }
+                            looking[0] = true;
+                            context.pipeToSelf(
+                                CompletableFuture.runAsync(
+                                    () -> {
+                                      try {
+                                        horizon.check(clock.instant());
+                                      } catch (Exception e) {
+                                        throw new CompletionException(e);
+                                      }
+                                    },
+                                    blocking),
+                                (done, failure) -> new Looked(failure));
+                            return Behaviors.same();
+                          })
+                      .onMessage(
+                          Looked.class,
+                          looked -> {
+                            looking[0] = false;
+                            if (looked.failure() != null) {
+                              Throwable cause =
+                                  looked.failure().getCause() != null
+                                      ? looked.failure().getCause()
+                                      : looked.failure();
+                              context
+                                  .getLog()
+                                  .warn(
+                                      "journal partitions ahead: look failed: {}",
+                                      cause.toString());
                             }
                             return Behaviors.same();
                           })
