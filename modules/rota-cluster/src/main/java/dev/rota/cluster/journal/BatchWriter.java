@@ -219,6 +219,9 @@ final class BatchWriter {
       return false;
     }
     try {
+      log.warn(
+          "a journal write found no partition for its orderings: creating them in the write's"
+              + " path (the maintenance fell behind the writes)");
       JournalPartitions.ensureAhead(connection, 2, JournalPartitions.burstSize(connection));
       return true;
     } catch (SQLException e) {

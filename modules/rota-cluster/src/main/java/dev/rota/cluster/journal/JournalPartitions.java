@@ -138,12 +138,14 @@ public final class JournalPartitions {
     c.setAutoCommit(false);
     int created = 0;
     long reached = 0;
+    long sequence = 0;
     try {
       try (PreparedStatement lock = c.prepareStatement("select pg_advisory_xact_lock(?)")) {
         lock.setLong(1, CREATE_LOCK);
         lock.execute();
       }
       long current = sequenceValue(c);
+      sequence = current;
       List<Partition> partitions = list(c);
       long top = partitions.isEmpty() ? 0 : partitions.get(partitions.size() - 1).to();
       long above = partitions.stream().filter(p -> p.from() > current).count();
@@ -191,9 +193,10 @@ public final class JournalPartitions {
     }
     if (created > 0) {
       log.info(
-          "created {} journal partition(s) ahead of the writes, the first of {} orderings; they"
-              + " reach ordering {}",
+          "created {} journal partition(s) above the sequence's {}, the first of {} orderings;"
+              + " they reach ordering {}",
           created,
+          sequence,
           size,
           reached);
     }

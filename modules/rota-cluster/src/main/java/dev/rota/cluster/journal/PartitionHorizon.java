@@ -47,15 +47,21 @@ public final class PartitionHorizon {
                   current - lastValue, Duration.between(lastAt, now), horizon);
       lastAt = now;
       lastValue = current;
-      if (enoughAhead(JournalPartitions.list(c), current, settings.partitionsAhead(), needed)) {
+      List<JournalPartitions.Partition> partitions = JournalPartitions.list(c);
+      if (enoughAhead(partitions, current, settings.partitionsAhead(), needed)) {
         return 0;
       }
+      // What the horizon needs, at most twice the newest: across looks partitions keep growing by
+      // doubling, rather than starting again from the minimum while the marks show no rate yet.
+      JournalPartitions.Partition newest = partitions.get(partitions.size() - 1);
+      long newestSize = newest.from() == Long.MIN_VALUE ? 0 : newest.to() - newest.from();
+      long size =
+          Math.max(
+              PartitionSizing.size(c, now, settings),
+              PartitionSizing.sized(
+                  needed, newestSize, settings.partitionMinRows(), settings.partitionMaxRows()));
       return JournalPartitions.ensureAhead(
-          c,
-          settings.partitionsAhead(),
-          PartitionSizing.size(c, now, settings),
-          needed,
-          settings.partitionMaxRows());
+          c, settings.partitionsAhead(), size, needed, settings.partitionMaxRows());
     }
   }
 
