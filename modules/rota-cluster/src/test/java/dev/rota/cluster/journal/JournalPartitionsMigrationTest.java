@@ -14,7 +14,6 @@ import dev.rota.cluster.testing.TestDatabase;
 import dev.rota.core.model.AgentConfigPatch;
 import dev.rota.core.model.AgentState;
 import java.sql.Connection;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -83,22 +82,7 @@ class JournalPartitionsMigrationTest {
         assertEquals(rows + ids.size(), db.queryLong("select count(*) from event_journal"));
         assertTrue(db.queryLong("select max(ordering) from event_journal") > highest);
 
-        JournalRetention retention =
-            new JournalRetention(
-                db.dataSource(),
-                new JournalRetention.Settings(
-                    Duration.ofDays(7), 4, 100_000, 100_000, Duration.ofSeconds(5), 8, 100),
-                new JournalRetention.Snapshots() {
-                  @Override
-                  public boolean canAsk(String persistenceId) {
-                    return false;
-                  }
-
-                  @Override
-                  public void ask(String persistenceId) {
-                    throw new AssertionError("nothing is old enough to need a snapshot");
-                  }
-                });
+        JournalRetention retention = NoSnapshots.retention(db.dataSource(), 4, 100_000, 100_000);
         JournalRetention.Run run = retention.run(Instant.now());
         assertEquals(0, run.partitionsDropped());
         try (Connection c = db.dataSource().getConnection()) {

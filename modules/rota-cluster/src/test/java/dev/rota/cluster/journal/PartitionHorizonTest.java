@@ -17,9 +17,7 @@ import org.junit.jupiter.api.Test;
 class PartitionHorizonTest {
   private static final long MIN = 100_000;
   private static final Duration HORIZON = Duration.ofMinutes(2);
-  private static final JournalRetention.Settings SETTINGS =
-      new JournalRetention.Settings(
-          Duration.ofDays(7), 2, MIN, 50_000_000, Duration.ofSeconds(5), 8, 100);
+  private static final JournalRetention.Settings SETTINGS = NoSnapshots.weekly(2, MIN, 50_000_000);
 
   @Test
   void aFastSequenceGetsPartitionsForTheHorizonAtItsRate() throws Exception {

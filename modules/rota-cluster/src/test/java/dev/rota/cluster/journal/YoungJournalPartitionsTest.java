@@ -14,7 +14,6 @@ import dev.rota.cluster.testing.SingleNodeCluster;
 import dev.rota.cluster.testing.TestDatabase;
 import dev.rota.core.model.AgentConfigPatch;
 import java.sql.Connection;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,12 +33,7 @@ class YoungJournalPartitionsTest {
   @Test
   void aBusyYoungJournalGrowsItsPartitionsAndABurstDoublesThem() throws Exception {
     try (TestDatabase db = TestDatabase.postgres()) {
-      JournalRetention retention =
-          new JournalRetention(
-              db.dataSource(),
-              new JournalRetention.Settings(
-                  Duration.ofDays(7), 2, MIN, 50_000_000, Duration.ofSeconds(5), 8, 100),
-              new NoSnapshots());
+      JournalRetention retention = NoSnapshots.retention(db.dataSource(), 2, MIN, 50_000_000);
       Instant start = Instant.parse("2026-11-28T12:00:00Z");
       retention.run(start);
       // A minute later the journal's rows reach 250,000: at that rate an eighth of the week writes
@@ -63,12 +57,7 @@ class YoungJournalPartitionsTest {
   @Test
   void aYoungJournalThatWroteNothingYetKeepsTheMinimum() throws Exception {
     try (TestDatabase db = TestDatabase.postgres()) {
-      JournalRetention retention =
-          new JournalRetention(
-              db.dataSource(),
-              new JournalRetention.Settings(
-                  Duration.ofDays(7), 4, MIN, 50_000_000, Duration.ofSeconds(5), 8, 100),
-              new NoSnapshots());
+      JournalRetention retention = NoSnapshots.retention(db.dataSource(), 4, MIN, 50_000_000);
       Instant start = Instant.parse("2026-11-28T12:00:00Z");
       retention.run(start);
       retention.run(start.plusSeconds(60));
@@ -124,18 +113,6 @@ class YoungJournalPartitionsTest {
       }
       long above = db.queryLong("select count(*) from event_journal where ordering >= 300000");
       assertTrue(above > 0, "no write landed in a partition the writers created");
-    }
-  }
-
-  private static final class NoSnapshots implements JournalRetention.Snapshots {
-    @Override
-    public boolean canAsk(String persistenceId) {
-      return false;
-    }
-
-    @Override
-    public void ask(String persistenceId) {
-      throw new AssertionError("nothing is old enough to need a snapshot");
     }
   }
 }
