@@ -152,13 +152,9 @@ public final class JournalMaintenance {
                           ran -> {
                             running[0] = false;
                             if (ran.failure() != null) {
-                              Throwable cause =
-                                  ran.failure().getCause() != null
-                                      ? ran.failure().getCause()
-                                      : ran.failure();
                               context
                                   .getLog()
-                                  .warn("journal retention run failed: {}", cause.toString());
+                                  .warn("journal retention run failed: {}", cause(ran.failure()));
                               meters.runFailed();
                             } else {
                               last[0] = report(ran, clock.instant(), settings.retention());
@@ -198,15 +194,11 @@ public final class JournalMaintenance {
                           looked -> {
                             looking[0] = false;
                             if (looked.failure() != null) {
-                              Throwable cause =
-                                  looked.failure().getCause() != null
-                                      ? looked.failure().getCause()
-                                      : looked.failure();
                               context
                                   .getLog()
                                   .warn(
                                       "journal partitions ahead: look failed: {}",
-                                      cause.toString());
+                                      cause(looked.failure()));
                             }
                             return Behaviors.same();
                           })
@@ -218,6 +210,11 @@ public final class JournalMaintenance {
                           })
                       .build();
                 }));
+  }
+
+  /** What failed, without the wrapper of the future it failed in. */
+  private static String cause(Throwable failure) {
+    return (failure.getCause() != null ? failure.getCause() : failure).toString();
   }
 
   private static StorageReport report(Ran ran, Instant endedAt, Duration retention) {
